@@ -1,0 +1,45 @@
+/* crt/crt.h: modular reduction and CRT reconstruction, plain C for host and device.
+ *
+ * Reconstruction of one dot product X from its residues r_p in [0, p):
+ *   sum = sum_p r_p * f_p          (< count * max_p * M < 2^63: exact in uint64)
+ *   X   = sum mod M                (oz_crt_reduce)
+ *   X   = X > M/2 ? X - M : X      (oz_crt_fold; signed, in (-M/2, M/2])
+ * X is the exact integer dot product whenever that lies in (-M/2, M/2]. */
+#ifndef OZCRT_CRT_CRT_H
+#define OZCRT_CRT_CRT_H
+
+#include <stdint.h>
+#include "oz_hd.h"
+
+/* x mod p in [0, p) for any int32 x, by a multiply-high (Barrett) reduction.
+ * mu = floor(2^32 / p). q = floor(x * mu / 2^32) is floor(x / p) or one off
+ * (below for x >= 0, above for x < 0), so one correction each way suffices. */
+OZ_HD int32_t oz_mod_p(int32_t x, int32_t p, uint32_t mu)
+{
+    int32_t q = (int32_t)(((int64_t)x * (int64_t)mu) >> 32);
+    int32_t r = x - q * p;
+    r += (r < 0) ? p : 0;
+    r -= (r >= p) ? p : 0;
+    return r;
+}
+
+/* sum mod M for sum < 2^63 and M < 2^53. The quotient estimate through a
+ * double is off by at most one either way; the correction makes it exact. */
+OZ_HD uint64_t oz_crt_reduce(uint64_t sum, uint64_t M)
+{
+    uint64_t q = (uint64_t)((double)sum / (double)M);
+    int64_t r = (int64_t)(sum - q * M);
+    if (r < 0)
+        r += (int64_t)M;
+    if (r >= (int64_t)M)
+        r -= (int64_t)M;
+    return (uint64_t)r;
+}
+
+/* The signed representative in (-M/2, M/2] of x in [0, M), M odd. */
+OZ_HD int64_t oz_crt_fold(uint64_t x, uint64_t M)
+{
+    return x > M / 2 ? (int64_t)x - (int64_t)M : (int64_t)x;
+}
+
+#endif

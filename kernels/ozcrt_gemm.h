@@ -1,0 +1,52 @@
+/* kernels/ozcrt_gemm.h: the C host API of the GPU Phase 22 path.
+ *
+ * oz_gemm_run() enqueues the whole path on a stream: residue tiling, the
+ * fused INT8 MMA + CRT kernel, the Inf/NaN fix-up. It never synchronises,
+ * allocates or calls cudaDeviceSynchronize, so it can be captured into a
+ * CUDA graph. Results equal oz_ref_dgemm() bit for bit. */
+#ifndef OZCRT_KERNELS_OZCRT_GEMM_H
+#define OZCRT_KERNELS_OZCRT_GEMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct oz_gemm_desc {
+    int transa, transb;         /* 0 = N, 1 = T, 2 = C (C is T for real data) */
+    int64_t m, n, k;            /* >= 0 */
+    const double *A;            /* device; batch item b at A + b*strideA */
+    int64_t lda, strideA;
+    const double *B;
+    int64_t ldb, strideB;
+    double *C;
+    int64_t ldc, strideC;
+    /* Pointer-array batches (cublasDgemmBatched): device arrays of `batch`
+     * device pointers. When Aarray is not NULL, A/B/C and the strides are
+     * ignored and all three arrays are used. */
+    const double *const *Aarray;
+    const double *const *Barray;
+    double *const *Carray;
+    int64_t batch;              /* >= 1 */
+    const double *alpha;        /* host or device, as scalars_on_device says */
+    const double *beta;
+    int scalars_on_device;      /* CUBLAS_POINTER_MODE_DEVICE */
+} oz_gemm_desc;
+
+/* Workspace bytes for one batch item (the least oz_gemm_run accepts) and for
+ * the whole batch at once (the most it can use). With less than the whole,
+ * batch items are processed in groups, one after the other, on the stream. */
+size_t oz_gemm_workspace_min(const oz_gemm_desc *d);
+size_t oz_gemm_workspace_full(const oz_gemm_desc *d);
+
+/* Enqueues the path on `stream` (a cudaStream_t). The caller has checked the
+ * arguments (cuBLAS's rules); m, n or batch == 0 enqueue nothing.
+ * Returns a cudaError_t: cudaSuccess, or the first launch error. */
+int oz_gemm_run(const oz_gemm_desc *d, void *workspace, size_t workspace_bytes, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
