@@ -20,12 +20,4 @@ int oz_ref_dgemm(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k,
                  double alpha, const double *A, int64_t lda,
                  const double *B, int64_t ldb, double beta, double *C, int64_t ldc);
 
-/* The per-element error bound of the path against the exact value of
- * alpha * op(A) op(B) + beta * C_old (see docs/error-bound.md):
- *   |alpha| 2^(s+t) k (2^-34 (1 + 2^-34) + ceil(k/4096) 2^-50)
- *   + 2^-52 (|alpha P| + |beta C_old|) + 2^-1070 (|alpha| + 1)
- * where s, t are the scale exponents of row i of op(A) and column j of op(B)
- * and P the scaled-back product. */
-double oz_error_bound(double alpha, double beta, double c_old, double P, int s, int t, int64_t k);
-
 #endif
