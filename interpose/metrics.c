@@ -1,0 +1,138 @@
+/* interpose/metrics.c: the host model of the shadow-mode metrics (definitions in metrics.h). */
+#include "metrics.h"
+
+#include <string.h>
+
+static uint64_t nonneg_bits(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static double bits_to_double(uint64_t u)
+{
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+void oz_cmp_accum_init(oz_cmp_accum *acc)
+{
+    memset(acc, 0, sizeof *acc);
+}
+
+void oz_cmp_accum_add(oz_cmp_accum *acc, double e, double n, double allowed)
+{
+    if (!oz_cmp_is_finite(e) || !oz_cmp_is_finite(n)) {
+        acc->nonfinite_mismatch += (uint64_t)oz_cmp_nonfinite_mismatch(e, n);
+        return;
+    }
+    double d = fabs(e - n);
+    uint64_t db = nonneg_bits(d), rb = nonneg_bits(oz_cmp_rel(d, n));
+    if (db > acc->max_abs_bits)
+        acc->max_abs_bits = db;
+    if (rb > acc->max_rel_bits)
+        acc->max_rel_bits = rb;
+    double sq;
+    int bin = oz_cmp_sq_bin(d, &sq);
+    acc->sq_diff[bin] += sq;
+    bin = oz_cmp_sq_bin(n, &sq);
+    acc->sq_native[bin] += sq;
+    acc->beyond_bound += (uint64_t)(d > allowed);
+    acc->finite_pairs++;
+}
+
+void oz_cmp_accum_merge(oz_cmp_accum *a, const oz_cmp_accum *b)
+{
+    if (b->max_abs_bits > a->max_abs_bits)
+        a->max_abs_bits = b->max_abs_bits;
+    if (b->max_rel_bits > a->max_rel_bits)
+        a->max_rel_bits = b->max_rel_bits;
+    for (int i = 0; i < OZ_CMP_NBINS; i++) {
+        a->sq_diff[i] += b->sq_diff[i];
+        a->sq_native[i] += b->sq_native[i];
+    }
+    a->beyond_bound += b->beyond_bound;
+    a->nonfinite_mismatch += b->nonfinite_mismatch;
+    a->finite_pairs += b->finite_pairs;
+}
+
+/* The highest non-empty bin, -1 if all are zero. */
+static int top_bin(const double q[OZ_CMP_NBINS])
+{
+    for (int i = OZ_CMP_NBINS - 1; i >= 0; i--)
+        if (q[i] > 0.0)
+            return i;
+    return -1;
+}
+
+/* sum_i q[i] 2^(1200 (i - top)): the sum in units of the top bin. */
+static double in_top_units(const double q[OZ_CMP_NBINS], int top)
+{
+    double v = 0.0;
+    for (int i = 0; i <= top; i++)
+        v += ldexp(q[i], 1200 * (i - top));
+    return v;
+}
+
+double oz_cmp_norm_ratio(const double num[OZ_CMP_NBINS], const double den[OZ_CMP_NBINS])
+{
+    int tn = top_bin(num), td = top_bin(den);
+    if (tn < 0)
+        return 0.0;
+    if (td < 0)
+        return INFINITY;
+    double vn = in_top_units(num, tn), vd = in_top_units(den, td);
+    return ldexp(sqrt(vn / vd), 600 * (tn - td));
+}
+
+oz_call_metrics oz_cmp_finish(const oz_cmp_accum *acc, uint64_t elements)
+{
+    oz_call_metrics r;
+    r.max_abs = bits_to_double(acc->max_abs_bits);
+    r.max_rel = bits_to_double(acc->max_rel_bits);
+    r.normwise = oz_cmp_norm_ratio(acc->sq_diff, acc->sq_native);
+    r.beyond_bound = acc->beyond_bound;
+    r.nonfinite_mismatch = acc->nonfinite_mismatch;
+    r.elements = elements;
+    return r;
+}
+
+/* max |.| of `len` values x[0], x[step], ..., NaN if any is NaN. */
+static double absmax_strided(const double *x, int64_t len, int64_t step)
+{
+    double mx = 0.0;
+    for (int64_t l = 0; l < len; l++) {
+        double a = fabs(x[l * step]);
+        if (a != a)
+            return a;
+        if (a > mx)
+            mx = a;
+    }
+    return mx;
+}
+
+void oz_cmp_scales_host(int transa, int transb, int64_t m, int64_t n, int64_t k,
+                        const double *A, int64_t lda, const double *B, int64_t ldb, int *s, int *t)
+{
+    /* op(A)[i, l] is A[i + l lda] (N) or A[l + i lda] (T, C). */
+    for (int64_t i = 0; i < m; i++)
+        s[i] = oz_scale_exponent(transa == 0 ? absmax_strided(A + i, k, lda) : absmax_strided(A + i * lda, k, 1));
+    /* op(B)[l, j] is B[l + j ldb] (N) or B[j + l ldb] (T, C). */
+    for (int64_t j = 0; j < n; j++)
+        t[j] = oz_scale_exponent(transb == 0 ? absmax_strided(B + j * ldb, k, 1) : absmax_strided(B + j, k, ldb));
+}
+
+void oz_cmp_matrix_host(oz_cmp_accum *acc, int64_t m, int64_t n, const double *E, int64_t lde,
+                        const double *N, int64_t ldn, const int *s, const int *t,
+                        double alpha, double beta, int64_t k)
+{
+    for (int64_t j = 0; j < n; j++) {
+        for (int64_t i = 0; i < m; i++) {
+            double e = E[i + j * lde], nv = N[i + j * ldn];
+            double allowed = (s && t) ? oz_cmp_allowed(alpha, beta, nv, s[i], t[j], k) : INFINITY;
+            oz_cmp_accum_add(acc, e, nv, allowed);
+        }
+    }
+}

@@ -1,0 +1,130 @@
+/* interpose/policy.c: reads OZCRT_* once, with one warning per bad value; the log.
+ *
+ * Plain C and libc only, so tests/fake/test_policy.c can #include it. */
+#include "policy.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static ozcrt_policy g_policy;
+static pthread_once_t g_policy_once = PTHREAD_ONCE_INIT;
+
+static void warn_bad(const char *var, const char *value, const char *dflt)
+{
+    fprintf(stderr, "ozcrt: warning: %s=\"%s\" is not valid; using the default %s\n", var, value, dflt);
+}
+
+int ozcrt_parse_int(const char *var, const char *value, int64_t lo, int64_t hi, int64_t dflt, int64_t *out)
+{
+    *out = dflt;
+    if (!value || !value[0])
+        return 0;
+    const char *p = value;
+    while (isspace((unsigned char)*p))
+        p++;
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(p, &end, 10);
+    while (end && isspace((unsigned char)*end))
+        end++;
+    if (p[0] == '\0' || errno != 0 || !end || *end != '\0' || end == p || v < lo || v > hi) {
+        char d[32];
+        snprintf(d, sizeof d, "%" PRId64, dflt);
+        warn_bad(var, value, d);
+        return -1;
+    }
+    *out = (int64_t)v;
+    return 1;
+}
+
+int ozcrt_parse_mode(const char *var, const char *value, ozcrt_mode *out)
+{
+    *out = OZCRT_MODE_PHASE22;
+    if (!value || !value[0])
+        return 0;
+    if (strcmp(value, "phase22") == 0)
+        return 1;
+    if (strcmp(value, "off") == 0) {
+        *out = OZCRT_MODE_OFF;
+        return 1;
+    }
+    warn_bad(var, value, "phase22 (phase22|off)");
+    return -1;
+}
+
+static FILE *open_log(const char *path)
+{
+    if (!path || !path[0] || strcmp(path, "stderr") == 0)
+        return stderr;
+    FILE *f = fopen(path, "a");
+    if (!f) {
+        fprintf(stderr, "ozcrt: warning: OZCRT_LOG_FILE=\"%s\" cannot be opened (%s); using stderr\n",
+                path, strerror(errno));
+        return stderr;
+    }
+    setvbuf(f, NULL, _IOLBF, 0);
+    return f;
+}
+
+static void read_policy(void)
+{
+    ozcrt_policy *p = &g_policy;
+    int64_t v;
+    ozcrt_parse_mode("OZCRT_MODE", getenv("OZCRT_MODE"), &p->mode);
+    ozcrt_parse_int("OZCRT_MIN_M", getenv("OZCRT_MIN_M"), 0, INT64_MAX, OZCRT_DEFAULT_MIN_DIM, &p->min_m);
+    ozcrt_parse_int("OZCRT_MIN_N", getenv("OZCRT_MIN_N"), 0, INT64_MAX, OZCRT_DEFAULT_MIN_DIM, &p->min_n);
+    ozcrt_parse_int("OZCRT_MIN_K", getenv("OZCRT_MIN_K"), 0, INT64_MAX, OZCRT_DEFAULT_MIN_DIM, &p->min_k);
+    ozcrt_parse_int("OZCRT_LOG", getenv("OZCRT_LOG"), 0, 2, 0, &v);
+    p->log_level = (int)v;
+    ozcrt_parse_int("OZCRT_STATS", getenv("OZCRT_STATS"), 0, 1, 0, &v);
+    p->stats = (int)v;
+    ozcrt_parse_int("OZCRT_MAX_WORKSPACE_MB", getenv("OZCRT_MAX_WORKSPACE_MB"), 0, INT64_MAX / (1 << 20),
+                    OZCRT_DEFAULT_MAX_WORKSPACE_MB, &v);
+    p->max_workspace_bytes = (size_t)v << 20;
+    const char *sf = getenv("OZCRT_STATS_FILE");
+    p->stats_file = sf && sf[0] ? sf : NULL;
+    p->log = p->log_level > 0 ? open_log(getenv("OZCRT_LOG_FILE")) : stderr;
+}
+
+const ozcrt_policy *ozcrt_policy_get(void)
+{
+    pthread_once(&g_policy_once, read_policy);
+    return &g_policy;
+}
+
+static void vlog_to(FILE *f, const char *fmt, va_list ap)
+{
+    char line[1024];
+    vsnprintf(line, sizeof line, fmt, ap);
+    fprintf(f, "%s\n", line); /* one fprintf: lines from threads do not interleave */
+}
+
+void ozcrt_log(int level, const char *fmt, ...)
+{
+    const ozcrt_policy *p = ozcrt_policy_get();
+    if (level > p->log_level)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vlog_to(p->log, fmt, ap);
+    va_end(ap);
+}
+
+void ozcrt_error(const char *fmt, ...)
+{
+    const ozcrt_policy *p = ozcrt_policy_get();
+    va_list ap;
+    va_start(ap, fmt);
+    vlog_to(stderr, fmt, ap);
+    va_end(ap);
+    if (p->log != stderr && p->log_level > 0) {
+        va_start(ap, fmt);
+        vlog_to(p->log, fmt, ap);
+        va_end(ap);
+    }
+}

@@ -1,0 +1,40 @@
+/* interpose/policy.h: the shim's policy from the environment (read once) and its log. */
+#ifndef OZCRT_INTERPOSE_POLICY_H
+#define OZCRT_INTERPOSE_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Placeholder thresholds: a call is emulated only if m, n and k are all at
+ * least these. To be set from the H200 crossover measurement (BENCHMARKS.md). */
+#define OZCRT_DEFAULT_MIN_DIM 128
+#define OZCRT_DEFAULT_MAX_WORKSPACE_MB 4096
+
+typedef enum { OZCRT_MODE_PHASE22 = 0, OZCRT_MODE_OFF = 1 } ozcrt_mode;
+
+typedef struct ozcrt_policy {
+    ozcrt_mode mode;                 /* OZCRT_MODE */
+    int64_t min_m, min_n, min_k;     /* OZCRT_MIN_M, _N, _K */
+    int log_level;                   /* OZCRT_LOG: 0, 1, 2 */
+    FILE *log;                       /* OZCRT_LOG_FILE, default stderr */
+    int stats;                       /* OZCRT_STATS: 0, 1 */
+    const char *stats_file;          /* OZCRT_STATS_FILE, NULL: the log */
+    size_t max_workspace_bytes;      /* OZCRT_MAX_WORKSPACE_MB */
+} ozcrt_policy;
+
+/* The policy, read from the environment at the first call (pthread_once). */
+const ozcrt_policy *ozcrt_policy_get(void);
+
+/* Parsers, exposed for the unit tests. Each returns 1 when `value` is good
+ * (result in *out), 0 when it is unset or empty (default, silently), -1 when
+ * it is bad (default, and one warning on stderr naming `var` and the default). */
+int ozcrt_parse_int(const char *var, const char *value, int64_t lo, int64_t hi, int64_t dflt, int64_t *out);
+int ozcrt_parse_mode(const char *var, const char *value, ozcrt_mode *out);
+
+/* One log line (a newline is added) when level <= OZCRT_LOG. */
+void ozcrt_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Errors are never swallowed: always on stderr, and in the log file too. */
+void ozcrt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

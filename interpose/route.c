@@ -1,0 +1,199 @@
+/* interpose/route.c: "not for us? pass through", then the Phase 22 GPU path on the handle's stream.
+ *
+ * Checks in order, cheapest first; the first that fails names the reason the
+ * call is forwarded: nested in a forwarded call, mode off, real cuBLAS
+ * missing, Ex types, invalid arguments (cuBLAS must give its own status),
+ * m/n/batch == 0, k == 0, sizes below the thresholds, host alpha == 0, no
+ * GPU or one below sm_80, no workspace. Nothing on this path synchronises
+ * the host. */
+#include "route.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <cuda_runtime_api.h>
+
+#include "kernels/ozcrt_gemm.h"
+#include "policy.h"
+#include "real.h"
+#include "workspace.h"
+
+#define OZCRT_MIN_CC_MAJOR 8
+#define OZCRT_MAX_CACHED_DEVICES 64
+
+static int valid_op(cublasOperation_t op)
+{
+    return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C;
+}
+
+static int64_t max1(int64_t x)
+{
+    return x > 1 ? x : 1;
+}
+
+ozcrt_reason ozcrt_check_args(const ozcrt_call *c)
+{
+    if (c->typed && (c->Atype != CUDA_R_64F || c->Btype != CUDA_R_64F || c->Ctype != CUDA_R_64F ||
+                     c->compute != CUBLAS_COMPUTE_64F))
+        return OZCRT_R_TYPE;
+    if (!c->handle || !valid_op(c->transa) || !valid_op(c->transb))
+        return OZCRT_R_INVALID_ARGS;
+    if (c->m < 0 || c->n < 0 || c->k < 0 || c->batch < 0)
+        return OZCRT_R_INVALID_ARGS;
+    int64_t rows_a = c->transa == CUBLAS_OP_N ? c->m : c->k;
+    int64_t rows_b = c->transb == CUBLAS_OP_N ? c->k : c->n;
+    if (c->lda < max1(rows_a) || c->ldb < max1(rows_b) || c->ldc < max1(c->m))
+        return OZCRT_R_INVALID_ARGS;
+    if (!c->alpha || !c->beta)
+        return OZCRT_R_INVALID_ARGS;
+    if (c->m == 0 || c->n == 0 || c->batch == 0)
+        return OZCRT_R_EMPTY;
+    if (c->k == 0)
+        return OZCRT_R_TRIVIAL;
+    int arrays = c->ep == OZCRT_EP_cublasDgemmBatched || c->ep == OZCRT_EP_cublasGemmBatchedEx;
+    if (arrays ? (!c->Aarray || !c->Barray || !c->Carray) : (!c->A || !c->B || !c->C))
+        return OZCRT_R_INVALID_ARGS; /* let cuBLAS decide what a NULL matrix means */
+    return OZCRT_R_EMULATED;
+}
+
+/* The GPU: count once per process, compute capability once per device. */
+static int g_device_count;
+static pthread_once_t g_count_once = PTHREAD_ONCE_INIT;
+static atomic_int g_cc_major[OZCRT_MAX_CACHED_DEVICES]; /* 0: not asked yet */
+
+static void count_devices(void)
+{
+    cudaError_t err = cudaGetDeviceCount(&g_device_count);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        ozcrt_log(1, "ozcrt: no usable GPU (cudaGetDeviceCount: %s): every call is forwarded", cudaGetErrorString(err));
+        g_device_count = 0;
+    }
+}
+
+static ozcrt_reason check_gpu(int *dev)
+{
+    pthread_once(&g_count_once, count_devices);
+    if (g_device_count <= 0)
+        return OZCRT_R_NO_GPU;
+    cudaError_t err = cudaGetDevice(dev);
+    if (err != cudaSuccess || *dev < 0) {
+        (void)cudaGetLastError();
+        return OZCRT_R_NO_GPU;
+    }
+    int major = *dev < OZCRT_MAX_CACHED_DEVICES ? atomic_load(&g_cc_major[*dev]) : 0;
+    if (major == 0) {
+        err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, *dev);
+        if (err != cudaSuccess) {
+            (void)cudaGetLastError();
+            return OZCRT_R_NO_GPU;
+        }
+        if (*dev < OZCRT_MAX_CACHED_DEVICES)
+            atomic_store(&g_cc_major[*dev], major);
+    }
+    return major >= OZCRT_MIN_CC_MAJOR ? OZCRT_R_EMULATED : OZCRT_R_OLD_GPU;
+}
+
+static int has_real(const ozcrt_real_table *r, ozcrt_entry ep)
+{
+    if (!r->cublasGetStream_v2 || !r->cublasGetPointerMode_v2)
+        return 0;
+    switch (ep) {
+#define OZCRT_X_HAS(name) \
+    case OZCRT_EP_##name: \
+        return r->name != NULL;
+        OZCRT_INTERCEPTED(OZCRT_X_HAS)
+#undef OZCRT_X_HAS
+    default:
+        return 0;
+    }
+}
+
+static oz_gemm_desc make_desc(const ozcrt_call *c, int on_device)
+{
+    oz_gemm_desc d = {
+        .transa = (int)c->transa, .transb = (int)c->transb,
+        .m = c->m, .n = c->n, .k = c->k,
+        .A = c->A, .lda = c->lda, .strideA = c->strideA,
+        .B = c->B, .ldb = c->ldb, .strideB = c->strideB,
+        .C = c->C, .ldc = c->ldc, .strideC = c->strideC,
+        .Aarray = (const double *const *)c->Aarray,
+        .Barray = (const double *const *)c->Barray,
+        .Carray = (double *const *)c->Carray,
+        .batch = c->batch,
+        .alpha = c->alpha, .beta = c->beta,
+        .scalars_on_device = on_device,
+    };
+    return d;
+}
+
+/* Everything after the pure checks; *status set when the call is taken. */
+static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_policy *p, cublasStatus_t *status)
+{
+    const ozcrt_real_table *real = ozcrt_real();
+    if (c->m < p->min_m || c->n < p->min_n || c->k < p->min_k)
+        return OZCRT_R_SMALL;
+    cublasPointerMode_t pm;
+    if (real->cublasGetPointerMode_v2(c->handle, &pm) != CUBLAS_STATUS_SUCCESS)
+        return OZCRT_R_HANDLE_QUERY;
+    int on_device = pm == CUBLAS_POINTER_MODE_DEVICE;
+    if (!on_device && *(const double *)c->alpha == 0.0)
+        return OZCRT_R_TRIVIAL;
+    int dev = -1;
+    ozcrt_reason r = check_gpu(&dev);
+    if (r != OZCRT_R_EMULATED)
+        return r;
+    cudaStream_t stream = NULL;
+    if (real->cublasGetStream_v2(c->handle, &stream) != CUBLAS_STATUS_SUCCESS)
+        return OZCRT_R_HANDLE_QUERY;
+    oz_gemm_desc d = make_desc(c, on_device);
+    ozcrt_ws_lease lease = {0};
+    r = ozcrt_workspace_acquire(c->handle, dev, stream, oz_gemm_workspace_min(&d), oz_gemm_workspace_full(&d), &lease);
+    if (r != OZCRT_R_EMULATED)
+        return r;
+    int err = oz_gemm_run(&d, lease.ptr, lease.bytes, (void *)stream);
+    ozcrt_workspace_release(&lease);
+    if (err != 0) {
+        (void)cudaGetLastError();
+        ozcrt_error("ozcrt: %s m=%lld n=%lld k=%lld batch=%lld: oz_gemm_run failed: %s; returning "
+                    "CUBLAS_STATUS_EXECUTION_FAILED",
+                    ozcrt_entry_name(c->ep), (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->batch,
+                    cudaGetErrorString((cudaError_t)err));
+        *status = CUBLAS_STATUS_EXECUTION_FAILED;
+        return OZCRT_R_FAILED;
+    }
+    *status = CUBLAS_STATUS_SUCCESS;
+    return OZCRT_R_EMULATED;
+}
+
+static char op_char(cublasOperation_t op)
+{
+    return op == CUBLAS_OP_N ? 'N' : op == CUBLAS_OP_T ? 'T' : op == CUBLAS_OP_C ? 'C' : '?';
+}
+
+int ozcrt_route(const ozcrt_call *c, cublasStatus_t *status)
+{
+    const ozcrt_policy *p = ozcrt_policy_get();
+    ozcrt_reason r;
+    if (ozcrt_in_real)
+        r = OZCRT_R_NESTED;
+    else if (p->mode == OZCRT_MODE_OFF)
+        r = OZCRT_R_MODE_OFF;
+    else if (!has_real(ozcrt_real(), c->ep))
+        return 0; /* the forward reports the missing symbol */
+    else if ((r = ozcrt_check_args(c)) == OZCRT_R_EMULATED)
+        r = execute(c, p, status);
+    int taken = r == OZCRT_R_EMULATED || r == OZCRT_R_FAILED;
+    double flop = 2.0 * (double)c->m * (double)c->n * (double)c->k * (double)c->batch;
+    ozcrt_stats_record(c->ep, r, flop);
+    if (p->log_level >= 1)
+        ozcrt_log(r == OZCRT_R_NESTED ? 2 : 1, "ozcrt: %s m=%lld n=%lld k=%lld ops=%c%c batch=%lld -> %s%s", ozcrt_entry_name(c->ep),
+                  (long long)c->m, (long long)c->n, (long long)c->k, op_char(c->transa), op_char(c->transb),
+                  (long long)c->batch, taken ? "" : "forward: ", ozcrt_reason_name(r));
+    return taken;
+}
+
+void ozcrt_on_destroy(cublasHandle_t handle)
+{
+    if (handle)
+        ozcrt_workspace_destroy_handle(handle);
+}

@@ -1,0 +1,38 @@
+/* interpose/stats.h: the decisions the router makes, and the exit table of them (OZCRT_STATS=1). */
+#ifndef OZCRT_INTERPOSE_STATS_H
+#define OZCRT_INTERPOSE_STATS_H
+
+#include "symbols.h"
+
+/* Every decision with its name in the log and the stats table. All but
+ * EMULATED and FAILED mean "forwarded to the real cuBLAS". */
+#define OZCRT_REASONS(X)                                   \
+    X(EMULATED, "emulated")                                \
+    X(FAILED, "launch-failed")                             \
+    X(MODE_OFF, "mode-off")                                \
+    X(NESTED, "nested")                                    \
+    X(INVALID_ARGS, "invalid-args")                        \
+    X(EMPTY, "empty")                                      \
+    X(TRIVIAL, "k0-or-alpha0")                             \
+    X(TYPE, "type")                                        \
+    X(SMALL, "below-threshold")                            \
+    X(NO_GPU, "no-gpu")                                    \
+    X(OLD_GPU, "gpu-below-sm80")                           \
+    X(HANDLE_QUERY, "handle-query-failed")                 \
+    X(CAPTURE_NO_WS, "capture-no-workspace")               \
+    X(NO_WORKSPACE, "no-workspace")
+
+typedef enum ozcrt_reason {
+#define OZCRT_X_REASON(id, str) OZCRT_R_##id,
+    OZCRT_REASONS(OZCRT_X_REASON)
+#undef OZCRT_X_REASON
+    OZCRT_R_COUNT
+} ozcrt_reason;
+
+const char *ozcrt_reason_name(ozcrt_reason r);
+
+/* Counts one call of `ep` with its decision; flop = 2 m n k batch when
+ * emulated. No-op unless OZCRT_STATS=1; the table is written at exit. */
+void ozcrt_stats_record(ozcrt_entry ep, ozcrt_reason r, double flop);
+
+#endif

@@ -1,0 +1,50 @@
+/* interpose/symbols.h: the one list of cuBLAS symbols the shim intercepts or uses.
+ *
+ * X-macros (cwrap's socket_wrapper style): the list expands into the function
+ * pointer types, the real-function table, its name strings and the entry-point
+ * enum, so they cannot drift apart. The types come from cuBLAS's own
+ * prototypes (__typeof__), so a wrapper that does not match the header fails
+ * to compile. libozcrt.map must list exactly OZCRT_INTERCEPTED; the test
+ * tests/fake/check_exports.sh checks the built library against it. */
+#ifndef OZCRT_INTERPOSE_SYMBOLS_H
+#define OZCRT_INTERPOSE_SYMBOLS_H
+
+#include <cublas_v2.h>
+
+/* Exported by libozcrt.so. The GEMMs first: their index is the stats row. */
+#define OZCRT_INTERCEPTED(X)        \
+    X(cublasDgemm_v2)               \
+    X(cublasDgemm_v2_64)            \
+    X(cublasGemmEx)                 \
+    X(cublasDgemmStridedBatched)    \
+    X(cublasGemmStridedBatchedEx)   \
+    X(cublasDgemmBatched)           \
+    X(cublasGemmBatchedEx)          \
+    X(cublasDestroy_v2)
+
+/* Not exported: only resolved from the same library, for the call path. */
+#define OZCRT_HELPERS(X)            \
+    X(cublasGetStream_v2)           \
+    X(cublasGetPointerMode_v2)
+
+#define OZCRT_ALL_SYMBOLS(X) OZCRT_INTERCEPTED(X) OZCRT_HELPERS(X)
+
+#define OZCRT_X_TYPEDEF(name) typedef __typeof__(name) *ozcrt_##name##_fn;
+OZCRT_ALL_SYMBOLS(OZCRT_X_TYPEDEF)
+#undef OZCRT_X_TYPEDEF
+
+/* Entry points, in the order of OZCRT_INTERCEPTED. */
+typedef enum ozcrt_entry {
+#define OZCRT_X_ENUM(name) OZCRT_EP_##name,
+    OZCRT_INTERCEPTED(OZCRT_X_ENUM)
+#undef OZCRT_X_ENUM
+    OZCRT_EP_COUNT
+} ozcrt_entry;
+
+/* The GEMM entry points are the ones before cublasDestroy_v2. */
+#define OZCRT_EP_GEMM_COUNT OZCRT_EP_cublasDestroy_v2
+
+/* The entry point's name, "?" when out of range. */
+const char *ozcrt_entry_name(ozcrt_entry ep);
+
+#endif
