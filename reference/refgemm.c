@@ -201,6 +201,9 @@ int oz_ref_dgemm(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k,
     if (rc == OZ_REF_OK)
         rc = slice_operand(&vb, &sb);
     if (rc == OZ_REF_OK) {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic)
+#endif
         for (int64_t j = 0; j < n; j++) {
             for (int64_t i = 0; i < m; i++) {
                 double P = product_element(&sa, &sb, &va, &vb, i, j);

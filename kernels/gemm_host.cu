@@ -1,0 +1,128 @@
+/* kernels/gemm_host.cu: the host entry points of the GPU Phase 22 path (kernels/ozcrt_gemm.h): workspace sizing and the launch sequence. */
+#include "ozcrt_gemm.h"
+#include "p22_params.h"
+
+/* op(A) as m rows of k; op(B) as n rows (its columns) of k. */
+static oz_view view_a(const oz_gemm_desc *d)
+{
+    oz_view v = {d->A, d->Aarray, d->strideA, d->m, d->k, 1, d->lda};
+    if (d->transa != 0)
+        v.rs = d->lda, v.ks = 1;
+    return v;
+}
+
+static oz_view view_b(const oz_gemm_desc *d)
+{
+    oz_view v = {d->B, d->Barray, d->strideB, d->n, d->k, d->ldb, 1};
+    if (d->transb != 0)
+        v.rs = 1, v.ks = d->ldb;
+    return v;
+}
+
+/* Advances a view or output to batch item b0. */
+static oz_view view_from(oz_view v, int64_t b0)
+{
+    if (v.array)
+        v.array += b0;
+    else
+        v.base += b0 * v.stride;
+    return v;
+}
+
+extern "C" size_t oz_gemm_workspace_min(const oz_gemm_desc *d)
+{
+    return (size_t)oz_make_layout(d->m, d->n, d->k).slot_bytes;
+}
+
+extern "C" size_t oz_gemm_workspace_full(const oz_gemm_desc *d)
+{
+    return oz_gemm_workspace_min(d) * (size_t)(d->batch > 0 ? d->batch : 1);
+}
+
+/* Shared with the layer tests: the fused kernel's parameters for one group. */
+static oz_gemm_params make_params(const oz_gemm_desc *d, const oz_layout &L, char *ws, int64_t b0)
+{
+    oz_gemm_params p = {};
+    p.L = L;
+    p.a = oz_operand_ws{ws, L.slot_bytes, L.offA, L.offScaleA, L.offSpecial, L.Mpad, L.Kpad};
+    p.b = oz_operand_ws{ws, L.slot_bytes, L.offB, L.offScaleB, L.offSpecial + 4, L.Npad, L.Kpad};
+    p.c = oz_out{d->C, d->Carray, d->strideC, d->ldc};
+    if (p.c.array)
+        p.c.array += b0;
+    else
+        p.c.base += b0 * d->strideC;
+    if (d->scalars_on_device) {
+        p.sc.alpha_ptr = d->alpha;
+        p.sc.beta_ptr = d->beta;
+    } else {
+        p.sc.alpha = *d->alpha;
+        p.sc.beta = *d->beta;
+    }
+    p.tiles_m = L.Mpad / OZ_CTA_M;
+    p.tiles_n = L.Npad / OZ_CTA_N;
+    return p;
+}
+
+#define OZ_TRY(call)                                                                                 \
+    do {                                                                                             \
+        cudaError_t e_ = (call);                                                                     \
+        if (e_ != cudaSuccess)                                                                       \
+            return e_;                                                                               \
+    } while (0)
+
+/* Residue tiling of both operands of one group into the workspace. */
+static cudaError_t tile_operands(const oz_view &va, const oz_view &vb, const oz_gemm_params &p, int64_t group,
+                                 cudaStream_t s)
+{
+    /* the special flags of A and B, one word each, in every item's slot */
+    OZ_TRY(cudaMemset2DAsync(p.a.special(0), (size_t)p.a.slot_bytes, 0, 8, (size_t)group, s));
+    OZ_TRY(oz_launch_operand_scale(va, p.a, group, s));
+    OZ_TRY(oz_launch_operand_scale(vb, p.b, group, s));
+    OZ_TRY(oz_launch_operand_residues(va, p.a, group, s));
+    OZ_TRY(oz_launch_operand_residues(vb, p.b, group, s));
+    return cudaSuccess;
+}
+
+/* Layer-test entry (tests/gpu): runs one group with a debug output of the
+ * fused kernel. Not part of the public API. */
+extern "C" int oz_gemm_run_layer(const oz_gemm_desc *d, void *workspace, int out_kind, int pass, int prime,
+                                 int64_t *out, void *stream)
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    oz_layout L = oz_make_layout(d->m, d->n, d->k);
+    oz_gemm_params p = make_params(d, L, (char *)workspace, 0);
+    p.out_kind = out_kind;
+    p.dbg_pass = pass;
+    p.dbg_prime = prime;
+    p.dbg_out = out;
+    oz_view va = view_a(d), vb = view_b(d);
+    OZ_TRY(tile_operands(va, vb, p, 1, s));
+    return oz_launch_p22_gemm(p, 1, s);
+}
+
+extern "C" int oz_gemm_run(const oz_gemm_desc *d, void *workspace, size_t workspace_bytes, void *stream)
+{
+    if (d->m <= 0 || d->n <= 0 || d->batch <= 0)
+        return cudaSuccess;
+    cudaStream_t s = (cudaStream_t)stream;
+    oz_layout L = oz_make_layout(d->m, d->n, d->k);
+    int64_t per_group = (int64_t)(workspace_bytes / (size_t)L.slot_bytes);
+    if (per_group < 1 || workspace == nullptr)
+        return cudaErrorInvalidValue;
+    if (per_group > 65535)
+        per_group = 65535;
+    if ((L.Mpad / OZ_CTA_M) * (L.Npad / OZ_CTA_N) > 0x7fffffffLL)
+        return cudaErrorInvalidConfiguration;
+
+    oz_view va0 = view_a(d), vb0 = view_b(d);
+    for (int64_t b0 = 0; b0 < d->batch; b0 += per_group) {
+        int64_t group = d->batch - b0 < per_group ? d->batch - b0 : per_group;
+        oz_gemm_params p = make_params(d, L, (char *)workspace, b0);
+        p.out_kind = OZ_OUT_C;
+        oz_view va = view_from(va0, b0), vb = view_from(vb0, b0);
+        OZ_TRY(tile_operands(va, vb, p, group, s));
+        OZ_TRY(oz_launch_p22_gemm(p, group, s));
+        OZ_TRY(oz_launch_special_fixup(va, vb, p.a, p.b, p.c, p.sc, d->m, d->n, group, s));
+    }
+    return cudaSuccess;
+}

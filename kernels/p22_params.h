@@ -1,0 +1,113 @@
+/* kernels/p22_params.h: what the GPU Phase 22 kernels share: operand views, workspace layout, launch declarations (CUDA C++). */
+#ifndef OZCRT_KERNELS_P22_PARAMS_H
+#define OZCRT_KERNELS_P22_PARAMS_H
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "../crt/moduli.h"
+#include "../slicing/slicing.h"
+#include "tiles.h"
+
+#define OZ_NPLANES (OZ_P22_NPRIMES * OZ_NSLICES) /* int8 residue matrices per operand */
+
+/* An operand seen as `rows` rows of k: rows of op(A), or columns of op(B).
+ * Element (r, kk) of batch item b is ptr(b)[r * rs + kk * ks]. */
+struct oz_view {
+    const double *base;
+    const double *const *array; /* pointer-array batches, else NULL */
+    int64_t stride;             /* between batch items when array == NULL */
+    int64_t rows, k, rs, ks;
+    __host__ __device__ const double *ptr(int64_t b) const { return array ? array[b] : base + b * stride; }
+};
+
+/* The output C of batch item b. */
+struct oz_out {
+    double *base;
+    double *const *array;
+    int64_t stride, ldc;
+    __host__ __device__ double *ptr(int64_t b) const { return array ? array[b] : base + b * stride; }
+};
+
+/* alpha and beta: values (host pointer mode) or device pointers. */
+struct oz_scalars {
+    double alpha, beta;
+    const double *alpha_ptr, *beta_ptr; /* non-NULL in device pointer mode */
+    __device__ void load(double *a, double *b) const
+    {
+        *a = alpha_ptr ? *alpha_ptr : alpha;
+        *b = beta_ptr ? *beta_ptr : beta;
+    }
+};
+
+static inline __host__ __device__ int64_t oz_round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+static inline __host__ __device__ int64_t oz_align256(int64_t x) { return oz_round_up(x, 256); }
+
+/* One batch item's part of the workspace:
+ *   resA  OZ_NPLANES planes of Mpad x Kpad int8 (plane = prime * 2 + slice; K contiguous)
+ *   resB  OZ_NPLANES planes of Npad x Kpad int8
+ *   scaleA int32[Mpad], scaleB int32[Npad]   (oz_scale_exponent; OZ_SCALE_SPECIAL marks Inf/NaN)
+ *   special int32: nonzero when any row or column of this item is special
+ * Padding rows and columns hold zeros (residues) and 0 (scales). */
+struct oz_layout {
+    int64_t m, n, k, Mpad, Npad, Kpad;
+    int64_t offA, offB, offScaleA, offScaleB, offSpecial, slot_bytes;
+};
+
+static inline __host__ __device__ oz_layout oz_make_layout(int64_t m, int64_t n, int64_t k)
+{
+    oz_layout L;
+    L.m = m;
+    L.n = n;
+    L.k = k;
+    L.Mpad = oz_round_up(m, OZ_PAD_ROWS_A);
+    L.Npad = oz_round_up(n, OZ_PAD_ROWS_B);
+    L.Kpad = oz_round_up(k, OZ_PAD_K);
+    L.offA = 0;
+    L.offB = L.offA + oz_align256(OZ_NPLANES * L.Mpad * L.Kpad);
+    L.offScaleA = L.offB + oz_align256(OZ_NPLANES * L.Npad * L.Kpad);
+    L.offScaleB = L.offScaleA + oz_align256(4 * L.Mpad);
+    L.offSpecial = L.offScaleB + oz_align256(4 * L.Npad);
+    L.slot_bytes = L.offSpecial + 256;
+    return L;
+}
+
+/* Where one operand's residues and scales go. */
+struct oz_operand_ws {
+    char *ws;            /* workspace of batch item 0 of the group */
+    int64_t slot_bytes;
+    int64_t off_res, off_scale, off_special;
+    int64_t rows_pad, kpad;
+    __host__ __device__ int8_t *plane(int64_t b, int pl) const
+    {
+        return (int8_t *)(ws + b * slot_bytes + off_res) + (int64_t)pl * rows_pad * kpad;
+    }
+    __host__ __device__ int32_t *scale(int64_t b) const { return (int32_t *)(ws + b * slot_bytes + off_scale); }
+    __host__ __device__ int32_t *special(int64_t b) const { return (int32_t *)(ws + b * slot_bytes + off_special); }
+};
+
+/* Which part of the (chunk, pass, prime) schedule the fused kernel runs and
+ * what it writes. OZ_OUT_C is the product; the others expose one layer of
+ * the computation for the layer-by-layer GPU tests (int64 m x n, column-major). */
+enum oz_gemm_output { OZ_OUT_C = 0, OZ_OUT_ACC = 1, OZ_OUT_MOD = 2, OZ_OUT_CRT = 3 };
+
+struct oz_gemm_params {
+    oz_layout L;
+    oz_operand_ws a, b;
+    oz_out c;
+    oz_scalars sc;
+    int64_t tiles_m, tiles_n;
+    /* debug outputs: pass q0 and prime p0 (ACC, MOD) or pass q0 (CRT) over chunk 0 */
+    int out_kind, dbg_pass, dbg_prime;
+    int64_t *dbg_out;
+};
+
+/* Launchers, one per kernel file. */
+cudaError_t oz_launch_operand_scale(const oz_view &v, const oz_operand_ws &w, int64_t group, cudaStream_t s);
+cudaError_t oz_launch_operand_residues(const oz_view &v, const oz_operand_ws &w, int64_t group, cudaStream_t s);
+cudaError_t oz_launch_p22_gemm(const oz_gemm_params &p, int64_t group, cudaStream_t s);
+cudaError_t oz_launch_special_fixup(const oz_view &va, const oz_view &vb, const oz_operand_ws &wa,
+                                    const oz_operand_ws &wb, const oz_out &c, const oz_scalars &sc,
+                                    int64_t m, int64_t n, int64_t group, cudaStream_t s);
+
+#endif

@@ -1,0 +1,40 @@
+/* kernels/special_fixup.cu: elements of C whose row of op(A) or column of op(B) holds Inf or NaN, by a plain FP64 dot product. */
+#include "epilogue.cuh"
+#include "p22_params.h"
+
+/* A thread per element of C. Items with no special row or column return at
+ * once (one flag read); otherwise the flagged elements take
+ * P = sum_k op(A)[i,k] * op(B)[k,j] in ascending k, product then sum, each
+ * rounded, so Inf and NaN propagate as in DGEMM; then the common epilogue. */
+__global__ void __launch_bounds__(256) oz_special_fixup_kernel(oz_view va, oz_view vb, oz_operand_ws wa,
+                                                               oz_operand_ws wb, oz_out c, oz_scalars sc,
+                                                               int64_t m, int64_t n)
+{
+    const int64_t b = blockIdx.z;
+    if (*wa.special(b) == 0 && *wb.special(b) == 0)
+        return;
+    const int64_t i = (int64_t)blockIdx.x * 32 + threadIdx.x;
+    for (int64_t j = (int64_t)blockIdx.y * 8 + threadIdx.y; j < n; j += (int64_t)gridDim.y * 8) {
+        if (i >= m)
+            return;
+        if (wa.scale(b)[i] != OZ_SCALE_SPECIAL && wb.scale(b)[j] != OZ_SCALE_SPECIAL)
+            continue;
+        const double *a = va.ptr(b), *bb = vb.ptr(b);
+        double dot = 0.0;
+        for (int64_t kk = 0; kk < va.k; kk++)
+            dot = __dadd_rn(dot, __dmul_rn(a[i * va.rs + kk * va.ks], bb[j * vb.rs + kk * vb.ks]));
+        double alpha, beta;
+        sc.load(&alpha, &beta);
+        oz_store_epilogue(&c.ptr(b)[i + j * c.ldc], alpha, beta, dot, va.k == 0);
+    }
+}
+
+cudaError_t oz_launch_special_fixup(const oz_view &va, const oz_view &vb, const oz_operand_ws &wa,
+                                    const oz_operand_ws &wb, const oz_out &c, const oz_scalars &sc,
+                                    int64_t m, int64_t n, int64_t group, cudaStream_t s)
+{
+    int64_t by = (n + 7) / 8;
+    dim3 grid((unsigned)((m + 31) / 32), (unsigned)(by < 65535 ? by : 65535), (unsigned)group);
+    oz_special_fixup_kernel<<<grid, dim3(32, 8), 0, s>>>(va, vb, wa, wb, c, sc, m, n);
+    return cudaGetLastError();
+}
