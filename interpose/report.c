@@ -1,0 +1,450 @@
+/* interpose/report.c: per-site aggregation of the shadow-mode metrics and its terminal, CSV and JSON forms. */
+#include "report.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* While aggregating, the *_mean fields of a row hold sums; rows() divides. */
+struct oz_report {
+    pthread_mutex_t lock;
+    oz_report_row *sites;
+    size_t nsites, cap;
+    size_t *index;      /* open addressing: site number + 1, 0 = empty */
+    size_t index_cap;   /* a power of two, at least 2 nsites */
+};
+
+static const char *const g_skip_names[] = {
+#define OZ_X_NAME(id, name, words) name,
+    OZ_SKIP_REASONS(OZ_X_NAME)
+#undef OZ_X_NAME
+};
+static const char *const g_skip_words[] = {
+#define OZ_X_WORDS(id, name, words) words,
+    OZ_SKIP_REASONS(OZ_X_WORDS)
+#undef OZ_X_WORDS
+};
+
+const char *oz_skip_reason_name(oz_skip_reason why)
+{
+    return (unsigned)why < OZ_SKIP_COUNT ? g_skip_names[why] : "?";
+}
+
+const char *oz_skip_reason_words(oz_skip_reason why)
+{
+    return (unsigned)why < OZ_SKIP_COUNT ? g_skip_words[why] : "?";
+}
+
+oz_report *oz_report_new(void)
+{
+    oz_report *r = calloc(1, sizeof *r);
+    if (r)
+        pthread_mutex_init(&r->lock, NULL);
+    return r;
+}
+
+void oz_report_free(oz_report *r)
+{
+    if (!r)
+        return;
+    pthread_mutex_destroy(&r->lock);
+    free(r->sites);
+    free(r->index);
+    free(r);
+}
+
+static uint64_t site_hash(const char *entry, int ta, int tb, const int64_t dims[4])
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)entry; *p; p++)
+        h = (h ^ *p) * 1099511628211ull;
+    h = (h ^ (uint64_t)(ta * 3 + tb)) * 1099511628211ull;
+    for (int i = 0; i < 4; i++)
+        h = (h ^ (uint64_t)dims[i]) * 1099511628211ull;
+    return h ^ (h >> 29);
+}
+
+static int row_is(const oz_report_row *row, const oz_site *s, const char *entry)
+{
+    return row->transa == s->transa && row->transb == s->transb && row->m == s->m && row->n == s->n &&
+           row->k == s->k && row->batch == s->batch && strcmp(row->entry, entry) == 0;
+}
+
+static size_t row_slot(const oz_report *r, const oz_report_row *row)
+{
+    int64_t dims[4] = {row->m, row->n, row->k, row->batch};
+    return (size_t)site_hash(row->entry, row->transa, row->transb, dims) & (r->index_cap - 1);
+}
+
+static int grow_index(oz_report *r)
+{
+    size_t cap = r->index_cap ? r->index_cap * 2 : 64;
+    size_t *idx = calloc(cap, sizeof *idx);
+    if (!idx)
+        return -1;
+    free(r->index);
+    r->index = idx;
+    r->index_cap = cap;
+    for (size_t i = 0; i < r->nsites; i++) {
+        size_t h = row_slot(r, &r->sites[i]);
+        while (r->index[h])
+            h = (h + 1) & (cap - 1);
+        r->index[h] = i + 1;
+    }
+    return 0;
+}
+
+/* The row of a site, created when new; NULL when out of memory. Lock held. */
+static oz_report_row *find_row(oz_report *r, const oz_site *s)
+{
+    char entry[OZ_SITE_ENTRY_MAX];
+    snprintf(entry, sizeof entry, "%s", s->entry ? s->entry : "?");
+    if (2 * (r->nsites + 1) > r->index_cap && grow_index(r) != 0)
+        return NULL;
+    int64_t dims[4] = {s->m, s->n, s->k, s->batch};
+    size_t h = (size_t)site_hash(entry, s->transa, s->transb, dims) & (r->index_cap - 1);
+    for (; r->index[h]; h = (h + 1) & (r->index_cap - 1))
+        if (row_is(&r->sites[r->index[h] - 1], s, entry))
+            return &r->sites[r->index[h] - 1];
+    if (r->nsites == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 16;
+        oz_report_row *ns = realloc(r->sites, cap * sizeof *ns);
+        if (!ns)
+            return NULL;
+        r->sites = ns;
+        r->cap = cap;
+    }
+    oz_report_row *row = &r->sites[r->nsites];
+    memset(row, 0, sizeof *row);
+    memcpy(row->entry, entry, sizeof entry);
+    row->transa = s->transa;
+    row->transb = s->transb;
+    row->m = s->m;
+    row->n = s->n;
+    row->k = s->k;
+    row->batch = s->batch;
+    r->index[h] = ++r->nsites;
+    return row;
+}
+
+static double dmax(double a, double b)
+{
+    return b > a ? b : a;
+}
+
+static uint64_t umax(uint64_t a, uint64_t b)
+{
+    return b > a ? b : a;
+}
+
+/* Adds row b (sums in its mean fields) into a. */
+static void fold_row(oz_report_row *a, const oz_report_row *b)
+{
+    a->calls += b->calls;
+    for (int i = 0; i < OZ_SKIP_COUNT; i++)
+        a->not_compared[i] += b->not_compared[i];
+    a->elements += b->elements;
+    a->normwise_worst = dmax(a->normwise_worst, b->normwise_worst);
+    a->normwise_mean += b->normwise_mean;
+    a->max_abs_worst = dmax(a->max_abs_worst, b->max_abs_worst);
+    a->max_abs_mean += b->max_abs_mean;
+    a->max_rel_worst = dmax(a->max_rel_worst, b->max_rel_worst);
+    a->max_rel_mean += b->max_rel_mean;
+    a->beyond_bound_total += b->beyond_bound_total;
+    a->beyond_bound_worst = umax(a->beyond_bound_worst, b->beyond_bound_worst);
+    a->nonfinite_total += b->nonfinite_total;
+    a->nonfinite_worst = umax(a->nonfinite_worst, b->nonfinite_worst);
+}
+
+void oz_report_add(oz_report *r, const oz_site *site, const oz_call_metrics *m)
+{
+    oz_report_row one;
+    memset(&one, 0, sizeof one);
+    one.calls = 1;
+    one.elements = m->elements;
+    one.normwise_worst = one.normwise_mean = m->normwise;
+    one.max_abs_worst = one.max_abs_mean = m->max_abs;
+    one.max_rel_worst = one.max_rel_mean = m->max_rel;
+    one.beyond_bound_total = one.beyond_bound_worst = m->beyond_bound;
+    one.nonfinite_total = one.nonfinite_worst = m->nonfinite_mismatch;
+    pthread_mutex_lock(&r->lock);
+    oz_report_row *row = find_row(r, site);
+    if (row)
+        fold_row(row, &one);
+    pthread_mutex_unlock(&r->lock);
+}
+
+void oz_report_add_skipped(oz_report *r, const oz_site *site, oz_skip_reason why)
+{
+    if ((unsigned)why >= OZ_SKIP_COUNT)
+        return;
+    pthread_mutex_lock(&r->lock);
+    oz_report_row *row = find_row(r, site);
+    if (row)
+        row->not_compared[why]++;
+    pthread_mutex_unlock(&r->lock);
+}
+
+static void finish_means(oz_report_row *row)
+{
+    double c = row->calls ? (double)row->calls : 1.0;
+    row->normwise_mean /= c;
+    row->max_abs_mean /= c;
+    row->max_rel_mean /= c;
+}
+
+static int cmp_rows(const void *pa, const void *pb)
+{
+    const oz_report_row *a = pa, *b = pb;
+    if ((a->calls == 0) != (b->calls == 0))
+        return a->calls == 0 ? 1 : -1;
+    if ((a->nonfinite_total > 0) != (b->nonfinite_total > 0))
+        return a->nonfinite_total > 0 ? -1 : 1;
+    if (a->normwise_worst != b->normwise_worst)
+        return a->normwise_worst > b->normwise_worst ? -1 : 1;
+    if (a->max_abs_worst != b->max_abs_worst)
+        return a->max_abs_worst > b->max_abs_worst ? -1 : 1;
+    if (a->calls != b->calls)
+        return a->calls > b->calls ? -1 : 1;
+    int c = strcmp(a->entry, b->entry);
+    if (c)
+        return c;
+    const int64_t ka[6] = {a->transa, a->transb, a->m, a->n, a->k, a->batch};
+    const int64_t kb[6] = {b->transa, b->transb, b->m, b->n, b->k, b->batch};
+    for (int i = 0; i < 6; i++)
+        if (ka[i] != kb[i])
+            return ka[i] < kb[i] ? -1 : 1;
+    return 0;
+}
+
+size_t oz_report_rows(oz_report *r, oz_report_row **rows, oz_report_row *total)
+{
+    memset(total, 0, sizeof *total);
+    snprintf(total->entry, sizeof total->entry, "total");
+    pthread_mutex_lock(&r->lock);
+    size_t n = r->nsites;
+    oz_report_row *out = n ? malloc(n * sizeof *out) : NULL;
+    if (out)
+        memcpy(out, r->sites, n * sizeof *out);
+    pthread_mutex_unlock(&r->lock);
+    if (!out)
+        n = 0;
+    for (size_t i = 0; i < n; i++) {
+        fold_row(total, &out[i]);
+        finish_means(&out[i]);
+    }
+    finish_means(total);
+    if (n > 1)
+        qsort(out, n, sizeof *out, cmp_rows);
+    *rows = out;
+    return n;
+}
+
+/* ---- terminal ---- */
+
+static char op_letter(int op)
+{
+    return op == 0 ? 'N' : op == 1 ? 'T' : op == 2 ? 'C' : '?';
+}
+
+static void fmt_num(char *buf, size_t len, double x)
+{
+    if (x == 0.0)
+        snprintf(buf, len, "0");
+    else if (x == INFINITY)
+        snprintf(buf, len, "inf");
+    else if (fabs(x) < 1e-99 || fabs(x) >= 1e100)
+        snprintf(buf, len, "%.0e", x); /* 3-digit exponent: keep 7 characters */
+    else
+        snprintf(buf, len, "%.1e", x);
+}
+
+static void fmt_pair(char *buf, size_t len, double worst, double mean)
+{
+    char a[24], b[24];
+    fmt_num(a, sizeof a, worst);
+    fmt_num(b, sizeof b, mean);
+    snprintf(buf, len, "%s/%s", a, b);
+}
+
+#define SITE_W 31
+
+static void render_row(FILE *f, const oz_report_row *row, const char *label)
+{
+    char nw[48], ab[48], rl[48];
+    fmt_pair(nw, sizeof nw, row->normwise_worst, row->normwise_mean);
+    fmt_pair(ab, sizeof ab, row->max_abs_worst, row->max_abs_mean);
+    fmt_pair(rl, sizeof rl, row->max_rel_worst, row->max_rel_mean);
+    if (strlen(label) > SITE_W) {
+        fprintf(f, "%s\n", label);
+        label = "";
+    }
+    if (row->calls == 0)
+        fprintf(f, "%-*s %6s  (not compared)\n", SITE_W, label, "0");
+    else
+        fprintf(f, "%-*s %6llu %15s %15s %15s %6llu %6llu\n", SITE_W, label, (unsigned long long)row->calls,
+                nw, ab, rl, (unsigned long long)row->beyond_bound_total, (unsigned long long)row->nonfinite_total);
+}
+
+void oz_report_render(oz_report *r, FILE *f)
+{
+    oz_report_row *rows, total;
+    size_t n = oz_report_rows(r, &rows, &total);
+    uint64_t skipped = 0;
+    for (int i = 0; i < OZ_SKIP_COUNT; i++)
+        skipped += total.not_compared[i];
+    fprintf(f, "ozcrt compare: emulated (Phase 22, about 34-bit mantissa) vs native cuBLAS; %zu call site%s\n",
+            n, n == 1 ? "" : "s");
+    fprintf(f, "values are worst/mean over the calls of a site; >bound and NaN/Inf count elements\n");
+    fprintf(f, "%-*s %6s %15s %15s %15s %6s %6s\n", SITE_W, "entry point ops m x n x k*batch", "calls",
+            "normwise rel", "max abs diff", "max rel diff", ">bound", "nonfin");
+    for (size_t i = 0; i < n; i++) {
+        char label[128];
+        const oz_report_row *row = &rows[i];
+        if (row->batch > 1)
+            snprintf(label, sizeof label, "%s %c%c %lldx%lldx%lld*%lld", row->entry, op_letter(row->transa),
+                     op_letter(row->transb), (long long)row->m, (long long)row->n, (long long)row->k,
+                     (long long)row->batch);
+        else
+            snprintf(label, sizeof label, "%s %c%c %lldx%lldx%lld", row->entry, op_letter(row->transa),
+                     op_letter(row->transb), (long long)row->m, (long long)row->n, (long long)row->k);
+        render_row(f, row, label);
+    }
+    render_row(f, &total, "total");
+    if (skipped) {
+        fprintf(f, "not compared: %llu call%s (", (unsigned long long)skipped, skipped == 1 ? "" : "s");
+        const char *sep = "";
+        for (int i = 0; i < OZ_SKIP_COUNT; i++) {
+            if (total.not_compared[i]) {
+                fprintf(f, "%s%s %llu", sep, g_skip_words[i], (unsigned long long)total.not_compared[i]);
+                sep = ", ";
+            }
+        }
+        fprintf(f, ")\n");
+    }
+    fprintf(f, "max rel = |emulated - native| / max(|native|, 2^-1022) per element; >bound = beyond the\n"
+               "Phase 22 bound plus native rounding (interpose/metrics.h); nonfin = NaN/Inf mismatches\n");
+    free(rows);
+}
+
+/* ---- CSV and JSON ---- */
+
+static void put_double(FILE *f, double x, int json)
+{
+    if (x != x)
+        fputs(json ? "null" : "nan", f);
+    else if (x == INFINITY)
+        fputs(json ? "1e999" : "inf", f);
+    else if (x == -INFINITY)
+        fputs(json ? "-1e999" : "-inf", f);
+    else
+        fprintf(f, "%.17g", x);
+}
+
+int oz_report_write_csv(oz_report *r, FILE *f)
+{
+    oz_report_row *rows, total;
+    size_t n = oz_report_rows(r, &rows, &total);
+    fputs("entry,transa,transb", f);
+#define OZ_X_HEAD(name, member) fputs("," name, f);
+    OZ_REPORT_NUM_FIELDS(OZ_X_HEAD, OZ_X_HEAD)
+#undef OZ_X_HEAD
+    for (int i = 0; i < OZ_SKIP_COUNT; i++)
+        fprintf(f, ",%s", g_skip_names[i]);
+    fputc('\n', f);
+    for (size_t i = 0; i < n; i++) {
+        const oz_report_row *row = &rows[i];
+        fprintf(f, "%s,%c,%c", row->entry, op_letter(row->transa), op_letter(row->transb));
+#define OZ_X_INT(name, member) fprintf(f, ",%lld", (long long)row->member);
+#define OZ_X_DBL(name, member) fputc(',', f), put_double(f, row->member, 0);
+        OZ_REPORT_NUM_FIELDS(OZ_X_INT, OZ_X_DBL)
+#undef OZ_X_INT
+#undef OZ_X_DBL
+        for (int s = 0; s < OZ_SKIP_COUNT; s++)
+            fprintf(f, ",%llu", (unsigned long long)row->not_compared[s]);
+        fputc('\n', f);
+    }
+    free(rows);
+    return ferror(f) ? -1 : 0;
+}
+
+static void json_row(FILE *f, const oz_report_row *row, int with_site)
+{
+    fputc('{', f);
+    if (with_site)
+        fprintf(f, "\"entry\": \"%s\", \"transa\": \"%c\", \"transb\": \"%c\", ", row->entry,
+                op_letter(row->transa), op_letter(row->transb));
+    const char *sep = "";
+#define OZ_X_INT(name, member) \
+    fprintf(f, "%s\"" name "\": %lld", sep, (long long)row->member), sep = ", ";
+#define OZ_X_DBL(name, member) \
+    fprintf(f, "%s\"" name "\": ", sep), put_double(f, row->member, 1), sep = ", ";
+    OZ_REPORT_NUM_FIELDS(OZ_X_INT, OZ_X_DBL)
+#undef OZ_X_INT
+#undef OZ_X_DBL
+    for (int s = 0; s < OZ_SKIP_COUNT; s++)
+        fprintf(f, ", \"%s\": %llu", g_skip_names[s], (unsigned long long)row->not_compared[s]);
+    fputc('}', f);
+}
+
+int oz_report_write_json(oz_report *r, FILE *f)
+{
+    oz_report_row *rows, total;
+    size_t n = oz_report_rows(r, &rows, &total);
+    fputs("{\"ozcrt_report\": 1, \"sites\": [", f);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ",\n  " : "\n  ", f);
+        json_row(f, &rows[i], 1);
+    }
+    fputs(n ? "\n], \"total\": " : "], \"total\": ", f);
+    json_row(f, &total, 0);
+    fputs("}\n", f);
+    free(rows);
+    return ferror(f) ? -1 : 0;
+}
+
+/* ---- the process-wide report ---- */
+
+static oz_report *g_report;
+static pthread_once_t g_report_once = PTHREAD_ONCE_INIT;
+
+static void make_global(void)
+{
+    g_report = oz_report_new();
+}
+
+oz_report *oz_report_global(void)
+{
+    pthread_once(&g_report_once, make_global);
+    return g_report;
+}
+
+void oz_report_print(FILE *f)
+{
+    oz_report *r = oz_report_global();
+    if (r) {
+        oz_report_render(r, f ? f : stderr);
+        fflush(f ? f : stderr);
+    }
+}
+
+int oz_report_write_file(const char *path)
+{
+    oz_report *r = oz_report_global();
+    if (!r || !path || !*path)
+        return -1;
+    size_t len = strlen(path);
+    int csv = len >= 4 && strcmp(path + len - 4, ".csv") == 0;
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "ozcrt: cannot write OZCRT_REPORT_FILE=\"%s\": %s\n", path, strerror(errno));
+        return -1;
+    }
+    int rc = csv ? oz_report_write_csv(r, f) : oz_report_write_json(r, f);
+    if (fclose(f) != 0)
+        rc = -1;
+    if (rc != 0)
+        fprintf(stderr, "ozcrt: error writing OZCRT_REPORT_FILE=\"%s\"\n", path);
+    return rc;
+}
