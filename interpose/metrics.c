@@ -3,13 +3,6 @@
 
 #include <string.h>
 
-static uint64_t nonneg_bits(double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
 static double bits_to_double(uint64_t u)
 {
     double x;
@@ -20,27 +13,6 @@ static double bits_to_double(uint64_t u)
 void oz_cmp_accum_init(oz_cmp_accum *acc)
 {
     memset(acc, 0, sizeof *acc);
-}
-
-void oz_cmp_accum_add(oz_cmp_accum *acc, double e, double n, double allowed)
-{
-    if (!oz_cmp_is_finite(e) || !oz_cmp_is_finite(n)) {
-        acc->nonfinite_mismatch += (uint64_t)oz_cmp_nonfinite_mismatch(e, n);
-        return;
-    }
-    double d = fabs(e - n);
-    uint64_t db = nonneg_bits(d), rb = nonneg_bits(oz_cmp_rel(d, n));
-    if (db > acc->max_abs_bits)
-        acc->max_abs_bits = db;
-    if (rb > acc->max_rel_bits)
-        acc->max_rel_bits = rb;
-    double sq;
-    int bin = oz_cmp_sq_bin(d, &sq);
-    acc->sq_diff[bin] += sq;
-    bin = oz_cmp_sq_bin(n, &sq);
-    acc->sq_native[bin] += sq;
-    acc->beyond_bound += (uint64_t)(d > allowed);
-    acc->finite_pairs++;
 }
 
 void oz_cmp_accum_merge(oz_cmp_accum *a, const oz_cmp_accum *b)

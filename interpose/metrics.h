@@ -35,6 +35,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 #include "../crt/oz_hd.h"
 #include "../slicing/slicing.h"
 #include "../reference/bound.h"
@@ -132,15 +133,59 @@ OZ_HD double oz_cmp_allowed(double alpha, double beta, double n, int s, int t, i
     return oz_error_bound(alpha, 1.0, c_term, pbound, s, t, k) + native;
 }
 
+/* The bit pattern of a double: for x >= 0 (and +Inf, and NaN with the sign
+ * cleared) it orders like the unsigned integer. */
+OZ_HD uint64_t oz_cmp_bits(double x)
+{
+#ifdef __CUDA_ARCH__
+    return (uint64_t)__double_as_longlong(x);
+#else
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+#endif
+}
+
+/* Adds x^2 to its bin (constant indices, so device code keeps q in registers). */
+OZ_HD void oz_cmp_add_square(double q[OZ_CMP_NBINS], double x)
+{
+    double sq;
+    int bin = oz_cmp_sq_bin(x, &sq);
+    if (bin == 0)
+        q[0] += sq;
+    else if (bin == 1)
+        q[1] += sq;
+    else
+        q[2] += sq;
+}
+
+/* Adds one element pair (e emulated, n native) to acc; `allowed` is
+ * oz_cmp_allowed() for it (+Inf: not checked). THE definition of the
+ * metrics: the host model and the GPU kernel both call this. */
+OZ_HD void oz_cmp_accum_add(oz_cmp_accum *acc, double e, double n, double allowed)
+{
+    if (!oz_cmp_is_finite(e) || !oz_cmp_is_finite(n)) {
+        acc->nonfinite_mismatch += (uint64_t)oz_cmp_nonfinite_mismatch(e, n);
+        return;
+    }
+    double d = fabs(e - n);
+    uint64_t db = oz_cmp_bits(d), rb = oz_cmp_bits(oz_cmp_rel(d, n));
+    if (db > acc->max_abs_bits)
+        acc->max_abs_bits = db;
+    if (rb > acc->max_rel_bits)
+        acc->max_rel_bits = rb;
+    oz_cmp_add_square(acc->sq_diff, d);
+    oz_cmp_add_square(acc->sq_native, n);
+    acc->beyond_bound += (uint64_t)(d > allowed);
+    acc->finite_pairs++;
+}
+
 /* Host model (metrics.c). */
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 void oz_cmp_accum_init(oz_cmp_accum *acc);
-
-/* Adds one element pair; `allowed` is oz_cmp_allowed() for it. */
-void oz_cmp_accum_add(oz_cmp_accum *acc, double e, double n, double allowed);
 
 /* Merges b into a (max of maxima, sums of sums). */
 void oz_cmp_accum_merge(oz_cmp_accum *a, const oz_cmp_accum *b);

@@ -1,0 +1,173 @@
+/* kernels/compare_metrics.cu: the shadow-mode metrics of one call (interpose/metrics.h), reduced on the GPU into one record. */
+#include "compare_check.cuh"
+#include "compare_metrics.h"
+
+namespace {
+
+constexpr int kThreads = 256;   /* along the rows of a column: coalesced */
+constexpr int kWarps = kThreads / 32;
+constexpr int64_t kCols = 16;   /* columns per block */
+static_assert(kThreads % 32 == 0 && kWarps <= 32, "warp 0 reduces the warps' partials");
+static_assert(sizeof(oz_cmp_accum) % 16 == 0, "record layout shared with interpose/metrics.h");
+
+struct metrics_args {
+    oz_mat_view e, n;
+    int64_t m, ncols, k, batch;
+    const unsigned long long *absmax_a, *absmax_b; /* NULL: no bound check */
+    double alpha, beta;
+    const double *alpha_dev, *beta_dev;            /* device pointer mode */
+    oz_cmp_accum *rec;
+};
+
+/* The Phase 22 scale exponent from a max |.| bit pattern (oz_cmp_scales). */
+__device__ __forceinline__ int scale_of(const unsigned long long *absmax, int64_t idx)
+{
+    return oz_scale_exponent(__longlong_as_double((long long)absmax[idx]));
+}
+
+__device__ __forceinline__ unsigned long long warp_max(unsigned long long v)
+{
+    for (int off = 16; off > 0; off /= 2)
+        v = max(v, __shfl_xor_sync(0xffffffffu, v, off));
+    return v;
+}
+
+__device__ __forceinline__ unsigned long long warp_sum(unsigned long long v)
+{
+    for (int off = 16; off > 0; off /= 2)
+        v += __shfl_xor_sync(0xffffffffu, v, off);
+    return v;
+}
+
+__device__ __forceinline__ double warp_sum(double v)
+{
+    for (int off = 16; off > 0; off /= 2)
+        v += __shfl_xor_sync(0xffffffffu, v, off);
+    return v;
+}
+
+/* Reduces every field over the block; thread 0 gets the result. */
+__device__ void block_reduce(oz_cmp_accum *acc)
+{
+    __shared__ oz_cmp_accum part[kWarps];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    oz_cmp_accum r;
+    r.max_abs_bits = warp_max(acc->max_abs_bits);
+    r.max_rel_bits = warp_max(acc->max_rel_bits);
+    for (int i = 0; i < OZ_CMP_NBINS; i++) {
+        r.sq_diff[i] = warp_sum(acc->sq_diff[i]);
+        r.sq_native[i] = warp_sum(acc->sq_native[i]);
+    }
+    r.beyond_bound = warp_sum((unsigned long long)acc->beyond_bound);
+    r.nonfinite_mismatch = warp_sum((unsigned long long)acc->nonfinite_mismatch);
+    r.finite_pairs = warp_sum((unsigned long long)acc->finite_pairs);
+    r.reserved = 0;
+    if (lane == 0)
+        part[warp] = r;
+    __syncthreads();
+    if (warp == 0) {
+        oz_cmp_accum z = {};
+        const oz_cmp_accum &p = lane < kWarps ? part[lane] : z;
+        r.max_abs_bits = warp_max(p.max_abs_bits);
+        r.max_rel_bits = warp_max(p.max_rel_bits);
+        for (int i = 0; i < OZ_CMP_NBINS; i++) {
+            r.sq_diff[i] = warp_sum(p.sq_diff[i]);
+            r.sq_native[i] = warp_sum(p.sq_native[i]);
+        }
+        r.beyond_bound = warp_sum((unsigned long long)p.beyond_bound);
+        r.nonfinite_mismatch = warp_sum((unsigned long long)p.nonfinite_mismatch);
+        r.finite_pairs = warp_sum((unsigned long long)p.finite_pairs);
+        *acc = r;
+    }
+}
+
+__device__ __forceinline__ void add_u64(uint64_t *dst, uint64_t v)
+{
+    if (v)
+        atomicAdd((unsigned long long *)dst, (unsigned long long)v);
+}
+
+__device__ __forceinline__ void add_f64(double *dst, double v)
+{
+    if (v != 0.0)
+        atomicAdd(dst, v);
+}
+
+}  // namespace
+
+/* Grid: x over rows (one row per thread), y over groups of kCols columns, z
+ * over batch items; each loops when the problem is larger. Per thread an
+ * oz_cmp_accum in registers fed by oz_cmp_accum_add (the shared definition),
+ * then a block reduction and one atomic per non-zero field. */
+__global__ void __launch_bounds__(kThreads) oz_cmp_metrics_kernel(metrics_args a)
+{
+    const double alpha = a.alpha_dev ? *a.alpha_dev : a.alpha;
+    const double beta = a.beta_dev ? *a.beta_dev : a.beta;
+    oz_cmp_accum acc = {};
+    for (int64_t b = blockIdx.z; b < a.batch; b += gridDim.z) {
+        const double *E = a.e.array ? a.e.array[b] : a.e.base + b * a.e.stride;
+        const double *N = a.n.array ? a.n.array[b] : a.n.base + b * a.n.stride;
+        for (int64_t j0 = (int64_t)blockIdx.y * kCols; j0 < a.ncols; j0 += (int64_t)gridDim.y * kCols) {
+            const int64_t j1 = min(j0 + kCols, a.ncols);
+            for (int64_t i = (int64_t)blockIdx.x * kThreads + threadIdx.x; i < a.m; i += (int64_t)gridDim.x * kThreads) {
+                const int s = a.absmax_a ? scale_of(a.absmax_a, b * a.m + i) : 0;
+                for (int64_t j = j0; j < j1; j++) {
+                    const double e = E[i + j * a.e.ld], n = N[i + j * a.n.ld];
+                    double allowed = INFINITY;
+                    if (a.absmax_a) {
+                        const int t = scale_of(a.absmax_b, b * a.ncols + j);
+                        allowed = oz_cmp_allowed(alpha, beta, n, s, t, a.k);
+                    }
+                    oz_cmp_accum_add(&acc, e, n, allowed);
+                }
+            }
+        }
+    }
+    block_reduce(&acc);
+    if (threadIdx.x == 0) {
+        oz_cmp_accum *r = a.rec;
+        if (acc.max_abs_bits)
+            atomicMax((unsigned long long *)&r->max_abs_bits, (unsigned long long)acc.max_abs_bits);
+        if (acc.max_rel_bits)
+            atomicMax((unsigned long long *)&r->max_rel_bits, (unsigned long long)acc.max_rel_bits);
+        for (int i = 0; i < OZ_CMP_NBINS; i++) {
+            add_f64(&r->sq_diff[i], acc.sq_diff[i]);
+            add_f64(&r->sq_native[i], acc.sq_native[i]);
+        }
+        add_u64(&r->beyond_bound, acc.beyond_bound);
+        add_u64(&r->nonfinite_mismatch, acc.nonfinite_mismatch);
+        add_u64(&r->finite_pairs, acc.finite_pairs);
+    }
+}
+
+extern "C" int oz_cmp_metrics(const oz_gemm_desc *d, oz_mat_view emulated, oz_mat_view native,
+                              const uint64_t *absmax_a, const uint64_t *absmax_b, oz_cmp_accum *record, void *stream)
+{
+    static_assert(sizeof(uint64_t) == sizeof(unsigned long long), "64-bit atomics");
+    cudaStream_t s = (cudaStream_t)stream;
+    OZ_CMP_CHECK(cudaMemsetAsync(record, 0, sizeof *record, s));
+    if (d->m <= 0 || d->n <= 0 || d->batch <= 0)
+        return 0;
+    metrics_args a = {};
+    a.e = emulated;
+    a.n = native;
+    a.m = d->m;
+    a.ncols = d->n;
+    a.k = d->k;
+    a.batch = d->batch;
+    a.absmax_a = absmax_a && absmax_b ? (const unsigned long long *)absmax_a : NULL;
+    a.absmax_b = absmax_a && absmax_b ? (const unsigned long long *)absmax_b : NULL;
+    if (d->scalars_on_device) {
+        a.alpha_dev = d->alpha;
+        a.beta_dev = d->beta;
+    } else {
+        a.alpha = *d->alpha;
+        a.beta = *d->beta;
+    }
+    a.rec = record;
+    dim3 grid(oz_cmp_blocks(a.m, kThreads, 0x7fffffff), oz_cmp_blocks(a.ncols, kCols, OZ_CMP_GRID_YZ_MAX),
+              oz_cmp_blocks(a.batch, 1, OZ_CMP_GRID_YZ_MAX));
+    oz_cmp_metrics_kernel<<<grid, kThreads, 0, s>>>(a);
+    OZ_CMP_CHECK(cudaGetLastError());
+    return 0;
+}
