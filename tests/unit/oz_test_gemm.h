@@ -1,0 +1,231 @@
+/* tests/unit/oz_test_gemm.h: an independent model of the Phase 22 DGEMM and an exact (quad) DGEMM, to judge reference/refgemm.c.
+ *
+ * The model follows phase22.md step by step but takes another road to the
+ * integers: slices from the integer significand (oz_model_slice), pass values
+ * as exact int64 dot products (no residues, no CRT), then the spec's double
+ * operations in the spec's order. Where the CRT is right, the two agree to the
+ * bit; that is what the GPU path will be held to as well. */
+#ifndef OZCRT_TESTS_UNIT_OZ_TEST_GEMM_H
+#define OZCRT_TESTS_UNIT_OZ_TEST_GEMM_H
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reference/bound.h"
+#include "reference/refgemm.h"
+#include "oz_test_util.h"
+
+/* op(A)[i, kk] and op(B)[kk, j] of column-major storage */
+static inline double op_a(oz_op ta, const double *A, int64_t lda, int64_t i, int64_t kk)
+{
+    return ta == OZ_OP_N ? A[i + kk * lda] : A[kk + i * lda];
+}
+static inline double op_b(oz_op tb, const double *B, int64_t ldb, int64_t kk, int64_t j)
+{
+    return tb == OZ_OP_N ? B[kk + j * ldb] : B[j + kk * ldb];
+}
+
+static inline void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        abort();
+    }
+    return p;
+}
+
+/* Scale exponents and slices of R vectors of length K, vector r element kk
+ * given by get(ctx, r, kk). scale[r] == INT32_MIN marks a non-finite vector. */
+typedef struct model_sliced {
+    int *scale;
+    int64_t *hi, *lo; /* [r * K + kk] */
+} model_sliced;
+
+static inline model_sliced model_slice_a(oz_op ta, const double *A, int64_t lda, int64_t m, int64_t k)
+{
+    model_sliced s = {xcalloc((size_t)m, sizeof(int)), xcalloc((size_t)(m * k), sizeof(int64_t)),
+                      xcalloc((size_t)(m * k), sizeof(int64_t))};
+    for (int64_t i = 0; i < m; i++) {
+        double mx = 0.0;
+        int finite = 1;
+        for (int64_t kk = 0; kk < k; kk++) {
+            double x = op_a(ta, A, lda, i, kk);
+            finite &= isfinite(x) != 0;
+            if (fabs(x) > mx)
+                mx = fabs(x);
+        }
+        s.scale[i] = finite ? oz_model_scale_exponent(mx) : INT32_MIN;
+        if (finite)
+            for (int64_t kk = 0; kk < k; kk++)
+                oz_model_slice(op_a(ta, A, lda, i, kk), s.scale[i], &s.hi[i * k + kk], &s.lo[i * k + kk]);
+    }
+    return s;
+}
+
+static inline model_sliced model_slice_b(oz_op tb, const double *B, int64_t ldb, int64_t k, int64_t n)
+{
+    model_sliced s = {xcalloc((size_t)n, sizeof(int)), xcalloc((size_t)(n * k), sizeof(int64_t)),
+                      xcalloc((size_t)(n * k), sizeof(int64_t))};
+    for (int64_t j = 0; j < n; j++) {
+        double mx = 0.0;
+        int finite = 1;
+        for (int64_t kk = 0; kk < k; kk++) {
+            double x = op_b(tb, B, ldb, kk, j);
+            finite &= isfinite(x) != 0;
+            if (fabs(x) > mx)
+                mx = fabs(x);
+        }
+        s.scale[j] = finite ? oz_model_scale_exponent(mx) : INT32_MIN;
+        if (finite)
+            for (int64_t kk = 0; kk < k; kk++)
+                oz_model_slice(op_b(tb, B, ldb, kk, j), s.scale[j], &s.hi[j * k + kk], &s.lo[j * k + kk]);
+    }
+    return s;
+}
+
+static inline void model_free(model_sliced *s)
+{
+    free(s->scale);
+    free(s->hi);
+    free(s->lo);
+}
+
+/* The model of oz_ref_dgemm (valid arguments only). Non-finite rows/columns
+ * take the plain double dot product in ascending k, as refgemm.c documents. */
+static inline void model_dgemm(oz_op ta, oz_op tb, int64_t m, int64_t n, int64_t k, double alpha, const double *A,
+                        int64_t lda, const double *B, int64_t ldb, double beta, double *C, int64_t ldc)
+{
+    if (m == 0 || n == 0)
+        return;
+    if (k == 0 || alpha == 0.0) {
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++)
+                C[i + j * ldc] = beta == 0.0 ? 0.0 : beta * C[i + j * ldc];
+        return;
+    }
+    model_sliced sa = model_slice_a(ta, A, lda, m, k), sb = model_slice_b(tb, B, ldb, k, n);
+    for (int64_t j = 0; j < n; j++) {
+        for (int64_t i = 0; i < m; i++) {
+            double P;
+            if (sa.scale[i] == INT32_MIN || sb.scale[j] == INT32_MIN) {
+                double dot = 0.0;
+                for (int64_t kk = 0; kk < k; kk++) {
+                    double prod = op_a(ta, A, lda, i, kk) * op_b(tb, B, ldb, kk, j);
+                    dot = dot + prod;
+                }
+                P = dot;
+            } else {
+                const int64_t *ah = sa.hi + i * k, *al = sa.lo + i * k;
+                const int64_t *bh = sb.hi + j * k, *bl = sb.lo + j * k;
+                double acc = 0.0;
+                for (int64_t k0 = 0; k0 < k; k0 += 4096) {
+                    int64_t k1 = k0 + 4096 < k ? k0 + 4096 : k;
+                    int64_t hh = 0, hl = 0, lh = 0, ll = 0;
+                    for (int64_t kk = k0; kk < k1; kk++) {
+                        hh += ah[kk] * bh[kk];
+                        hl += ah[kk] * bl[kk];
+                        lh += al[kk] * bh[kk];
+                        ll += al[kk] * bl[kk];
+                    }
+                    acc = acc + ldexp((double)hh, -34);
+                    acc = acc + ldexp((double)hl, -51);
+                    acc = acc + ldexp((double)lh, -51);
+                    acc = acc + ldexp((double)ll, -68);
+                }
+                P = ldexp(acc, sa.scale[i] + sb.scale[j]);
+            }
+            double *c = &C[i + j * ldc];
+            if (beta == 0.0) {
+                *c = alpha * P;
+            } else {
+                double ap = alpha * P;
+                double bc = beta * *c;
+                *c = ap + bc;
+            }
+        }
+    }
+    model_free(&sa);
+    model_free(&sb);
+}
+
+/* Accuracy of one call against the exact result: every element within
+ * oz_error_bound. C_old is C before the call, C_new after. Returns the
+ * largest err / bound seen; *worst gets its index. Fails the test (with the
+ * element, the error and the bound) on a violation. */
+typedef struct accuracy {
+    double max_ratio;   /* max err / bound */
+    double max_abs_err; /* max |C - exact| */
+    double max_trunc_ratio; /* max err / (|alpha| 2^(s+t) k 2^-34), the truncation share */
+} accuracy;
+
+static inline accuracy check_against_exact(const char *what, oz_op ta, oz_op tb, int64_t m, int64_t n, int64_t k,
+                                    double alpha, const double *A, int64_t lda, const double *B, int64_t ldb,
+                                    double beta, const double *C_old, const double *C_new, int64_t ldc)
+{
+    accuracy acc = {0.0, 0.0, 0.0};
+    int *s = xcalloc((size_t)m, sizeof(int)), *t = xcalloc((size_t)n, sizeof(int));
+    for (int64_t i = 0; i < m; i++) {
+        double mx = 0.0;
+        for (int64_t kk = 0; kk < k; kk++)
+            mx = fmax(mx, fabs(op_a(ta, A, lda, i, kk)));
+        s[i] = oz_scale_exponent(mx);
+    }
+    for (int64_t j = 0; j < n; j++) {
+        double mx = 0.0;
+        for (int64_t kk = 0; kk < k; kk++)
+            mx = fmax(mx, fabs(op_b(tb, B, ldb, kk, j)));
+        t[j] = oz_scale_exponent(mx);
+    }
+    for (int64_t j = 0; j < n; j++) {
+        for (int64_t i = 0; i < m; i++) {
+            oz_quad dot = 0;
+            for (int64_t kk = 0; kk < k; kk++)
+                dot += (oz_quad)op_a(ta, A, lda, i, kk) * (oz_quad)op_b(tb, B, ldb, kk, j);
+            double c_old = beta == 0.0 ? 0.0 : C_old[i + j * ldc];
+            oz_quad exact = (oz_quad)alpha * dot + (oz_quad)beta * (oz_quad)c_old;
+            double got = C_new[i + j * ldc];
+            oz_quad qerr = (oz_quad)got - exact;
+            double err = (double)(qerr < 0 ? -qerr : qerr);
+            /* an upper bound of |P| as computed: |exact product| plus the path error */
+            double path_ub = ldexp((double)k * 0x1p-33, s[i] + t[j]);
+            double P_ub = (double)(dot < 0 ? -dot : dot) * (1.0 + 0x1p-50) + path_ub;
+            double bound = oz_error_bound(alpha, beta, c_old, P_ub, s[i], t[j], k);
+            if (!isfinite(got) || !(err <= bound))
+                fail_msg("%s: C[%" PRId64 ",%" PRId64 "] (m=%" PRId64 " n=%" PRId64 " k=%" PRId64
+                         " op %d%d alpha %a beta %a): got %a, exact %a, err %.3e > bound %.3e (s=%d t=%d)",
+                         what, i, j, m, n, k, (int)ta, (int)tb, alpha, beta, got, (double)exact, err, bound, s[i],
+                         t[j]);
+            if (bound > 0 && err / bound > acc.max_ratio)
+                acc.max_ratio = err / bound;
+            if (err > acc.max_abs_err)
+                acc.max_abs_err = err;
+            double trunc = fabs(alpha) * ldexp((double)k * 0x1p-34, s[i] + t[j]);
+            if (trunc > 0 && err / trunc > acc.max_trunc_ratio)
+                acc.max_trunc_ratio = err / trunc;
+        }
+    }
+    free(s);
+    free(t);
+    return acc;
+}
+
+/* Bit equality of two column-major m x n blocks (NaN == NaN of any payload). */
+static inline void assert_same_bits(const char *what, const double *got, const double *want, int64_t m, int64_t n,
+                             int64_t ldc)
+{
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            double g = got[i + j * ldc], w = want[i + j * ldc];
+            if (isnan(g) && isnan(w))
+                continue;
+            if (memcmp(&g, &w, sizeof g) != 0)
+                fail_msg("%s: C[%" PRId64 ",%" PRId64 "] = %a, the spec model gives %a (m=%" PRId64 " n=%" PRId64 ")",
+                         what, i, j, g, w, m, n);
+        }
+}
+
+#endif
