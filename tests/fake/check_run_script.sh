@@ -1,0 +1,26 @@
+#!/bin/sh
+# tests/fake/check_run_script.sh: scripts/ozcrt-run sets the variables, appends to LD_PRELOAD and execs the program.
+# usage: check_run_script.sh OZCRT_RUN LIBOZCRT EXISTING_PRELOAD
+set -u
+run=$1
+lib=$2
+existing=$3
+fail() { echo "FAIL: $*"; echo "$out"; exit 1; }
+
+out=$(OZCRT_LIB="$lib" LD_PRELOAD="$existing" "$run" --mode off --log 2 --log-file /tmp/ozcrt-run-test.log \
+      --stats --min-m 5 --min-n 6 --min-k 7 -- env 2>&1) || fail "ozcrt-run exited with $?"
+for want in OZCRT_MODE=off OZCRT_LOG=2 OZCRT_LOG_FILE=/tmp/ozcrt-run-test.log OZCRT_STATS=1 \
+            OZCRT_MIN_M=5 OZCRT_MIN_N=6 OZCRT_MIN_K=7 "LD_PRELOAD=$existing:$lib"; do
+    printf '%s\n' "$out" | grep -qx "$want" || fail "no line $want"
+done
+
+# No LD_PRELOAD before: just the library. Arguments reach the program intact.
+out=$(env -u LD_PRELOAD OZCRT_LIB="$lib" "$run" -- sh -c 'echo "$LD_PRELOAD|$1|$2"' sh "a b" "") \
+    || fail "ozcrt-run exited with $?"
+[ "$out" = "$lib|a b|" ] || fail "got '$out'"
+
+# A bad option is refused before anything runs.
+if out=$(OZCRT_LIB="$lib" "$run" --bogus -- true 2>&1); then fail "--bogus accepted"; fi
+# A missing library is refused.
+if out=$(OZCRT_LIB=/nonexistent/libozcrt.so "$run" -- true 2>&1); then fail "missing library accepted"; fi
+echo "PASS: ozcrt-run"

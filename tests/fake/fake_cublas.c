@@ -1,0 +1,191 @@
+/* tests/fake/fake_cublas.c: the recording fake libcublas (see fake_cublas.h). */
+#include "fake_cublas.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef FAKE_CUBLAS_ID
+#define FAKE_CUBLAS_ID 13
+#endif
+
+#define FAKE_EXPORT __attribute__((visibility("default")))
+
+struct cublasContext {
+    cudaStream_t stream;
+    cublasPointerMode_t pointer_mode;
+};
+
+static fake_call g_last;
+static int g_count;
+static cublasStatus_t g_status = CUBLAS_STATUS_SUCCESS;
+
+FAKE_EXPORT const fake_call *fake_cublas_last(void) { return &g_last; }
+FAKE_EXPORT int fake_cublas_count(void) { return g_count; }
+FAKE_EXPORT int fake_cublas_id(void) { return FAKE_CUBLAS_ID; }
+FAKE_EXPORT void fake_cublas_set_status(cublasStatus_t status) { g_status = status; }
+
+FAKE_EXPORT void fake_cublas_reset(void)
+{
+    memset(&g_last, 0, sizeof g_last);
+    g_count = 0;
+    g_status = CUBLAS_STATUS_SUCCESS;
+}
+
+static fake_call *record(const char *name, cublasHandle_t handle)
+{
+    memset(&g_last, 0, sizeof g_last);
+    strncpy(g_last.name, name, sizeof g_last.name - 1);
+    g_last.handle = handle;
+    g_last.batch = 1;
+    g_count++;
+    return &g_last;
+}
+
+#define RECORD_GEMM(r)                                                          \
+    do {                                                                        \
+        (r)->transa = transa, (r)->transb = transb;                             \
+        (r)->m = m, (r)->n = n, (r)->k = k;                                     \
+        (r)->alpha = alpha, (r)->beta = beta;                                   \
+        (r)->lda = lda, (r)->ldb = ldb, (r)->ldc = ldc;                         \
+    } while (0)
+
+FAKE_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
+{
+    record("cublasCreate_v2", NULL);
+    if (!handle)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    *handle = calloc(1, sizeof **handle);
+    return *handle ? g_status : CUBLAS_STATUS_ALLOC_FAILED;
+}
+
+FAKE_EXPORT cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
+{
+    record("cublasDestroy_v2", handle);
+    free(handle);
+    return g_status;
+}
+
+FAKE_EXPORT cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t stream)
+{
+    if (!handle)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    handle->stream = stream;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *stream)
+{
+    if (!handle)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    *stream = handle->stream;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode)
+{
+    if (!handle)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    handle->pointer_mode = mode;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t *mode)
+{
+    if (!handle)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    *mode = handle->pointer_mode;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                                          int m, int n, int k, const double *alpha, const double *A, int lda,
+                                          const double *B, int ldb, const double *beta, double *C, int ldc)
+{
+    fake_call *r = record("cublasDgemm_v2", handle);
+    RECORD_GEMM(r);
+    r->A = A, r->B = B, r->C = C;
+    return g_status;
+}
+
+FAKE_EXPORT cublasStatus_t cublasDgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa,
+                                             cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+                                             const double *alpha, const double *A, int64_t lda, const double *B,
+                                             int64_t ldb, const double *beta, double *C, int64_t ldc)
+{
+    fake_call *r = record("cublasDgemm_v2_64", handle);
+    RECORD_GEMM(r);
+    r->A = A, r->B = B, r->C = C;
+    return g_status;
+}
+
+FAKE_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                                        int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype,
+                                        int lda, const void *B, cudaDataType Btype, int ldb, const void *beta,
+                                        void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
+                                        cublasGemmAlgo_t algo)
+{
+    fake_call *r = record("cublasGemmEx", handle);
+    RECORD_GEMM(r);
+    r->A = A, r->B = B, r->C = C;
+    r->Atype = Atype, r->Btype = Btype, r->Ctype = Ctype, r->compute = computeType, r->algo = algo;
+    return g_status;
+}
+
+FAKE_EXPORT cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
+                                                     cublasOperation_t transb, int m, int n, int k,
+                                                     const double *alpha, const double *A, int lda,
+                                                     long long int strideA, const double *B, int ldb,
+                                                     long long int strideB, const double *beta, double *C, int ldc,
+                                                     long long int strideC, int batchCount)
+{
+    fake_call *r = record("cublasDgemmStridedBatched", handle);
+    RECORD_GEMM(r);
+    r->A = A, r->B = B, r->C = C;
+    r->strideA = strideA, r->strideB = strideB, r->strideC = strideC, r->batch = batchCount;
+    return g_status;
+}
+
+FAKE_EXPORT cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
+                                                      cublasOperation_t transb, int m, int n, int k,
+                                                      const void *alpha, const void *A, cudaDataType Atype, int lda,
+                                                      long long int strideA, const void *B, cudaDataType Btype,
+                                                      int ldb, long long int strideB, const void *beta, void *C,
+                                                      cudaDataType Ctype, int ldc, long long int strideC,
+                                                      int batchCount, cublasComputeType_t computeType,
+                                                      cublasGemmAlgo_t algo)
+{
+    fake_call *r = record("cublasGemmStridedBatchedEx", handle);
+    RECORD_GEMM(r);
+    r->A = A, r->B = B, r->C = C;
+    r->strideA = strideA, r->strideB = strideB, r->strideC = strideC, r->batch = batchCount;
+    r->Atype = Atype, r->Btype = Btype, r->Ctype = Ctype, r->compute = computeType, r->algo = algo;
+    return g_status;
+}
+
+FAKE_EXPORT cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t transa,
+                                              cublasOperation_t transb, int m, int n, int k, const double *alpha,
+                                              const double *const Aarray[], int lda, const double *const Barray[],
+                                              int ldb, const double *beta, double *const Carray[], int ldc,
+                                              int batchCount)
+{
+    fake_call *r = record("cublasDgemmBatched", handle);
+    RECORD_GEMM(r);
+    r->Aarray = (const void *const *)Aarray, r->Barray = (const void *const *)Barray;
+    r->Carray = (void *const *)Carray, r->batch = batchCount;
+    return g_status;
+}
+
+FAKE_EXPORT cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
+                                               cublasOperation_t transb, int m, int n, int k, const void *alpha,
+                                               const void *const Aarray[], cudaDataType Atype, int lda,
+                                               const void *const Barray[], cudaDataType Btype, int ldb,
+                                               const void *beta, void *const Carray[], cudaDataType Ctype, int ldc,
+                                               int batchCount, cublasComputeType_t computeType,
+                                               cublasGemmAlgo_t algo)
+{
+    fake_call *r = record("cublasGemmBatchedEx", handle);
+    RECORD_GEMM(r);
+    r->Aarray = Aarray, r->Barray = Barray, r->Carray = Carray, r->batch = batchCount;
+    r->Atype = Atype, r->Btype = Btype, r->Ctype = Ctype, r->compute = computeType, r->algo = algo;
+    return g_status;
+}

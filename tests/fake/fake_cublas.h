@@ -1,0 +1,38 @@
+/* tests/fake/fake_cublas.h: a recording stand-in for libcublas, for the shim's CPU tests.
+ *
+ * Built as libcublas.so.13 (and libcublas.so.99, a copy with its own state).
+ * Every exported cuBLAS function records its name and all its arguments and
+ * returns the status set by fake_cublas_set_status (default SUCCESS); it
+ * never touches the matrices. */
+#ifndef OZCRT_TESTS_FAKE_CUBLAS_H
+#define OZCRT_TESTS_FAKE_CUBLAS_H
+
+#include <stdint.h>
+#include <cublas_v2.h>
+
+typedef struct fake_call {
+    char name[48];
+    cublasHandle_t handle;
+    int transa, transb;
+    int64_t m, n, k;
+    const void *alpha, *beta;
+    const void *A, *B;
+    void *C;
+    int64_t lda, ldb, ldc;
+    long long strideA, strideB, strideC;
+    const void *const *Aarray, *const *Barray;
+    void *const *Carray;
+    int64_t batch;
+    int Atype, Btype, Ctype, compute, algo;
+} fake_call;
+
+/* The last recorded call, and how many calls were recorded since the reset. */
+const fake_call *fake_cublas_last(void);
+int fake_cublas_count(void);
+/* Forgets the calls; the status every function returns from now on. */
+void fake_cublas_reset(void);
+void fake_cublas_set_status(cublasStatus_t status);
+/* Which build this is: 13 or 99. */
+int fake_cublas_id(void);
+
+#endif

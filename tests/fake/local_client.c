@@ -1,0 +1,32 @@
+/* tests/fake/local_client.c: a library that links (fake) cuBLAS, for dlopen(RTLD_LOCAL) as Python does with torch. */
+#include <cublas_v2.h>
+
+#include "fake_cublas.h"
+
+#define LOCAL_EXPORT __attribute__((visibility("default")))
+
+static const double one = 1.0, half = 0.5;
+
+/* Creates a handle, calls cublasDgemm_v2 once with these arguments and
+ * returns its status; the call record is fake_cublas_last() of this
+ * library's cuBLAS. */
+LOCAL_EXPORT cublasStatus_t local_client_dgemm(int m, int n, int k, const void *A, const void *B, void *C,
+                                               cublasHandle_t *handle_out);
+LOCAL_EXPORT const fake_call *local_client_last(void);
+
+cublasStatus_t local_client_dgemm(int m, int n, int k, const void *A, const void *B, void *C,
+                                  cublasHandle_t *handle_out)
+{
+    cublasHandle_t h = NULL;
+    if (cublasCreate_v2(&h) != CUBLAS_STATUS_SUCCESS)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    *handle_out = h;
+    fake_cublas_reset();
+    fake_cublas_set_status(CUBLAS_STATUS_MAPPING_ERROR);
+    return cublasDgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &one, A, m, B, n, &half, C, m);
+}
+
+const fake_call *local_client_last(void)
+{
+    return fake_cublas_last();
+}

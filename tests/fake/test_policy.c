@@ -1,0 +1,214 @@
+/* tests/fake/test_policy.c: the OZCRT_* parsers and the policy read from the environment (includes policy.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "../../interpose/policy.c"
+
+#include <unistd.h>
+
+static char g_err[4096];
+static int g_saved = -1;
+static FILE *g_tmp;
+
+static void capture_begin(void)
+{
+    fflush(stderr);
+    g_saved = dup(2);
+    g_tmp = tmpfile();
+    assert_true(g_saved >= 0 && g_tmp && dup2(fileno(g_tmp), 2) >= 0);
+}
+
+static const char *capture_end(void)
+{
+    fflush(stderr);
+    dup2(g_saved, 2);
+    close(g_saved);
+    rewind(g_tmp);
+    size_t n = fread(g_err, 1, sizeof g_err - 1, g_tmp);
+    g_err[n] = '\0';
+    fclose(g_tmp);
+    return g_err;
+}
+
+static void t_parse_int_good(void **state)
+{
+    (void)state;
+    int64_t v = -1;
+    assert_int_equal(ozcrt_parse_int("X", "256", 0, 1000, 7, &v), 1);
+    assert_int_equal(v, 256);
+    assert_int_equal(ozcrt_parse_int("X", " 12 ", 0, 1000, 7, &v), 1);
+    assert_int_equal(v, 12);
+    assert_int_equal(ozcrt_parse_int("X", "0", 0, 1000, 7, &v), 1);
+    assert_int_equal(v, 0);
+    assert_int_equal(ozcrt_parse_int("X", "1000", 0, 1000, 7, &v), 1);
+    assert_int_equal(v, 1000);
+}
+
+static void t_parse_int_empty(void **state)
+{
+    (void)state;
+    int64_t v = -1;
+    capture_begin();
+    int a = ozcrt_parse_int("X", NULL, 0, 10, 7, &v);
+    int64_t va = v;
+    int b = ozcrt_parse_int("X", "", 0, 10, 7, &v);
+    const char *err = capture_end();
+    assert_int_equal(a, 0);
+    assert_int_equal(va, 7);
+    assert_int_equal(b, 0);
+    assert_int_equal(v, 7);
+    assert_string_equal(err, ""); /* unset and empty are silent */
+}
+
+static void t_parse_int_bad(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"abc", "12abc", "-5", "11", "1e3", "0x10", "99999999999999999999999", " ", "+"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int64_t v = -1;
+        capture_begin();
+        int r = ozcrt_parse_int("OZCRT_LOG", bad[i], 0, 10, 7, &v);
+        const char *err = capture_end();
+        if (r != -1 || v != 7)
+            fail_msg("\"%s\": returned %d, value %lld", bad[i], r, (long long)v);
+        char want[128];
+        snprintf(want, sizeof want, "ozcrt: warning: OZCRT_LOG=\"%s\" is not valid; using the default 7\n", bad[i]);
+        assert_string_equal(err, want);
+    }
+}
+
+static void t_parse_mode(void **state)
+{
+    (void)state;
+    ozcrt_mode m = OZCRT_MODE_OFF;
+    assert_int_equal(ozcrt_parse_mode("OZCRT_MODE", "phase22", &m), 1);
+    assert_int_equal(m, OZCRT_MODE_PHASE22);
+    assert_int_equal(ozcrt_parse_mode("OZCRT_MODE", "off", &m), 1);
+    assert_int_equal(m, OZCRT_MODE_OFF);
+    assert_int_equal(ozcrt_parse_mode("OZCRT_MODE", "", &m), 0);
+    assert_int_equal(m, OZCRT_MODE_PHASE22);
+    assert_int_equal(ozcrt_parse_mode("OZCRT_MODE", NULL, &m), 0);
+    assert_int_equal(m, OZCRT_MODE_PHASE22);
+    capture_begin();
+    int r = ozcrt_parse_mode("OZCRT_MODE", "OFF ", &m);
+    const char *err = capture_end();
+    assert_int_equal(r, -1);
+    assert_int_equal(m, OZCRT_MODE_PHASE22);
+    assert_non_null(strstr(err, "OZCRT_MODE=\"OFF \" is not valid; using the default phase22"));
+}
+
+static void clear_env(void)
+{
+    static const char *const vars[] = {"OZCRT_MODE", "OZCRT_MIN_M", "OZCRT_MIN_N", "OZCRT_MIN_K", "OZCRT_LOG",
+                                       "OZCRT_LOG_FILE", "OZCRT_STATS", "OZCRT_STATS_FILE", "OZCRT_MAX_WORKSPACE_MB"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        unsetenv(vars[i]);
+    memset(&g_policy, 0, sizeof g_policy);
+}
+
+static void t_policy_defaults(void **state)
+{
+    (void)state;
+    clear_env();
+    read_policy();
+    assert_int_equal(g_policy.mode, OZCRT_MODE_PHASE22);
+    assert_int_equal(g_policy.min_m, OZCRT_DEFAULT_MIN_DIM);
+    assert_int_equal(g_policy.min_n, OZCRT_DEFAULT_MIN_DIM);
+    assert_int_equal(g_policy.min_k, OZCRT_DEFAULT_MIN_DIM);
+    assert_int_equal(g_policy.log_level, 0);
+    assert_ptr_equal(g_policy.log, stderr);
+    assert_int_equal(g_policy.stats, 0);
+    assert_null(g_policy.stats_file);
+    assert_int_equal(g_policy.max_workspace_bytes, (size_t)OZCRT_DEFAULT_MAX_WORKSPACE_MB << 20);
+}
+
+static void t_policy_set(void **state)
+{
+    (void)state;
+    clear_env();
+    char path[] = "/tmp/ozcrt-test-policy-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    setenv("OZCRT_MODE", "off", 1);
+    setenv("OZCRT_MIN_M", "1", 1);
+    setenv("OZCRT_MIN_N", "2", 1);
+    setenv("OZCRT_MIN_K", "3000", 1);
+    setenv("OZCRT_LOG", "2", 1);
+    setenv("OZCRT_LOG_FILE", path, 1);
+    setenv("OZCRT_STATS", "1", 1);
+    setenv("OZCRT_STATS_FILE", "/tmp/x-stats", 1);
+    setenv("OZCRT_MAX_WORKSPACE_MB", "16", 1);
+    read_policy();
+    assert_int_equal(g_policy.mode, OZCRT_MODE_OFF);
+    assert_int_equal(g_policy.min_m, 1);
+    assert_int_equal(g_policy.min_n, 2);
+    assert_int_equal(g_policy.min_k, 3000);
+    assert_int_equal(g_policy.log_level, 2);
+    assert_ptr_not_equal(g_policy.log, stderr);
+    assert_int_equal(g_policy.stats, 1);
+    assert_string_equal(g_policy.stats_file, "/tmp/x-stats");
+    assert_int_equal(g_policy.max_workspace_bytes, (size_t)16 << 20);
+    fclose(g_policy.log);
+    unlink(path);
+}
+
+static void t_policy_bad_values(void **state)
+{
+    (void)state;
+    clear_env();
+    setenv("OZCRT_MODE", "fast", 1);
+    setenv("OZCRT_MIN_M", "-1", 1);
+    setenv("OZCRT_MIN_N", "", 1);
+    setenv("OZCRT_MIN_K", "lots", 1);
+    setenv("OZCRT_LOG", "3", 1);
+    setenv("OZCRT_STATS", "yes", 1);
+    setenv("OZCRT_MAX_WORKSPACE_MB", "4G", 1);
+    capture_begin();
+    read_policy();
+    const char *err = capture_end();
+    assert_int_equal(g_policy.mode, OZCRT_MODE_PHASE22);
+    assert_int_equal(g_policy.min_m, OZCRT_DEFAULT_MIN_DIM);
+    assert_int_equal(g_policy.min_n, OZCRT_DEFAULT_MIN_DIM);
+    assert_int_equal(g_policy.min_k, OZCRT_DEFAULT_MIN_DIM);
+    assert_int_equal(g_policy.log_level, 0);
+    assert_int_equal(g_policy.stats, 0);
+    assert_int_equal(g_policy.max_workspace_bytes, (size_t)OZCRT_DEFAULT_MAX_WORKSPACE_MB << 20);
+    static const char *const warned[] = {"OZCRT_MODE=\"fast\"", "OZCRT_MIN_M=\"-1\"", "OZCRT_MIN_K=\"lots\"",
+                                         "OZCRT_LOG=\"3\"", "OZCRT_STATS=\"yes\"", "OZCRT_MAX_WORKSPACE_MB=\"4G\""};
+    for (size_t i = 0; i < sizeof warned / sizeof warned[0]; i++)
+        if (!strstr(err, warned[i]))
+            fail_msg("no warning about %s in:\n%s", warned[i], err);
+    assert_null(strstr(err, "OZCRT_MIN_N"));
+    int lines = 0;
+    for (const char *p = err; *p; p++)
+        lines += *p == '\n';
+    assert_int_equal(lines, 6); /* one line per bad variable */
+}
+
+static void t_log_file_unwritable(void **state)
+{
+    (void)state;
+    clear_env();
+    setenv("OZCRT_LOG", "1", 1);
+    setenv("OZCRT_LOG_FILE", "/nonexistent-dir/ozcrt.log", 1);
+    capture_begin();
+    read_policy();
+    const char *err = capture_end();
+    assert_ptr_equal(g_policy.log, stderr);
+    assert_non_null(strstr(err, "OZCRT_LOG_FILE=\"/nonexistent-dir/ozcrt.log\" cannot be opened"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(t_parse_int_good),   cmocka_unit_test(t_parse_int_empty),
+        cmocka_unit_test(t_parse_int_bad),    cmocka_unit_test(t_parse_mode),
+        cmocka_unit_test(t_policy_defaults),  cmocka_unit_test(t_policy_set),
+        cmocka_unit_test(t_policy_bad_values), cmocka_unit_test(t_log_file_unwritable),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,464 @@
+/* tests/fake/test_shim.c: the shim under LD_PRELOAD over the recording fake cuBLAS, no GPU.
+ *
+ * Every call the shim must not take reaches the fake with exactly the
+ * caller's arguments, and the fake's status comes back; the log line names
+ * the reason. Suites (argv[1]):
+ *   route         OZCRT_MODE unset or phase22, CUDA_VISIBLE_DEVICES=""
+ *   off           OZCRT_MODE=off: every call forwarded as mode-off
+ *   override      OZCRT_CUBLAS_LIBRARY=<fake libcublas.so.99>: calls reach it, not the linked .so.13
+ *   override-bad  OZCRT_CUBLAS_LIBRARY=<missing>: NOT_INITIALIZED, nothing called, stderr says why
+ * Further arguments: --warn VAR (the first call must warn once about VAR),
+ * --no-warn VAR (it must not). Needs OZCRT_LOG>=1 and OZCRT_LOG_FILE. */
+#include <dlfcn.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "fake_cublas.h"
+
+#define PA ((const double *)0x1000)
+#define PB ((const double *)0x2000)
+#define PC ((double *)0x3000)
+#define BAD_PTR ((const double *)0x10) /* a device pointer the host must not read */
+#define FAKE_STATUS CUBLAS_STATUS_ARCH_MISMATCH /* proves the real status comes back */
+
+static const double one = 1.0, zero = 0.0, half = 0.5;
+static const char *g_suite = "route";
+static int g_off, g_bad_override;
+static const char *g_valid_reason = "no-gpu";
+static const char *g_alpha0_reason = "k0-or-alpha0"; /* thresholds are checked before alpha is read */
+static cublasHandle_t g_h;
+static char g_stderr[16384];
+static const char *g_warn[8], *g_no_warn[8];
+static int g_nwarn, g_nno_warn;
+
+/* The fake that must receive the calls (the linked one, or the override). */
+static const fake_call *(*fk_last)(void) = fake_cublas_last;
+static int (*fk_count)(void) = fake_cublas_count;
+static void (*fk_reset)(void) = fake_cublas_reset;
+static void (*fk_set_status)(cublasStatus_t) = fake_cublas_set_status;
+
+static const char *expect(const char *reason)
+{
+    return g_off ? "mode-off" : reason;
+}
+
+static void last_log_line(char *out, size_t size)
+{
+    const char *path = getenv("OZCRT_LOG_FILE");
+    out[0] = '\0';
+    FILE *f = path ? fopen(path, "r") : NULL;
+    if (!f)
+        return;
+    char line[1024];
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "ozcrt: cublas", 13) == 0)
+            snprintf(out, size, "%s", line);
+    fclose(f);
+}
+
+/* The last log line is about `ep` and ends with "forward: <reason>". */
+static void assert_logged(const char *ep, const char *reason)
+{
+    char line[1024], want[128];
+    last_log_line(line, sizeof line);
+    snprintf(want, sizeof want, "ozcrt: %s ", ep);
+    if (strncmp(line, want, strlen(want)) != 0)
+        fail_msg("log line \"%s\" is not about %s", line, ep);
+    snprintf(want, sizeof want, "-> forward: %s\n", reason);
+    if (!strstr(line, want))
+        fail_msg("log line \"%s\" lacks \"%s\"", line, want);
+}
+
+static void before(void)
+{
+    fk_reset();
+    fk_set_status(FAKE_STATUS);
+}
+
+static void assert_gemm(const char *name, cublasHandle_t h, int ta, int tb, int64_t m, int64_t n, int64_t k,
+                        const void *alpha, int64_t lda, int64_t ldb, const void *beta, int64_t ldc)
+{
+    const fake_call *r = fk_last();
+    assert_int_equal(fk_count(), 1);
+    assert_string_equal(r->name, name);
+    assert_ptr_equal(r->handle, h);
+    assert_int_equal(r->transa, ta);
+    assert_int_equal(r->transb, tb);
+    assert_int_equal(r->m, m);
+    assert_int_equal(r->n, n);
+    assert_int_equal(r->k, k);
+    assert_ptr_equal(r->alpha, alpha);
+    assert_ptr_equal(r->beta, beta);
+    assert_int_equal(r->lda, lda);
+    assert_int_equal(r->ldb, ldb);
+    assert_int_equal(r->ldc, ldc);
+}
+
+static void assert_matrices(const void *A, const void *B, const void *C)
+{
+    assert_ptr_equal(fk_last()->A, A);
+    assert_ptr_equal(fk_last()->B, B);
+    assert_ptr_equal(fk_last()->C, C);
+}
+
+/* One cublasDgemm_v2 that must be forwarded for `reason`. */
+static void dgemm_forwarded(cublasHandle_t h, int ta, int tb, int m, int n, int k, const double *alpha, int lda,
+                            int ldb, int ldc, const char *reason)
+{
+    before();
+    assert_int_equal(cublasDgemm_v2(h, ta, tb, m, n, k, alpha, PA, lda, PB, ldb, &half, PC, ldc), FAKE_STATUS);
+    assert_gemm("cublasDgemm_v2", h, ta, tb, m, n, k, alpha, lda, ldb, &half, ldc);
+    assert_matrices(PA, PB, PC);
+    assert_logged("cublasDgemm_v2", expect(reason));
+}
+
+static void t_dgemm_valid(void **state)
+{
+    (void)state;
+    dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &one, 256, 256, 256, g_valid_reason);
+    /* transposed A: lda >= k is the rule, lda < m is fine */
+    dgemm_forwarded(g_h, CUBLAS_OP_T, CUBLAS_OP_C, 300, 200, 256, &one, 256, 200, 301, g_valid_reason);
+}
+
+static void t_dgemm_invalid(void **state)
+{
+    (void)state;
+    dgemm_forwarded(g_h, (cublasOperation_t)7, CUBLAS_OP_N, 256, 256, 256, &one, 256, 256, 256, "invalid-args");
+    dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_CONJG, 256, 256, 256, &one, 256, 256, 256, "invalid-args");
+    dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_N, -1, 256, 256, &one, 256, 256, 256, "invalid-args");
+    dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, -3, 256, &one, 256, 256, 256, "invalid-args");
+    dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, -2, &one, 256, 256, 256, "invalid-args");
+    dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &one, 255, 256, 256, "invalid-args"); /* lda < m */
+    dgemm_forwarded(g_h, CUBLAS_OP_T, CUBLAS_OP_N, 256, 256, 300, &one, 299, 300, 256, "invalid-args"); /* lda < k */
+    dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 300, &one, 256, 299, 256, "invalid-args"); /* ldb < k */
+    dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_T, 256, 400, 256, &one, 256, 399, 256, "invalid-args"); /* ldb < n */
+    dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &one, 256, 256, 255, "invalid-args"); /* ldc < m */
+    dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 0, 256, 256, &one, 0, 256, 1, "invalid-args");    /* lda < 1 */
+    dgemm_forwarded(NULL, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &one, 256, 256, 256, "invalid-args");
+    dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, NULL, 256, 256, 256, "invalid-args");
+}
+
+static void t_dgemm_trivial(void **state)
+{
+    (void)state;
+    dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 0, 256, 256, &one, 1, 256, 1, "empty");
+    dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 0, 256, &one, 256, 256, 256, "empty");
+    dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 0, &one, 256, 1, 256, "k0-or-alpha0");
+    dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &zero, 256, 256, 256, g_alpha0_reason);
+    dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 64, 256, 256, &one, 256, 256, 256, "below-threshold");
+}
+
+/* Device pointer mode: alpha is a device address, never read on the host. */
+static void t_dgemm_device_scalars(void **state)
+{
+    (void)state;
+    assert_int_equal(cublasSetPointerMode_v2(g_h, CUBLAS_POINTER_MODE_DEVICE), CUBLAS_STATUS_SUCCESS);
+    dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, BAD_PTR, 256, 256, 256, g_valid_reason);
+    assert_int_equal(cublasSetPointerMode_v2(g_h, CUBLAS_POINTER_MODE_HOST), CUBLAS_STATUS_SUCCESS);
+}
+
+static void t_dgemm_64(void **state)
+{
+    (void)state;
+    before();
+    int64_t big = (int64_t)1 << 33; /* ld beyond int range: the 64-bit entry point keeps it */
+    assert_int_equal(cublasDgemm_v2_64(g_h, CUBLAS_OP_T, CUBLAS_OP_N, 256, 512, 384, &one, PA, big, PB, 384, &half,
+                                       PC, 256),
+                     FAKE_STATUS);
+    assert_gemm("cublasDgemm_v2_64", g_h, CUBLAS_OP_T, CUBLAS_OP_N, 256, 512, 384, &one, big, 384, &half, 256);
+    assert_matrices(PA, PB, PC);
+    assert_logged("cublasDgemm_v2_64", expect(g_valid_reason));
+    before();
+    assert_int_equal(cublasDgemm_v2_64(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 512, -384, &one, PA, 256, PB, 384, &half,
+                                       PC, 256),
+                     FAKE_STATUS);
+    assert_logged("cublasDgemm_v2_64", expect("invalid-args"));
+}
+
+static void gemmex_forwarded(cudaDataType at, cudaDataType bt, cudaDataType ct, cublasComputeType_t ctype,
+                             const char *reason)
+{
+    before();
+    assert_int_equal(cublasGemmEx(g_h, CUBLAS_OP_N, CUBLAS_OP_T, 256, 256, 256, &one, PA, at, 256, PB, bt, 256, &half,
+                                  PC, ct, 256, ctype, CUBLAS_GEMM_DEFAULT_TENSOR_OP),
+                     FAKE_STATUS);
+    assert_gemm("cublasGemmEx", g_h, CUBLAS_OP_N, CUBLAS_OP_T, 256, 256, 256, &one, 256, 256, &half, 256);
+    assert_matrices(PA, PB, PC);
+    const fake_call *r = fk_last();
+    assert_int_equal(r->Atype, at);
+    assert_int_equal(r->Btype, bt);
+    assert_int_equal(r->Ctype, ct);
+    assert_int_equal(r->compute, ctype);
+    assert_int_equal(r->algo, CUBLAS_GEMM_DEFAULT_TENSOR_OP);
+    assert_logged("cublasGemmEx", expect(reason));
+}
+
+static void t_gemmex(void **state)
+{
+    (void)state;
+    gemmex_forwarded(CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, g_valid_reason);
+    gemmex_forwarded(CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F_PEDANTIC, "type");
+    gemmex_forwarded(CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, "type");
+    gemmex_forwarded(CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, "type");
+    gemmex_forwarded(CUDA_R_64F, CUDA_R_64F, CUDA_R_32F, CUBLAS_COMPUTE_64F, "type");
+    gemmex_forwarded(CUDA_R_8I, CUDA_R_8I, CUDA_R_32I, CUBLAS_COMPUTE_32I, "type");
+}
+
+static void t_strided(void **state)
+{
+    (void)state;
+    before();
+    assert_int_equal(cublasDgemmStridedBatched(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 128, 512, &one, PA, 256, 0, PB,
+                                               512, 65536, &half, PC, 256, 32768, 7),
+                     FAKE_STATUS);
+    assert_gemm("cublasDgemmStridedBatched", g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 128, 512, &one, 256, 512, &half, 256);
+    assert_matrices(PA, PB, PC);
+    assert_int_equal(fk_last()->strideA, 0);
+    assert_int_equal(fk_last()->strideB, 65536);
+    assert_int_equal(fk_last()->strideC, 32768);
+    assert_int_equal(fk_last()->batch, 7);
+    assert_logged("cublasDgemmStridedBatched", expect(g_valid_reason));
+    before();
+    assert_int_equal(cublasDgemmStridedBatched(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 128, 512, &one, PA, 256, 0, PB,
+                                               512, 65536, &half, PC, 256, 32768, 0),
+                     FAKE_STATUS);
+    assert_logged("cublasDgemmStridedBatched", expect("empty"));
+    before();
+    assert_int_equal(cublasDgemmStridedBatched(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 128, 512, &one, PA, 256, 0, PB,
+                                               512, 65536, &half, PC, 256, 32768, -1),
+                     FAKE_STATUS);
+    assert_int_equal(fk_last()->batch, -1);
+    assert_logged("cublasDgemmStridedBatched", expect("invalid-args"));
+}
+
+static void strided_ex_forwarded(cublasComputeType_t ctype, const char *reason)
+{
+    before();
+    assert_int_equal(cublasGemmStridedBatchedEx(g_h, CUBLAS_OP_T, CUBLAS_OP_T, 256, 256, 256, &one, PA, CUDA_R_64F,
+                                                256, 100, PB, CUDA_R_64F, 256, 200, &half, PC, CUDA_R_64F, 256, 300,
+                                                3, ctype, CUBLAS_GEMM_DEFAULT),
+                     FAKE_STATUS);
+    assert_gemm("cublasGemmStridedBatchedEx", g_h, CUBLAS_OP_T, CUBLAS_OP_T, 256, 256, 256, &one, 256, 256, &half,
+                256);
+    const fake_call *r = fk_last();
+    assert_int_equal(r->strideA, 100);
+    assert_int_equal(r->strideB, 200);
+    assert_int_equal(r->strideC, 300);
+    assert_int_equal(r->batch, 3);
+    assert_int_equal(r->compute, ctype);
+    assert_logged("cublasGemmStridedBatchedEx", expect(reason));
+}
+
+static void t_strided_ex(void **state)
+{
+    (void)state;
+    strided_ex_forwarded(CUBLAS_COMPUTE_64F, g_valid_reason);
+    strided_ex_forwarded(CUBLAS_COMPUTE_64F_PEDANTIC, "type");
+}
+
+static const double *const g_Aarr[2] = {PA, PA};
+static const double *const g_Barr[2] = {PB, PB};
+static double *const g_Carr[2] = {PC, PC};
+
+static void t_batched(void **state)
+{
+    (void)state;
+    before();
+    assert_int_equal(cublasDgemmBatched(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &one, g_Aarr, 256, g_Barr, 256,
+                                        &half, g_Carr, 256, 2),
+                     FAKE_STATUS);
+    assert_gemm("cublasDgemmBatched", g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &one, 256, 256, &half, 256);
+    assert_ptr_equal(fk_last()->Aarray, g_Aarr);
+    assert_ptr_equal(fk_last()->Barray, g_Barr);
+    assert_ptr_equal(fk_last()->Carray, g_Carr);
+    assert_int_equal(fk_last()->batch, 2);
+    assert_logged("cublasDgemmBatched", expect(g_valid_reason));
+    before();
+    assert_int_equal(cublasDgemmBatched(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &one, NULL, 256, g_Barr, 256,
+                                        &half, g_Carr, 256, 2),
+                     FAKE_STATUS);
+    assert_logged("cublasDgemmBatched", expect("invalid-args"));
+}
+
+static void batched_ex_forwarded(cudaDataType t, cublasComputeType_t ctype, const char *reason)
+{
+    before();
+    assert_int_equal(cublasGemmBatchedEx(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &one,
+                                         (const void *const *)g_Aarr, t, 256, (const void *const *)g_Barr, t, 256,
+                                         &half, (void *const *)g_Carr, t, 256, 2, ctype, CUBLAS_GEMM_DEFAULT),
+                     FAKE_STATUS);
+    assert_gemm("cublasGemmBatchedEx", g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &one, 256, 256, &half, 256);
+    assert_ptr_equal(fk_last()->Aarray, g_Aarr);
+    assert_int_equal(fk_last()->Atype, t);
+    assert_int_equal(fk_last()->compute, ctype);
+    assert_logged("cublasGemmBatchedEx", expect(reason));
+}
+
+static void t_batched_ex(void **state)
+{
+    (void)state;
+    batched_ex_forwarded(CUDA_R_64F, CUBLAS_COMPUTE_64F, g_valid_reason);
+    batched_ex_forwarded(CUDA_R_64F, CUBLAS_COMPUTE_64F_PEDANTIC, "type");
+    batched_ex_forwarded(CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, "type");
+}
+
+static void t_destroy(void **state)
+{
+    (void)state;
+    cublasHandle_t h = NULL;
+    fake_cublas_reset(); /* the linked fake creates it */
+    assert_int_equal(cublasCreate_v2(&h), CUBLAS_STATUS_SUCCESS);
+    before();
+    assert_int_equal(cublasDestroy_v2(h), FAKE_STATUS);
+    assert_int_equal(fk_count(), 1);
+    assert_string_equal(fk_last()->name, "cublasDestroy_v2");
+    assert_ptr_equal(fk_last()->handle, h);
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+static void t_env_warnings(void **state)
+{
+    (void)state;
+    char want[96];
+    for (int i = 0; i < g_nwarn; i++) {
+        snprintf(want, sizeof want, "warning: %s=", g_warn[i]);
+        if (count_of(g_stderr, want) != 1)
+            fail_msg("expected one warning about %s, stderr was:\n%s", g_warn[i], g_stderr);
+        if (!strstr(g_stderr, "using the default"))
+            fail_msg("the warning does not name the default:\n%s", g_stderr);
+    }
+    for (int i = 0; i < g_nno_warn; i++) {
+        snprintf(want, sizeof want, "%s=", g_no_warn[i]);
+        if (strstr(g_stderr, want))
+            fail_msg("unexpected warning about %s:\n%s", g_no_warn[i], g_stderr);
+    }
+}
+
+/* OZCRT_CUBLAS_LIBRARY is authoritative: a missing file is an error, never a
+ * fall back to the linked copy. */
+static void t_override_bad(void **state)
+{
+    (void)state;
+    fake_cublas_reset();
+    assert_int_equal(cublasDgemm_v2(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &one, PA, 256, PB, 256, &half, PC,
+                                    256),
+                     CUBLAS_STATUS_NOT_INITIALIZED);
+    assert_int_equal(cublasGemmEx(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &one, PA, CUDA_R_32F, 8, PB, CUDA_R_32F, 8,
+                                  &half, PC, CUDA_R_32F, 8, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                     CUBLAS_STATUS_NOT_INITIALIZED);
+    assert_int_equal(fake_cublas_count(), 0);
+    if (!strstr(g_stderr, "OZCRT_CUBLAS_LIBRARY") || !strstr(g_stderr, "CUBLAS_STATUS_NOT_INITIALIZED"))
+        fail_msg("stderr does not say what failed:\n%s", g_stderr);
+}
+
+/* The linked fake saw nothing: the override took every call. */
+static void t_override_took_all(void **state)
+{
+    (void)state;
+    assert_int_equal(fake_cublas_id(), 13);
+    int (*id)(void) = (int (*)(void))dlsym(dlopen(getenv("OZCRT_CUBLAS_LIBRARY"), RTLD_LAZY | RTLD_NOLOAD),
+                                           "fake_cublas_id");
+    assert_non_null(id);
+    assert_int_equal(id(), 99);
+    fake_cublas_reset();
+    dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &one, 256, 256, 256, g_valid_reason);
+    assert_int_equal(fake_cublas_count(), 0);
+}
+
+/* The first intercepted call reads the environment: its stderr is kept. */
+static cublasStatus_t first_call_capturing_stderr(void)
+{
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *tmp = tmpfile();
+    if (saved < 0 || !tmp || dup2(fileno(tmp), 2) < 0) {
+        fprintf(stderr, "cannot capture stderr\n");
+        exit(2);
+    }
+    cublasStatus_t st = cublasDgemm_v2(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 0, 0, 0, &one, PA, 1, PB, 1, &half, PC, 1);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(tmp);
+    size_t n = fread(g_stderr, 1, sizeof g_stderr - 1, tmp);
+    g_stderr[n] = '\0';
+    fclose(tmp);
+    fprintf(stderr, "[first call's stderr]\n%s[end]\n", g_stderr);
+    return st;
+}
+
+static int bind_override_fake(void)
+{
+    void *h = dlopen(getenv("OZCRT_CUBLAS_LIBRARY"), RTLD_LAZY | RTLD_NOLOAD);
+    if (!h)
+        return 0;
+    fk_last = (const fake_call *(*)(void))dlsym(h, "fake_cublas_last");
+    fk_count = (int (*)(void))dlsym(h, "fake_cublas_count");
+    fk_reset = (void (*)(void))dlsym(h, "fake_cublas_reset");
+    fk_set_status = (void (*)(cublasStatus_t))dlsym(h, "fake_cublas_set_status");
+    return fk_last && fk_count && fk_reset && fk_set_status;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        g_suite = argv[1];
+    for (int i = 2; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--warn") == 0 && g_nwarn < 8)
+            g_warn[g_nwarn++] = argv[i + 1];
+        else if (strcmp(argv[i], "--no-warn") == 0 && g_nno_warn < 8)
+            g_no_warn[g_nno_warn++] = argv[i + 1];
+    }
+    g_off = strcmp(g_suite, "off") == 0;
+    g_bad_override = strcmp(g_suite, "override-bad") == 0;
+    const char *min_m = getenv("OZCRT_MIN_M");
+    if (min_m && atoi(min_m) > 256)
+        g_valid_reason = g_alpha0_reason = "below-threshold";
+    if (cublasCreate_v2(&g_h) != CUBLAS_STATUS_SUCCESS)
+        return 2;
+    cublasStatus_t st = first_call_capturing_stderr();
+    if (!g_bad_override && st != CUBLAS_STATUS_SUCCESS) {
+        fprintf(stderr, "the first (empty) call returned %d\n", (int)st);
+        return 1;
+    }
+    if (strcmp(g_suite, "override") == 0 && !bind_override_fake()) {
+        fprintf(stderr, "the shim did not load OZCRT_CUBLAS_LIBRARY=%s\n", getenv("OZCRT_CUBLAS_LIBRARY"));
+        return 1;
+    }
+    const struct CMUnitTest forwarding[] = {
+        cmocka_unit_test(t_env_warnings),
+        cmocka_unit_test(t_dgemm_valid),
+        cmocka_unit_test(t_dgemm_invalid),
+        cmocka_unit_test(t_dgemm_trivial),
+        cmocka_unit_test(t_dgemm_device_scalars),
+        cmocka_unit_test(t_dgemm_64),
+        cmocka_unit_test(t_gemmex),
+        cmocka_unit_test(t_strided),
+        cmocka_unit_test(t_strided_ex),
+        cmocka_unit_test(t_batched),
+        cmocka_unit_test(t_batched_ex),
+        cmocka_unit_test(t_destroy),
+    };
+    const struct CMUnitTest override_bad[] = {cmocka_unit_test(t_override_bad)};
+    const struct CMUnitTest override_ok[] = {cmocka_unit_test(t_override_took_all)};
+    if (g_bad_override)
+        return cmocka_run_group_tests_name("override-bad", override_bad, NULL, NULL);
+    int failed = cmocka_run_group_tests_name(g_suite, forwarding, NULL, NULL);
+    if (strcmp(g_suite, "override") == 0)
+        failed += cmocka_run_group_tests_name("override-only", override_ok, NULL, NULL);
+    return failed;
+}
