@@ -3,8 +3,10 @@
  * Checks in order, cheapest first; the first that fails names the reason the
  * call is forwarded: nested in a forwarded call, mode off, real cuBLAS
  * missing, Ex types, invalid arguments (cuBLAS must give its own status),
- * m/n/batch == 0, k == 0, sizes below the thresholds, host alpha == 0, no
- * GPU or one below sm_80, no workspace. Nothing on this path synchronises
+ * m/n/batch == 0, k == 0, sizes below the thresholds, host alpha == 0, the
+ * handle's math mode PEDANTIC or FP64_EMULATED_FIXEDPOINT (like
+ * CUBLAS_COMPUTE_64F_PEDANTIC: the caller asked for cuBLAS's own numerics),
+ * no GPU or one below sm_80, no workspace. Nothing on this path synchronises
  * the host. */
 #include "route.h"
 
@@ -138,6 +140,13 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_policy *p, cublasSt
     int on_device = pm == CUBLAS_POINTER_MODE_DEVICE;
     if (!on_device && *(const double *)c->alpha == 0.0)
         return OZCRT_R_TRIVIAL;
+    /* The handle asks for exact FP64 or for cuBLAS's own emulation: its call.
+     * (cublasGetMathMode is optional: a cuBLAS without it has neither mode.) */
+    cublasMath_t math = CUBLAS_DEFAULT_MATH;
+    if (real->cublasGetMathMode && real->cublasGetMathMode(c->handle, &math) != CUBLAS_STATUS_SUCCESS)
+        return OZCRT_R_HANDLE_QUERY;
+    if ((math & 0xf) == CUBLAS_PEDANTIC_MATH || (math & 0xf) == CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH)
+        return OZCRT_R_MATH_MODE;
     int dev = -1;
     ozcrt_reason r = check_gpu(&dev);
     if (r != OZCRT_R_EMULATED)

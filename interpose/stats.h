@@ -15,6 +15,7 @@
     X(EMPTY, "empty")                                      \
     X(TRIVIAL, "k0-or-alpha0")                             \
     X(TYPE, "type")                                        \
+    X(MATH_MODE, "math-mode")                              \
     X(SMALL, "below-threshold")                            \
     X(NO_GPU, "no-gpu")                                    \
     X(OLD_GPU, "gpu-below-sm80")                           \

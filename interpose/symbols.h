@@ -25,7 +25,8 @@
 /* Not exported: only resolved from the same library, for the call path. */
 #define OZCRT_HELPERS(X)            \
     X(cublasGetStream_v2)           \
-    X(cublasGetPointerMode_v2)
+    X(cublasGetPointerMode_v2)      \
+    X(cublasGetMathMode)
 
 #define OZCRT_ALL_SYMBOLS(X) OZCRT_INTERCEPTED(X) OZCRT_HELPERS(X)
 

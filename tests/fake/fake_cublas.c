@@ -13,6 +13,7 @@
 struct cublasContext {
     cudaStream_t stream;
     cublasPointerMode_t pointer_mode;
+    cublasMath_t math_mode;
 };
 
 static fake_call g_last;
@@ -94,6 +95,22 @@ FAKE_EXPORT cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublas
     if (!handle)
         return CUBLAS_STATUS_NOT_INITIALIZED;
     *mode = handle->pointer_mode;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)
+{
+    if (!handle)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    handle->math_mode = mode;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)
+{
+    if (!handle)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    *mode = handle->math_mode;
     return CUBLAS_STATUS_SUCCESS;
 }
 

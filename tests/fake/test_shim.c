@@ -32,7 +32,6 @@ static const double one = 1.0, zero = 0.0, half = 0.5;
 static const char *g_suite = "route";
 static int g_off, g_bad_override;
 static const char *g_valid_reason = "no-gpu";
-static const char *g_alpha0_reason = "k0-or-alpha0"; /* thresholds are checked before alpha is read */
 static cublasHandle_t g_h;
 static char g_stderr[16384];
 static const char *g_warn[8], *g_no_warn[8];
@@ -47,6 +46,12 @@ static void (*fk_set_status)(cublasStatus_t) = fake_cublas_set_status;
 static const char *expect(const char *reason)
 {
     return g_off ? "mode-off" : reason;
+}
+
+/* Reasons decided after the size thresholds become below-threshold when OZCRT_MIN_M is large. */
+static const char *unless_small(const char *reason)
+{
+    return strcmp(g_valid_reason, "below-threshold") == 0 ? g_valid_reason : reason;
 }
 
 static void last_log_line(char *out, size_t size)
@@ -151,7 +156,7 @@ static void t_dgemm_trivial(void **state)
     dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 0, 256, 256, &one, 1, 256, 1, "empty");
     dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 0, 256, &one, 256, 256, 256, "empty");
     dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 0, &one, 256, 1, 256, "k0-or-alpha0");
-    dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &zero, 256, 256, 256, g_alpha0_reason);
+    dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &zero, 256, 256, 256, unless_small("k0-or-alpha0"));
     dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 64, 256, 256, &one, 256, 256, 256, "below-threshold");
 }
 
@@ -162,6 +167,23 @@ static void t_dgemm_device_scalars(void **state)
     assert_int_equal(cublasSetPointerMode_v2(g_h, CUBLAS_POINTER_MODE_DEVICE), CUBLAS_STATUS_SUCCESS);
     dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, BAD_PTR, 256, 256, 256, g_valid_reason);
     assert_int_equal(cublasSetPointerMode_v2(g_h, CUBLAS_POINTER_MODE_HOST), CUBLAS_STATUS_SUCCESS);
+}
+
+/* The handle asks for exact FP64 (or cuBLAS's own emulation): forwarded. */
+static void t_dgemm_math_mode(void **state)
+{
+    (void)state;
+    static const cublasMath_t modes[] = {CUBLAS_PEDANTIC_MATH, CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH,
+                                         (cublasMath_t)(CUBLAS_PEDANTIC_MATH |
+                                                        CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        assert_int_equal(cublasSetMathMode(g_h, modes[i]), CUBLAS_STATUS_SUCCESS);
+        dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &one, 256, 256, 256,
+                        unless_small("math-mode"));
+    }
+    assert_int_equal(cublasSetMathMode(g_h, CUBLAS_TF32_TENSOR_OP_MATH), CUBLAS_STATUS_SUCCESS);
+    dgemm_forwarded(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &one, 256, 256, 256, g_valid_reason);
+    assert_int_equal(cublasSetMathMode(g_h, CUBLAS_DEFAULT_MATH), CUBLAS_STATUS_SUCCESS);
 }
 
 static void t_dgemm_64(void **state)
@@ -427,7 +449,7 @@ int main(int argc, char **argv)
     g_bad_override = strcmp(g_suite, "override-bad") == 0;
     const char *min_m = getenv("OZCRT_MIN_M");
     if (min_m && atoi(min_m) > 256)
-        g_valid_reason = g_alpha0_reason = "below-threshold";
+        g_valid_reason = "below-threshold";
     if (cublasCreate_v2(&g_h) != CUBLAS_STATUS_SUCCESS)
         return 2;
     cublasStatus_t st = first_call_capturing_stderr();
@@ -445,6 +467,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(t_dgemm_invalid),
         cmocka_unit_test(t_dgemm_trivial),
         cmocka_unit_test(t_dgemm_device_scalars),
+        cmocka_unit_test(t_dgemm_math_mode),
         cmocka_unit_test(t_dgemm_64),
         cmocka_unit_test(t_gemmex),
         cmocka_unit_test(t_strided),
