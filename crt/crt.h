@@ -17,7 +17,9 @@
 OZ_HD int32_t oz_mod_p(int32_t x, int32_t p, uint32_t mu)
 {
     int32_t q = (int32_t)(((int64_t)x * (int64_t)mu) >> 32);
-    int32_t r = x - q * p;
+    /* x - q*p can leave int32 for x near INT32_MIN before the correction:
+     * computed modulo 2^32 (no signed overflow), it is exact in [-p, 2p). */
+    int32_t r = (int32_t)((uint32_t)x - (uint32_t)q * (uint32_t)p);
     r += (r < 0) ? p : 0;
     r -= (r >= p) ? p : 0;
     return r;
