@@ -39,13 +39,21 @@ extern "C" size_t oz_gemm_workspace_full(const oz_gemm_desc *d)
     return oz_gemm_workspace_min(d) * (size_t)(d->batch > 0 ? d->batch : 1);
 }
 
-/* Shared with the layer tests: the fused kernel's parameters for one group. */
+/* Tests only (tests/gpu): 1 forces the small tile configuration. */
+static int g_force_tiles;
+extern "C" void oz_gemm_force_tiles(int which)
+{
+    g_force_tiles = which;
+}
+
+/* The fused kernel's parameters for one group. */
 static oz_gemm_params make_params(const oz_gemm_desc *d, const oz_layout &L, char *ws, int64_t b0)
 {
     oz_gemm_params p = {};
     p.L = L;
     p.a = oz_operand_ws{ws, L.slot_bytes, L.offA, L.offScaleA, L.offSpecial, L.Mpad, L.Kpad};
     p.b = oz_operand_ws{ws, L.slot_bytes, L.offB, L.offScaleB, L.offSpecial + 4, L.Npad, L.Kpad};
+    p.tile_override = g_force_tiles;
     p.c = oz_out{d->C, d->Carray, d->strideC, d->ldc};
     if (p.c.array)
         p.c.array += b0;
@@ -58,8 +66,6 @@ static oz_gemm_params make_params(const oz_gemm_desc *d, const oz_layout &L, cha
         p.sc.alpha = *d->alpha;
         p.sc.beta = *d->beta;
     }
-    p.tiles_m = L.Mpad / OZ_CTA_M;
-    p.tiles_n = L.Npad / OZ_CTA_N;
     return p;
 }
 
@@ -111,8 +117,6 @@ extern "C" int oz_gemm_run(const oz_gemm_desc *d, void *workspace, size_t worksp
         return cudaErrorInvalidValue;
     if (per_group > 65535)
         per_group = 65535;
-    if ((L.Mpad / OZ_CTA_M) * (L.Npad / OZ_CTA_N) > 0x7fffffffLL)
-        return cudaErrorInvalidConfiguration;
 
     oz_view va0 = view_a(d), vb0 = view_b(d);
     for (int64_t b0 = 0; b0 < d->batch; b0 += per_group) {

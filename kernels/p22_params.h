@@ -96,16 +96,18 @@ struct oz_gemm_params {
     oz_operand_ws a, b;
     oz_out c;
     oz_scalars sc;
-    int64_t tiles_m, tiles_n;
+    int64_t tiles_m, tiles_n; /* of the chosen tile configuration */
     /* debug outputs: pass q0 and prime p0 (ACC, MOD) or pass q0 (CRT) over chunk 0 */
     int out_kind, dbg_pass, dbg_prime;
+    int tile_override; /* 0: by device, 1: the small configuration */
     int64_t *dbg_out;
 };
 
 /* Launchers, one per kernel file. */
 cudaError_t oz_launch_operand_scale(const oz_view &v, const oz_operand_ws &w, int64_t group, cudaStream_t s);
 cudaError_t oz_launch_operand_residues(const oz_view &v, const oz_operand_ws &w, int64_t group, cudaStream_t s);
-cudaError_t oz_launch_p22_gemm(const oz_gemm_params &p, int64_t group, cudaStream_t s);
+/* Picks the tile configuration for the current device and fills p.tiles_*. */
+cudaError_t oz_launch_p22_gemm(oz_gemm_params &p, int64_t group, cudaStream_t s);
 cudaError_t oz_launch_special_fixup(const oz_view &va, const oz_view &vb, const oz_operand_ws &wa,
                                     const oz_operand_ws &wb, const oz_out &c, const oz_scalars &sc,
                                     int64_t m, int64_t n, int64_t group, cudaStream_t s);

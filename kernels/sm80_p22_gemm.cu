@@ -23,7 +23,7 @@ __constant__ int c_pass_shift[OZ_P22_NPASSES] = {OZ_P22_PASSES(OZ_SH_)};
 #undef OZ_SB_
 #undef OZ_SH_
 
-/* Position in the (chunk, pass, prime, K step) schedule; K step fastest. */
+/* Position in the (chunk, pass, prime, K stage) schedule; K stage fastest. */
 struct oz_cursor {
     int64_t c, s, steps;
     int q, p;
@@ -35,7 +35,7 @@ struct oz_schedule {
     __device__ int64_t steps_of(int64_t c) const
     {
         int64_t left = kpad - c * OZ_P22_KCHUNK;
-        return (left < OZ_P22_KCHUNK ? left : OZ_P22_KCHUNK) / OZ_K_STEP;
+        return (left < OZ_P22_KCHUNK ? left : OZ_P22_KCHUNK) / OZ_K_STAGE;
     }
     __device__ oz_cursor start() const { return oz_cursor{0, 0, steps_of(0), q0, p0}; }
     __device__ void advance(oz_cursor &u) const
@@ -59,7 +59,8 @@ __device__ __forceinline__ void oz_cp_async16(uint32_t smem, const void *gmem)
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem), "l"(gmem));
 }
 __device__ __forceinline__ void oz_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-__device__ __forceinline__ void oz_cp_async_wait_all_but_one() { asm volatile("cp.async.wait_group 1;\n" ::); }
+template <int N>
+__device__ __forceinline__ void oz_cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
 
 __device__ __forceinline__ void oz_ldmatrix_x4(uint32_t (&r)[4], uint32_t smem)
 {
@@ -76,20 +77,23 @@ __device__ __forceinline__ void oz_mma_s8(int32_t (&d)[4], const uint32_t (&a)[4
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-struct oz_smem {
-    int8_t a[OZ_STAGES][OZ_CTA_M * OZ_SMEM_PITCH];
-    int8_t b[OZ_STAGES][OZ_CTA_N * OZ_SMEM_PITCH];
-};
-
-template <int OUT>
-__global__ void __launch_bounds__(OZ_THREADS, 1) oz_p22_gemm_kernel(oz_gemm_params P)
+/* One CTA: a Cfg::CTA_M x Cfg::CTA_N tile of C of one batch item.
+ * Mainloop: a Cfg::STAGES-deep cp.async pipeline of K stages over the whole
+ * (chunk, pass, prime) schedule, one barrier per stage; per stage each warp
+ * does ldmatrix + mma.sync over its warp tile. At the end of a prime's K
+ * range: Barrett mod p and the CRT sum (registers). At the end of a pass:
+ * the CRT fold and the double accumulation (per-thread slots in shared
+ * memory, touched once per pass). Then the epilogue. */
+template <class Cfg, int OUT>
+__global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_gemm_kernel(oz_gemm_params P)
 {
-    __shared__ __align__(128) oz_smem sm;
+    extern __shared__ __align__(128) int8_t smem[];
+    double *s_acc = (double *)(smem + Cfg::SMEM_A + Cfg::SMEM_B); /* [ELEMS][THREADS], private per thread */
     const int64_t b = blockIdx.y;
     const int64_t tm = blockIdx.x % P.tiles_m, tn = blockIdx.x / P.tiles_m;
-    const int64_t m0 = tm * OZ_CTA_M, n0 = tn * OZ_CTA_N;
+    const int64_t m0 = tm * Cfg::CTA_M, n0 = tn * Cfg::CTA_N;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const int wm = warp % OZ_WARPS_M, wn = warp / OZ_WARPS_M;
+    const int wm = warp % Cfg::WARPS_M, wn = warp / Cfg::WARPS_M;
     const int64_t kpad = P.L.Kpad;
 
     oz_schedule sched;
@@ -97,99 +101,108 @@ __global__ void __launch_bounds__(OZ_THREADS, 1) oz_p22_gemm_kernel(oz_gemm_para
     int64_t total;
     if (OUT == OZ_OUT_C) {
         sched.q0 = 0, sched.q1 = OZ_P22_NPASSES, sched.p0 = 0, sched.p1 = OZ_P22_NPRIMES;
-        total = kpad / OZ_K_STEP * OZ_P22_NPASSES * OZ_P22_NPRIMES;
+        total = kpad / OZ_K_STAGE * OZ_P22_NPASSES * OZ_P22_NPRIMES;
     } else {
         sched.q0 = P.dbg_pass, sched.q1 = P.dbg_pass + 1;
         sched.p0 = OUT == OZ_OUT_CRT ? 0 : P.dbg_prime;
         sched.p1 = OUT == OZ_OUT_CRT ? OZ_P22_NPRIMES : P.dbg_prime + 1;
-        total = (kpad < OZ_P22_KCHUNK ? kpad : OZ_P22_KCHUNK) / OZ_K_STEP * (sched.p1 - sched.p0);
+        total = (kpad < OZ_P22_KCHUNK ? kpad : OZ_P22_KCHUNK) / OZ_K_STAGE * (sched.p1 - sched.p0);
     }
 
-    /* Loader roles: every thread copies 16 bytes of A; the first half, of B. */
-    const int ld_row = tid >> 1, ld_half = tid & 1;
-    const uint32_t sa_base = (uint32_t)__cvta_generic_to_shared(&sm.a[0][0]);
-    const uint32_t sb_base = (uint32_t)__cvta_generic_to_shared(&sm.b[0][0]);
-    const uint32_t sa_stage = sizeof(sm.a[0]), sb_stage = sizeof(sm.b[0]);
+    /* Loader: thread copies 16-byte pieces (row, col16) = (c / 4, c % 4), c = tid + i * THREADS. */
+    const uint32_t sa_base = (uint32_t)__cvta_generic_to_shared(smem);
+    const uint32_t sb_base = sa_base + Cfg::SMEM_A;
+    const int ld_row = tid / (OZ_K_STAGE / 16), ld_col = (tid % (OZ_K_STAGE / 16)) * 16;
+    constexpr int ROWS_PER_PIECE = Cfg::THREADS / (OZ_K_STAGE / 16);
 
     auto load_stage = [&](int st, const oz_cursor &u) {
-        const int64_t kbyte = u.c * OZ_P22_KCHUNK + u.s * OZ_K_STEP + ld_half * 16;
+        const int64_t kbyte = u.c * OZ_P22_KCHUNK + u.s * OZ_K_STAGE + ld_col;
         const int8_t *ga = P.a.plane(b, u.p * OZ_NSLICES + c_pass_sa[u.q]) + (m0 + ld_row) * kpad + kbyte;
-        oz_cp_async16(sa_base + st * sa_stage + ld_row * OZ_SMEM_PITCH + ld_half * 16, ga);
-        if (ld_row < OZ_CTA_N) {
-            const int8_t *gb = P.b.plane(b, u.p * OZ_NSLICES + c_pass_sb[u.q]) + (n0 + ld_row) * kpad + kbyte;
-            oz_cp_async16(sb_base + st * sb_stage + ld_row * OZ_SMEM_PITCH + ld_half * 16, gb);
-        }
+        const int8_t *gb = P.b.plane(b, u.p * OZ_NSLICES + c_pass_sb[u.q]) + (n0 + ld_row) * kpad + kbyte;
+        const uint32_t da = sa_base + (st * Cfg::CTA_M + ld_row) * OZ_SMEM_PITCH + ld_col;
+        const uint32_t db = sb_base + (st * Cfg::CTA_N + ld_row) * OZ_SMEM_PITCH + ld_col;
+#pragma unroll
+        for (int i = 0; i < Cfg::A_CHUNKS; i++)
+            oz_cp_async16(da + i * ROWS_PER_PIECE * OZ_SMEM_PITCH, ga + i * ROWS_PER_PIECE * kpad);
+#pragma unroll
+        for (int i = 0; i < Cfg::B_CHUNKS; i++)
+            oz_cp_async16(db + i * ROWS_PER_PIECE * OZ_SMEM_PITCH, gb + i * ROWS_PER_PIECE * kpad);
     };
 
-    /* ldmatrix row addresses of this lane (see the m16n8k32 fragment layouts):
+    /* ldmatrix row addresses of this lane (m16n8k32 fragment layouts):
      * A: matrix q = lane/8 holds rows +8*(q&1), k bytes +16*(q>>1);
      * B: matrix q holds n rows +8*(q>>1), k bytes +16*(q&1). */
     const int lq = lane >> 3, lr = lane & 7;
-    uint32_t a_off[OZ_FRAG_M], b_off[OZ_FRAG_N / 2];
-    for (int mi = 0; mi < OZ_FRAG_M; mi++)
-        a_off[mi] = (wm * OZ_WARP_M + mi * OZ_MMA_M + lr + 8 * (lq & 1)) * OZ_SMEM_PITCH + 16 * (lq >> 1);
-    for (int nj = 0; nj < OZ_FRAG_N / 2; nj++)
-        b_off[nj] = (wn * OZ_WARP_N + nj * 2 * OZ_MMA_N + lr + 8 * (lq >> 1)) * OZ_SMEM_PITCH + 16 * (lq & 1);
+    const uint32_t a_off = (wm * Cfg::WARP_M + lr + 8 * (lq & 1)) * OZ_SMEM_PITCH + 16 * (lq >> 1);
+    const uint32_t b_off = (wn * Cfg::WARP_N + lr + 8 * (lq >> 1)) * OZ_SMEM_PITCH + 16 * (lq & 1);
 
-    int32_t acc[OZ_FRAG_M][OZ_FRAG_N][4];
-    uint64_t crt[OZ_FRAG_M][OZ_FRAG_N][4];
-    double dacc[OZ_FRAG_M][OZ_FRAG_N][4];
+    int32_t acc[Cfg::FRAG_M][Cfg::FRAG_N][4];
+    uint64_t crt[Cfg::FRAG_M][Cfg::FRAG_N][4];
 #pragma unroll
-    for (int mi = 0; mi < OZ_FRAG_M; mi++)
+    for (int mi = 0; mi < Cfg::FRAG_M; mi++)
 #pragma unroll
-        for (int ni = 0; ni < OZ_FRAG_N; ni++)
+        for (int ni = 0; ni < Cfg::FRAG_N; ni++)
 #pragma unroll
             for (int e = 0; e < 4; e++) {
                 acc[mi][ni][e] = 0;
                 crt[mi][ni][e] = 0;
-                dacc[mi][ni][e] = 0.0;
+                s_acc[((mi * Cfg::FRAG_N + ni) * 4 + e) * Cfg::THREADS + tid] = 0.0;
             }
 
     const int g = lane >> 2, t4 = lane & 3;
+    auto row_of = [&](int mi, int e) { return m0 + wm * Cfg::WARP_M + mi * OZ_MMA_M + g + 8 * (e >> 1); };
+    auto col_of = [&](int ni, int e) { return n0 + wn * Cfg::WARP_N + ni * OZ_MMA_N + 2 * t4 + (e & 1); };
     auto dbg_store = [&](int mi, int ni, int e, int64_t v) {
-        int64_t i = m0 + wm * OZ_WARP_M + mi * OZ_MMA_M + g + 8 * (e >> 1);
-        int64_t j = n0 + wn * OZ_WARP_N + ni * OZ_MMA_N + 2 * t4 + (e & 1);
+        int64_t i = row_of(mi, e), j = col_of(ni, e);
         if (i < P.L.m && j < P.L.n)
             P.dbg_out[i + j * P.L.m] = v;
     };
 
     oz_cursor ld = sched.start(), cu = sched.start();
-    if (total > 0) {
-        load_stage(0, ld);
-        sched.advance(ld);
-    }
-    oz_cp_async_commit();
-    for (int64_t it = 0; it < total; ++it) {
-        const int st = (int)(it & 1);
-        if (it + 1 < total) {
-            load_stage(st ^ 1, ld);
+#pragma unroll
+    for (int st = 0; st < Cfg::STAGES - 1; st++) {
+        if (st < total) {
+            load_stage(st, ld);
             sched.advance(ld);
         }
         oz_cp_async_commit();
-        oz_cp_async_wait_all_but_one();
-        __syncthreads();
+    }
+    for (int64_t it = 0; it < total; ++it) {
+        oz_cp_async_wait<Cfg::STAGES - 2>();
+        __syncthreads(); /* stage it has landed; stage it-1 is consumed by every warp */
+        if (it + Cfg::STAGES - 1 < total) {
+            load_stage((int)((it + Cfg::STAGES - 1) % Cfg::STAGES), ld);
+            sched.advance(ld);
+        }
+        oz_cp_async_commit();
 
-        uint32_t af[OZ_FRAG_M][4], bf[OZ_FRAG_N / 2][4];
+        const int st = (int)(it % Cfg::STAGES);
+        const uint32_t sa = sa_base + st * Cfg::CTA_M * OZ_SMEM_PITCH + a_off;
+        const uint32_t sb = sb_base + st * Cfg::CTA_N * OZ_SMEM_PITCH + b_off;
 #pragma unroll
-        for (int mi = 0; mi < OZ_FRAG_M; mi++)
-            oz_ldmatrix_x4(af[mi], sa_base + st * sa_stage + a_off[mi]);
+        for (int ks = 0; ks < OZ_K_STAGE / OZ_MMA_K; ks++) {
+            uint32_t af[Cfg::FRAG_M][4], bf[Cfg::FRAG_N / 2][4];
 #pragma unroll
-        for (int nj = 0; nj < OZ_FRAG_N / 2; nj++)
-            oz_ldmatrix_x4(bf[nj], sb_base + st * sb_stage + b_off[nj]);
+            for (int mi = 0; mi < Cfg::FRAG_M; mi++)
+                oz_ldmatrix_x4(af[mi], sa + mi * OZ_MMA_M * OZ_SMEM_PITCH + ks * OZ_MMA_K);
 #pragma unroll
-        for (int mi = 0; mi < OZ_FRAG_M; mi++)
+            for (int nj = 0; nj < Cfg::FRAG_N / 2; nj++)
+                oz_ldmatrix_x4(bf[nj], sb + nj * 2 * OZ_MMA_N * OZ_SMEM_PITCH + ks * OZ_MMA_K);
 #pragma unroll
-            for (int ni = 0; ni < OZ_FRAG_N; ni++)
-                oz_mma_s8(acc[mi][ni], af[mi], bf[ni >> 1][2 * (ni & 1)], bf[ni >> 1][2 * (ni & 1) + 1]);
+            for (int mi = 0; mi < Cfg::FRAG_M; mi++)
+#pragma unroll
+                for (int ni = 0; ni < Cfg::FRAG_N; ni++)
+                    oz_mma_s8(acc[mi][ni], af[mi], bf[ni >> 1][2 * (ni & 1)], bf[ni >> 1][2 * (ni & 1) + 1]);
+        }
 
         if (cu.s == cu.steps - 1) { /* this prime's K range is done */
             const int32_t p = c_prime[cu.p];
             const uint32_t mu = c_mu[cu.p];
             const uint64_t f = c_f[cu.p];
 #pragma unroll
-            for (int mi = 0; mi < OZ_FRAG_M; mi++)
+            for (int mi = 0; mi < Cfg::FRAG_M; mi++)
 #pragma unroll
-                for (int ni = 0; ni < OZ_FRAG_N; ni++)
+                for (int ni = 0; ni < Cfg::FRAG_N; ni++)
 #pragma unroll
                     for (int e = 0; e < 4; e++) {
                         int32_t r = oz_mod_p(acc[mi][ni][e], p, mu);
@@ -203,22 +216,23 @@ __global__ void __launch_bounds__(OZ_THREADS, 1) oz_p22_gemm_kernel(oz_gemm_para
             if (cu.p == sched.p1 - 1 && (OUT == OZ_OUT_C || OUT == OZ_OUT_CRT)) { /* the pass is done */
                 const double unit = ldexp(1.0, -c_pass_shift[cu.q]);
 #pragma unroll
-                for (int mi = 0; mi < OZ_FRAG_M; mi++)
+                for (int mi = 0; mi < Cfg::FRAG_M; mi++)
 #pragma unroll
-                    for (int ni = 0; ni < OZ_FRAG_N; ni++)
+                    for (int ni = 0; ni < Cfg::FRAG_N; ni++)
 #pragma unroll
                         for (int e = 0; e < 4; e++) {
                             int64_t X = oz_crt_fold(oz_crt_reduce(crt[mi][ni][e], OZ_P22_M), OZ_P22_M);
                             if (OUT == OZ_OUT_CRT)
                                 dbg_store(mi, ni, e, X);
-                            dacc[mi][ni][e] = __dadd_rn(dacc[mi][ni][e], __dmul_rn((double)X, unit));
+                            double *slot = &s_acc[((mi * Cfg::FRAG_N + ni) * 4 + e) * Cfg::THREADS + tid];
+                            *slot = __dadd_rn(*slot, __dmul_rn((double)X, unit));
                             crt[mi][ni][e] = 0;
                         }
             }
         }
         sched.advance(cu);
-        __syncthreads(); /* stage st is consumed before it is refilled */
     }
+    oz_cp_async_wait<0>();
 
     if (OUT != OZ_OUT_C)
         return;
@@ -227,31 +241,62 @@ __global__ void __launch_bounds__(OZ_THREADS, 1) oz_p22_gemm_kernel(oz_gemm_para
     const int32_t *sA = P.a.scale(b), *sB = P.b.scale(b);
     double *C = P.c.ptr(b);
 #pragma unroll
-    for (int mi = 0; mi < OZ_FRAG_M; mi++)
+    for (int mi = 0; mi < Cfg::FRAG_M; mi++)
 #pragma unroll
-        for (int ni = 0; ni < OZ_FRAG_N; ni++)
+        for (int ni = 0; ni < Cfg::FRAG_N; ni++)
 #pragma unroll
             for (int e = 0; e < 4; e++) {
-                int64_t i = m0 + wm * OZ_WARP_M + mi * OZ_MMA_M + g + 8 * (e >> 1);
-                int64_t j = n0 + wn * OZ_WARP_N + ni * OZ_MMA_N + 2 * t4 + (e & 1);
+                int64_t i = row_of(mi, e), j = col_of(ni, e);
                 if (i >= P.L.m || j >= P.L.n)
                     continue;
                 int s = sA[i], t = sB[j];
                 if (s == OZ_SCALE_SPECIAL || t == OZ_SCALE_SPECIAL)
                     continue; /* the fix-up kernel writes this element */
-                oz_store_epilogue(&C[i + j * P.c.ldc], alpha, beta, ldexp(dacc[mi][ni][e], s + t), P.L.k == 0);
+                double dacc = s_acc[((mi * Cfg::FRAG_N + ni) * 4 + e) * Cfg::THREADS + tid];
+                oz_store_epilogue(&C[i + j * P.c.ldc], alpha, beta, ldexp(dacc, s + t), P.L.k == 0);
             }
 }
 
-cudaError_t oz_launch_p22_gemm(const oz_gemm_params &p, int64_t group, cudaStream_t s)
+template <class Cfg, int OUT>
+static cudaError_t launch_cfg(const oz_gemm_params &p, int64_t group, cudaStream_t s)
 {
+    /* Raising the dynamic shared-memory limit is a host-side attribute (no
+     * synchronisation); setting it on every call is cheap and thread-safe. */
+    cudaError_t e = cudaFuncSetAttribute(oz_p22_gemm_kernel<Cfg, OUT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         Cfg::SMEM_BYTES);
+    if (e != cudaSuccess)
+        return e;
     dim3 grid((unsigned)(p.tiles_m * p.tiles_n), (unsigned)group);
+    oz_p22_gemm_kernel<Cfg, OUT><<<grid, Cfg::THREADS, Cfg::SMEM_BYTES, s>>>(p);
+    return cudaGetLastError();
+}
+
+template <class Cfg>
+static cudaError_t launch_out(oz_gemm_params &p, int64_t group, cudaStream_t s)
+{
+    p.tiles_m = p.L.Mpad / Cfg::CTA_M;
+    p.tiles_n = p.L.Npad / Cfg::CTA_N;
+    if (p.tiles_m * p.tiles_n > 0x7fffffffLL)
+        return cudaErrorInvalidConfiguration;
     switch (p.out_kind) {
-    case OZ_OUT_C: oz_p22_gemm_kernel<OZ_OUT_C><<<grid, OZ_THREADS, 0, s>>>(p); break;
-    case OZ_OUT_ACC: oz_p22_gemm_kernel<OZ_OUT_ACC><<<grid, OZ_THREADS, 0, s>>>(p); break;
-    case OZ_OUT_MOD: oz_p22_gemm_kernel<OZ_OUT_MOD><<<grid, OZ_THREADS, 0, s>>>(p); break;
-    case OZ_OUT_CRT: oz_p22_gemm_kernel<OZ_OUT_CRT><<<grid, OZ_THREADS, 0, s>>>(p); break;
+    case OZ_OUT_C: return launch_cfg<Cfg, OZ_OUT_C>(p, group, s);
+    case OZ_OUT_ACC: return launch_cfg<Cfg, OZ_OUT_ACC>(p, group, s);
+    case OZ_OUT_MOD: return launch_cfg<Cfg, OZ_OUT_MOD>(p, group, s);
+    case OZ_OUT_CRT: return launch_cfg<Cfg, OZ_OUT_CRT>(p, group, s);
     default: return cudaErrorInvalidValue;
     }
-    return cudaGetLastError();
+}
+
+/* The large configuration where the device has the shared memory for it
+ * (Hopper), else the small one; tests can force the small one. */
+cudaError_t oz_launch_p22_gemm(oz_gemm_params &p, int64_t group, cudaStream_t s)
+{
+    int dev = 0, optin = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    if (e != cudaSuccess)
+        return e;
+    bool large = optin >= oz_tiles_large::SMEM_BYTES && p.tile_override != 1;
+    return large ? launch_out<oz_tiles_large>(p, group, s) : launch_out<oz_tiles_small>(p, group, s);
 }

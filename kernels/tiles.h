@@ -4,40 +4,59 @@
 
 #include "../slicing/slicing.h"
 
-/* Fused INT8 MMA + CRT kernel (sm_80 mma.sync path). */
-#define OZ_CTA_M 128           /* rows of C per CTA */
-#define OZ_CTA_N 64            /* columns of C per CTA */
-#define OZ_K_STEP 32           /* K bytes per pipeline stage: one m16n8k32 */
-#define OZ_WARPS_M 4
-#define OZ_WARPS_N 2
-#define OZ_THREADS (32 * OZ_WARPS_M * OZ_WARPS_N)
-#define OZ_WARP_M (OZ_CTA_M / OZ_WARPS_M)   /* 32 */
-#define OZ_WARP_N (OZ_CTA_N / OZ_WARPS_N)   /* 32 */
+/* mma.sync.m16n8k32 s8: the instruction's shape. */
 #define OZ_MMA_M 16
 #define OZ_MMA_N 8
-#define OZ_FRAG_M (OZ_WARP_M / OZ_MMA_M)    /* 2 */
-#define OZ_FRAG_N (OZ_WARP_N / OZ_MMA_N)    /* 4 */
-/* Shared-memory row pitch in bytes: 32 data + 16 pad, so the 8 rows an
- * ldmatrix phase reads fall in 8 distinct 16-byte bank groups. */
-#define OZ_SMEM_PITCH 48
-#define OZ_STAGES 2
+#define OZ_MMA_K 32
+
+/* K bytes per cp.async pipeline stage (two MMA K steps) and the residue
+ * matrices' K padding, so that every stage is whole. */
+#define OZ_K_STAGE 64
+/* Shared-memory row pitch: 64 data bytes + 16 pad, so the 8 rows one
+ * ldmatrix phase reads fall into 8 distinct 16-byte bank groups (5r mod 8). */
+#define OZ_SMEM_PITCH 80
+
+/* Padding of the residue matrices: rows to the largest CTA tile, K to a stage. */
+#define OZ_PAD_ROWS_A 128
+#define OZ_PAD_ROWS_B 128
+#define OZ_PAD_K OZ_K_STAGE
 
 /* Residue tiling kernels: a tile of operand rows x K. */
 #define OZ_RT_ROWS 32
 #define OZ_RT_K 32
 
-/* Padding of the residue matrices: rows to the CTA tile, K to the K step. */
-#define OZ_PAD_ROWS_A OZ_CTA_M
-#define OZ_PAD_ROWS_B OZ_CTA_N
-#define OZ_PAD_K OZ_K_STEP
-
 #ifdef __cplusplus
-static_assert(OZ_WARP_M % OZ_MMA_M == 0 && OZ_WARP_N % (2 * OZ_MMA_N) == 0, "warp tile");
-static_assert(OZ_CTA_M * OZ_K_STEP / 16 == OZ_THREADS, "one 16-byte cp.async per thread for A");
-static_assert(OZ_CTA_N * OZ_K_STEP / 16 <= OZ_THREADS, "B tile loads");
-static_assert(OZ_P22_KCHUNK % OZ_K_STEP == 0, "K chunks are whole K steps");
+/* The fused kernel's configurations, as data. The CRT sums live in
+ * registers (2 per element), the int32 accumulators too (1 per element); the
+ * double accumulators, touched once per pass, in shared memory. */
+template <int CTA_M_, int CTA_N_, int WARPS_M_, int WARPS_N_, int STAGES_>
+struct oz_tile_config {
+    static constexpr int CTA_M = CTA_M_, CTA_N = CTA_N_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_;
+    static constexpr int STAGES = STAGES_;
+    static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
+    static constexpr int WARP_M = CTA_M / WARPS_M, WARP_N = CTA_N / WARPS_N;
+    static constexpr int FRAG_M = WARP_M / OZ_MMA_M, FRAG_N = WARP_N / OZ_MMA_N;
+    static constexpr int ELEMS = FRAG_M * FRAG_N * 4;                 /* C elements per thread */
+    static constexpr int A_CHUNKS = CTA_M * OZ_K_STAGE / 16 / THREADS; /* 16-byte copies per thread */
+    static constexpr int B_CHUNKS = CTA_N * OZ_K_STAGE / 16 / THREADS;
+    static constexpr int SMEM_A = STAGES * CTA_M * OZ_SMEM_PITCH;
+    static constexpr int SMEM_B = STAGES * CTA_N * OZ_SMEM_PITCH;
+    static constexpr int SMEM_BYTES = SMEM_A + SMEM_B + ELEMS * THREADS * 8;
+    static_assert(WARP_M % OZ_MMA_M == 0 && WARP_N % (2 * OZ_MMA_N) == 0, "warp tile");
+    static_assert(A_CHUNKS * THREADS * 16 == CTA_M * OZ_K_STAGE, "A stage loads");
+    static_assert(B_CHUNKS * THREADS * 16 == CTA_N * OZ_K_STAGE, "B stage loads");
+    static_assert(OZ_PAD_ROWS_A % CTA_M == 0 && OZ_PAD_ROWS_B % CTA_N == 0, "padding covers the tile");
+    static_assert(STAGES >= 2, "pipeline");
+};
+/* Hopper (227 KB of shared memory per block): 128x128, 4 stages, 208 KB. */
+typedef oz_tile_config<128, 128, 2, 4, 4> oz_tiles_large;
+/* Any sm_80+ GPU (>= 99 KB): 128x64, 2 stages, 85 KB. */
+typedef oz_tile_config<128, 64, 4, 2, 2> oz_tiles_small;
+
+static_assert(OZ_P22_KCHUNK % OZ_K_STAGE == 0, "K chunks are whole stages");
+static_assert(OZ_K_STAGE % OZ_MMA_K == 0, "stages are whole MMA K steps");
 static_assert(OZ_PAD_ROWS_A % OZ_RT_ROWS == 0 && OZ_PAD_ROWS_B % OZ_RT_ROWS == 0, "residue tiles");
-static_assert(OZ_PAD_K % 4 == 0 && OZ_RT_K % OZ_PAD_K == 0 || OZ_PAD_K % OZ_RT_K == 0, "residue K tiles");
-static_assert(OZ_SMEM_PITCH % 16 == 0 && OZ_SMEM_PITCH >= OZ_K_STEP, "smem pitch");
+static_assert(OZ_PAD_K % OZ_RT_K == 0, "residue K tiles");
+static_assert(OZ_SMEM_PITCH % 16 == 0 && OZ_SMEM_PITCH >= OZ_K_STAGE, "smem pitch");
 #endif
 #endif

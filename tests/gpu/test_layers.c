@@ -4,6 +4,7 @@
 #include "crt/moduli.h"
 #include "slicing/slicing.h"
 
+void oz_gemm_force_tiles(int which);
 int oz_gemm_run_layer(const oz_gemm_desc *d, void *workspace, int out_kind, int pass, int prime, int64_t *out,
                       void *stream);
 enum { OUT_ACC = 1, OUT_MOD = 2, OUT_CRT = 3 };
@@ -70,6 +71,7 @@ static void run_case(int ta, int tb, int64_t m, int64_t n, int64_t k, double fil
     CUDA_CHECK(cudaMalloc(&ws, wsb));
     CUDA_CHECK(cudaMalloc((void **)&dout, 8 * m * n));
     int64_t klen = k < OZ_P22_KCHUNK ? k : OZ_P22_KCHUNK;
+    int8_t *resA = malloc((size_t)(m * klen + 1)), *resB = malloc((size_t)(n * klen + 1));
 
     for (int kind = OUT_ACC; kind <= OUT_CRT; kind++) {
         for (int q = 0; q < 4; q++) {
@@ -83,6 +85,13 @@ static void run_case(int ta, int tb, int64_t m, int64_t n, int64_t k, double fil
                 }
                 CUDA_CHECK(cudaDeviceSynchronize());
                 dev_download(out, dout, 8 * m * n);
+                /* this prime's residues of this pass's slices, computed once */
+                for (int64_t i = 0; i < m; i++)
+                    for (int64_t kk = 0; kk < klen; kk++)
+                        resA[i * klen + kk] = (int8_t)sym_mod(hc.hiloA[(pass_slices[q][0] * m + i) * k + kk], p);
+                for (int64_t j = 0; j < n; j++)
+                    for (int64_t kk = 0; kk < klen; kk++)
+                        resB[j * klen + kk] = (int8_t)sym_mod(hc.hiloB[(pass_slices[q][1] * n + j) * k + kk], p);
                 int bad = 0;
                 for (int64_t j = 0; j < n && bad < 3; j++)
                     for (int64_t i = 0; i < m && bad < 3; i++) {
@@ -95,7 +104,7 @@ static void run_case(int ta, int tb, int64_t m, int64_t n, int64_t k, double fil
                         } else {
                             int32_t acc = 0;
                             for (int64_t kk = 0; kk < klen; kk++)
-                                acc += sym_mod(ra[kk], p) * sym_mod(rb[kk], p);
+                                acc += resA[i * klen + kk] * resB[j * klen + kk];
                             want = kind == OUT_ACC ? acc : ((acc % p) + p) % p;
                         }
                         checks++;
@@ -114,6 +123,7 @@ static void run_case(int ta, int tb, int64_t m, int64_t n, int64_t k, double fil
     CUDA_CHECK(cudaFree(dout));
     CUDA_CHECK(cudaFree(dA));
     CUDA_CHECK(cudaFree(dB));
+    free(resA), free(resB);
     free(out), free(hc.A), free(hc.B), free(hc.hiloA), free(hc.hiloB);
 }
 
@@ -122,10 +132,13 @@ int main(void)
     static const int64_t shapes[][3] = {{1, 1, 1}, {7, 61, 68}, {128, 64, 32}, {129, 65, 33}, {16, 8, 31},
                                         {255, 130, 100}, {300, 70, 4096}, {40, 33, 5000}, {3, 200, 1}};
     int ns = (int)(sizeof shapes / sizeof shapes[0]);
-    for (int s = 0; s < ns; s++)
-        run_case(s % 2, (s / 2) % 2, shapes[s][0], shapes[s][1], shapes[s][2], 0.0, 0.0);
-    run_case(0, 1, 130, 66, 4096, 0.999, -0.999);  /* X near -M/2: the signed fold */
-    run_case(1, 0, 17, 9, 4096, -0.7, -0.999);     /* near +M/2 */
+    for (int tiles = 0; tiles < 2; tiles++) { /* the device's configuration, then the small one */
+        oz_gemm_force_tiles(tiles);
+        for (int s = 0; s < ns; s++)
+            run_case(s % 2, (s / 2) % 2, shapes[s][0], shapes[s][1], shapes[s][2], 0.0, 0.0);
+        run_case(0, 1, 130, 66, 4096, 0.999, -0.999); /* X near -M/2: the signed fold */
+        run_case(1, 0, 17, 9, 4096, -0.7, -0.999);    /* near +M/2 */
+    }
     printf("test_layers: %d checks, %d failures\n", checks, failures);
     printf("%d passed, %d failed\n", failures ? 0 : 1, failures ? 1 : 0);
     return failures ? 1 : 0;
