@@ -1,0 +1,251 @@
+/* tests/gpu/compare/check_shadow.c: oz_shadow_gemm end to end with real cuBLAS as the native path, and the env parsers.
+ *
+ * usage: check_shadow [native]   ("native": runs with OZCRT_COMPARE_RESULT=native)
+ * For each call shape: C after oz_shadow_gemm must equal a plain oz_gemm_run
+ * (emulated) or a plain cuBLAS call (native) bit for bit, and the report's
+ * numbers must equal the host model's on (emulated, native) copies. A call
+ * under graph capture is counted "not compared" and replays correctly. */
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interpose/metrics.h"
+#include "interpose/report.h"
+#include "interpose/shadow.h"
+
+static int g_failures;
+
+#define CK(call)                                                                              \
+    do {                                                                                      \
+        int e_ = (int)(call);                                                                 \
+        if (e_ != 0) {                                                                        \
+            fprintf(stderr, "%s:%d: %s failed: %d\n", __FILE__, __LINE__, #call, e_);          \
+            exit(2);                                                                          \
+        }                                                                                     \
+    } while (0)
+
+static void expect(int ok, const char *what)
+{
+    if (!ok)
+        g_failures++;
+    printf("  %s %s\n", ok ? "ok  " : "FAIL", what);
+}
+
+typedef struct native_ctx {
+    cublasHandle_t h;
+} native_ctx;
+
+/* The native path for oz_shadow_gemm: the real cuBLAS call writing C per `into`. */
+static int native_gemm(void *ctx, const oz_gemm_desc *d)
+{
+    cublasHandle_t h = ((native_ctx *)ctx)->h;
+    cublasOperation_t ta = (cublasOperation_t)d->transa, tb = (cublasOperation_t)d->transb;
+    if (d->Aarray)
+        return (int)cublasDgemmBatched(h, ta, tb, (int)d->m, (int)d->n, (int)d->k, d->alpha, d->Aarray, (int)d->lda,
+                                       d->Barray, (int)d->ldb, d->beta, d->Carray, (int)d->ldc, (int)d->batch);
+    if (d->batch > 1)
+        return (int)cublasDgemmStridedBatched(h, ta, tb, (int)d->m, (int)d->n, (int)d->k, d->alpha, d->A, (int)d->lda,
+                                              d->strideA, d->B, (int)d->ldb, d->strideB, d->beta, d->C, (int)d->ldc,
+                                              d->strideC, (int)d->batch);
+    return (int)cublasDgemm(h, ta, tb, (int)d->m, (int)d->n, (int)d->k, d->alpha, d->A, (int)d->lda, d->B, (int)d->ldb,
+                            d->beta, d->C, (int)d->ldc);
+}
+
+static double urand(void)
+{
+    return rand() / (RAND_MAX + 1.0) * 2.0 - 1.0;
+}
+
+static double *dev_random(size_t count, double **host)
+{
+    double *h = malloc(count * sizeof *h), *d;
+    for (size_t i = 0; i < count; i++)
+        h[i] = urand();
+    CK(cudaMalloc((void **)&d, count * sizeof *d));
+    CK(cudaMemcpy(d, h, count * sizeof *d, cudaMemcpyHostToDevice));
+    *host = h;
+    return d;
+}
+
+/* One call shape; returns after checking C's bits and the report row. */
+static void run_case(cublasHandle_t h, cudaStream_t s, const char *entry, int ta, int tb, int64_t m, int64_t n,
+                     int64_t k, int64_t batch, int arrays, int on_device, double alpha, double beta, int want_native)
+{
+    printf("case %s %c%c %lldx%lldx%lld*%lld beta=%g%s\n", entry, ta ? 'T' : 'N', tb ? 'T' : 'N', (long long)m,
+           (long long)n, (long long)k, (long long)batch, beta, on_device ? " device-scalars" : "");
+    int64_t lda = (ta ? k : m) + 1, ldb = (tb ? n : k) + 2, ldc = m + 3;
+    int64_t sA = lda * (ta ? m : k), sB = ldb * (tb ? k : n), sC = ldc * n;
+    double *hA, *hB, *hC;
+    double *A = dev_random((size_t)(sA * batch), &hA), *B = dev_random((size_t)(sB * batch), &hB);
+    double *C0 = dev_random((size_t)(sC * batch), &hC), *C, *Cn, *Ce;
+    size_t cbytes = (size_t)(sC * batch) * sizeof(double);
+    CK(cudaMalloc((void **)&C, cbytes));
+    CK(cudaMalloc((void **)&Cn, cbytes));
+    CK(cudaMalloc((void **)&Ce, cbytes));
+    double sc[2] = {alpha, beta}, *dsc;
+    CK(cudaMalloc((void **)&dsc, sizeof sc));
+    CK(cudaMemcpy(dsc, sc, sizeof sc, cudaMemcpyHostToDevice));
+    CK(cublasSetPointerMode(h, on_device ? CUBLAS_POINTER_MODE_DEVICE : CUBLAS_POINTER_MODE_HOST));
+    double **ptrs;
+    CK(cudaMalloc((void **)&ptrs, (size_t)batch * 6 * sizeof *ptrs));
+
+    oz_gemm_desc d;
+    memset(&d, 0, sizeof d);
+    d.transa = ta; d.transb = tb; d.m = m; d.n = n; d.k = k; d.batch = batch;
+    d.A = A; d.lda = lda; d.strideA = sA;
+    d.B = B; d.ldb = ldb; d.strideB = sB;
+    d.ldc = ldc; d.strideC = sC;
+    d.alpha = on_device ? dsc : &sc[0];
+    d.beta = on_device ? dsc + 1 : &sc[1];
+    d.scalars_on_device = on_device;
+    double **hp = malloc((size_t)batch * 6 * sizeof *hp);
+    for (int64_t b = 0; b < batch; b++) {
+        hp[b] = A + b * sA;
+        hp[batch + b] = B + b * sB;
+        hp[2 * batch + b] = C + b * sC;
+        hp[3 * batch + b] = Cn + b * sC;
+        hp[4 * batch + b] = Ce + b * sC;
+    }
+    CK(cudaMemcpy(ptrs, hp, (size_t)batch * 6 * sizeof *ptrs, cudaMemcpyHostToDevice));
+    native_ctx ctx = {h};
+    size_t wsb = 0;
+    void *ws = NULL;
+
+    /* native reference into Cn, emulated reference into Ce, shadow call into C */
+    double *targets[3] = {Cn, Ce, C};
+    for (int t = 0; t < 3; t++) {
+        CK(cudaMemcpy(targets[t], C0, cbytes, cudaMemcpyDeviceToDevice));
+        oz_gemm_desc dt = d;
+        dt.C = targets[t];
+        if (arrays) {
+            dt.Aarray = (const double *const *)ptrs;
+            dt.Barray = (const double *const *)(ptrs + batch);
+            dt.Carray = (double *const *)(ptrs + (t == 0 ? 3 : t == 1 ? 4 : 2) * batch);
+        }
+        if (!ws) {
+            wsb = oz_gemm_workspace_full(&dt);
+            CK(cudaMalloc(&ws, wsb ? wsb : 1));
+        }
+        if (t == 0)
+            CK(native_gemm(&ctx, &dt));
+        else if (t == 1)
+            CK(oz_gemm_run(&dt, ws, wsb, s));
+        else {
+            oz_shadow_site site = {entry, ta, tb, m, n, k, batch};
+            CK(oz_shadow_gemm(&site, &dt, native_gemm, &ctx, ws, wsb, s));
+        }
+    }
+    CK(cudaStreamSynchronize(s));
+    double *hn = malloc(cbytes), *he = malloc(cbytes), *hc = malloc(cbytes);
+    CK(cudaMemcpy(hn, Cn, cbytes, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(he, Ce, cbytes, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(hc, C, cbytes, cudaMemcpyDeviceToHost));
+    expect(memcmp(hc, want_native ? hn : he, cbytes) == 0,
+           want_native ? "C == plain cuBLAS bit for bit (OZCRT_COMPARE_RESULT=native)" : "C == plain oz_gemm_run bit for bit");
+
+    /* the host model on the two references */
+    oz_cmp_accum acc;
+    oz_cmp_accum_init(&acc);
+    int *st = malloc((size_t)(m + n) * sizeof *st);
+    for (int64_t b = 0; b < batch; b++) {
+        oz_cmp_scales_host(ta, tb, m, n, k, hA + b * sA, lda, hB + b * sB, ldb, st, st + m);
+        oz_cmp_matrix_host(&acc, m, n, he + b * sC, ldc, hn + b * sC, ldc, st, st + m, alpha, beta, k);
+    }
+    oz_call_metrics want = oz_cmp_finish(&acc, (uint64_t)(m * n * batch));
+    oz_shadow_flush();
+    oz_report_row *rows, total;
+    size_t nrows = oz_report_rows(oz_report_global(), &rows, &total);
+    const oz_report_row *row = NULL;
+    for (size_t i = 0; i < nrows; i++)
+        if (!strcmp(rows[i].entry, entry) && rows[i].m == m && rows[i].n == n && rows[i].k == k && rows[i].batch == batch)
+            row = &rows[i];
+    expect(row && row->calls == 1, "one report row with one call");
+    if (row) {
+        printf("  report: max abs %.6e (host %.6e) normwise %.6e (host %.6e) beyond %llu (host %llu)\n",
+               row->max_abs_worst, want.max_abs, row->normwise_worst, want.normwise,
+               (unsigned long long)row->beyond_bound_total, (unsigned long long)want.beyond_bound);
+        expect(row->max_abs_worst == want.max_abs, "max abs equals the host model's (native bits reproduced)");
+        expect(row->max_rel_worst == want.max_rel, "max rel equals the host model's");
+        expect(fabs(row->normwise_worst - want.normwise) <= 1e-12 * want.normwise, "normwise close");
+        expect(row->beyond_bound_total == want.beyond_bound && want.beyond_bound == 0, "nothing beyond the bound");
+        expect(row->nonfinite_total == 0, "no NaN/Inf mismatch");
+        expect(want.max_abs > 0.0 && want.max_abs < 1e-6, "emulated differs from native, slightly");
+    }
+    free(rows);
+
+    /* graph capture: not compared, counted, and the replay computes the call */
+    cudaGraph_t g;
+    cudaGraphExec_t ge;
+    oz_gemm_desc dt = d;
+    dt.C = C;
+    if (arrays) {
+        dt.Aarray = (const double *const *)ptrs;
+        dt.Barray = (const double *const *)(ptrs + batch);
+        dt.Carray = (double *const *)(ptrs + 2 * batch);
+    }
+    CK(cudaMemcpy(C, C0, cbytes, cudaMemcpyDeviceToDevice));
+    oz_shadow_site site = {entry, ta, tb, m, n, k, batch};
+    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    int st_cap = oz_shadow_gemm(&site, &dt, native_gemm, &ctx, ws, wsb, s);
+    CK(cudaStreamEndCapture(s, &g));
+    CK(st_cap);
+    CK(cudaGraphInstantiate(&ge, g, 0));
+    CK(cudaGraphLaunch(ge, s));
+    CK(cudaStreamSynchronize(s));
+    CK(cudaMemcpy(hc, C, cbytes, cudaMemcpyDeviceToHost));
+    expect(memcmp(hc, want_native ? hn : he, cbytes) == 0, "captured call replays to the same bits");
+    nrows = oz_report_rows(oz_report_global(), &rows, &total);
+    row = NULL;
+    for (size_t i = 0; i < nrows; i++)
+        if (!strcmp(rows[i].entry, entry) && rows[i].m == m && rows[i].batch == batch)
+            row = &rows[i];
+    expect(row && row->calls == 1 && row->not_compared[OZ_SKIP_CAPTURE] == 1, "capture counted as not compared");
+    free(rows);
+    CK(cudaGraphExecDestroy(ge));
+    CK(cudaGraphDestroy(g));
+
+    free(hA); free(hB); free(hC); free(hn); free(he); free(hc); free(st); free(hp);
+    CK(cudaFree(A)); CK(cudaFree(B)); CK(cudaFree(C0)); CK(cudaFree(C)); CK(cudaFree(Cn)); CK(cudaFree(Ce));
+    CK(cudaFree(dsc)); CK(cudaFree(ptrs)); CK(cudaFree(ws));
+}
+
+static void check_env_parsers(void)
+{
+    printf("case env parsers\n");
+    int v = 5;
+    oz_compare_result r;
+    const char *f;
+    expect(oz_shadow_parse_compare(NULL, &v) == 0 && v == 0, "OZCRT_COMPARE unset -> 0");
+    expect(oz_shadow_parse_compare("1", &v) == 1 && v == 1, "OZCRT_COMPARE=1");
+    expect(oz_shadow_parse_compare("yes", &v) == -1 && v == 0, "OZCRT_COMPARE=yes warns, 0");
+    expect(oz_shadow_parse_result("native", &r) == 1 && r == OZ_COMPARE_RESULT_NATIVE, "RESULT=native");
+    expect(oz_shadow_parse_result("", &r) == 0 && r == OZ_COMPARE_RESULT_EMULATED, "RESULT empty -> emulated");
+    expect(oz_shadow_parse_result("both", &r) == -1 && r == OZ_COMPARE_RESULT_EMULATED, "RESULT=both warns");
+    expect(oz_shadow_parse_report_file("r.csv", &f) == 1 && !strcmp(f, "r.csv"), "REPORT_FILE=r.csv");
+    expect(oz_shadow_parse_report_file("r.txt", &f) == -1 && !strcmp(f, "r.txt"), "REPORT_FILE=r.txt warns, JSON");
+}
+
+int main(int argc, char **argv)
+{
+    int want_native = argc > 1 && !strcmp(argv[1], "native");
+    setenv("OZCRT_COMPARE", "1", 1);
+    setenv("OZCRT_COMPARE_RESULT", want_native ? "native" : "emulated", 1);
+    check_env_parsers();
+    cublasHandle_t h;
+    cudaStream_t s;
+    CK(cublasCreate(&h));
+    CK(cudaStreamCreate(&s));
+    CK(cublasSetStream(h, s));
+    run_case(h, s, "cublasDgemm_v2", 0, 0, 257, 193, 300, 1, 0, 0, 1.0, 0.0, want_native);
+    run_case(h, s, "cublasDgemm_v2", 1, 0, 130, 64, 4100, 1, 0, 0, 1.0, 0.5, want_native);
+    run_case(h, s, "cublasDgemmStridedBatched", 0, 1, 64, 96, 128, 5, 0, 1, -2.0, 1.0, want_native);
+    run_case(h, s, "cublasDgemmBatched", 1, 1, 50, 70, 90, 4, 1, 0, 0.75, 0.25, want_native);
+    run_case(h, s, "cublasDgemmBatched", 0, 0, 33, 17, 65, 3, 1, 1, 1.0, 0.0, want_native);
+    oz_shadow_report_at_exit(stdout);
+    CK(cublasDestroy(h));
+    printf("check_shadow%s: %d failure%s\n", want_native ? " native" : "", g_failures, g_failures == 1 ? "" : "s");
+    return g_failures ? 1 : 0;
+}
