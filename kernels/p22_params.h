@@ -48,10 +48,12 @@ static inline __host__ __device__ int64_t oz_align256(int64_t x) { return oz_rou
  *   resB  OZ_NPLANES planes of Npad x Kpad int8
  *   scaleA int32[Mpad], scaleB int32[Npad]   (oz_scale_exponent; OZ_SCALE_SPECIAL marks Inf/NaN)
  *   special int32: nonzero when any row or column of this item is special
+ *   dacc  double[Mpad * Npad]: the fused kernel's double accumulators, per
+ *         CTA tile in the order of its threads' fragments (coalesced)
  * Padding rows and columns hold zeros (residues) and 0 (scales). */
 struct oz_layout {
     int64_t m, n, k, Mpad, Npad, Kpad;
-    int64_t offA, offB, offScaleA, offScaleB, offSpecial, slot_bytes;
+    int64_t offA, offB, offScaleA, offScaleB, offSpecial, offDacc, slot_bytes;
 };
 
 static inline __host__ __device__ oz_layout oz_make_layout(int64_t m, int64_t n, int64_t k)
@@ -68,7 +70,8 @@ static inline __host__ __device__ oz_layout oz_make_layout(int64_t m, int64_t n,
     L.offScaleA = L.offB + oz_align256(OZ_NPLANES * L.Npad * L.Kpad);
     L.offScaleB = L.offScaleA + oz_align256(4 * L.Mpad);
     L.offSpecial = L.offScaleB + oz_align256(4 * L.Npad);
-    L.slot_bytes = L.offSpecial + 256;
+    L.offDacc = L.offSpecial + 256;
+    L.slot_bytes = L.offDacc + 8 * L.Mpad * L.Npad;
     return L;
 }
 

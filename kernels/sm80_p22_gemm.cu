@@ -77,24 +77,30 @@ __device__ __forceinline__ void oz_mma_s8(int32_t (&d)[4], const uint32_t (&a)[4
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+/* Keeps the compiler from batching the per-element work of the reductions
+ * (which would hold every element's temporaries at once and spill). */
+__device__ __forceinline__ void oz_live_range_fence() { asm volatile("" ::: "memory"); }
+
 /* One CTA: a Cfg::CTA_M x Cfg::CTA_N tile of C of one batch item.
  * Mainloop: a Cfg::STAGES-deep cp.async pipeline of K stages over the whole
  * (chunk, pass, prime) schedule, one barrier per stage; per stage each warp
  * does ldmatrix + mma.sync over its warp tile. At the end of a prime's K
- * range: Barrett mod p and the CRT sum (registers). At the end of a pass:
- * the CRT fold and the double accumulation (per-thread slots in shared
- * memory, touched once per pass). Then the epilogue. */
+ * range: Barrett mod p and the CRT sum (per-thread slots in shared memory).
+ * At the end of a pass: the CRT fold and the double accumulation (per-thread
+ * slots in the workspace, coalesced). Then the epilogue. */
 template <class Cfg, int OUT>
 __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_gemm_kernel(oz_gemm_params P)
 {
     extern __shared__ __align__(128) int8_t smem[];
-    double *s_acc = (double *)(smem + Cfg::SMEM_A + Cfg::SMEM_B); /* [ELEMS][THREADS], private per thread */
+    uint64_t *s_crt = (uint64_t *)(smem + Cfg::SMEM_A + Cfg::SMEM_B) + threadIdx.x; /* [ELEMS][THREADS] */
     const int64_t b = blockIdx.y;
     const int64_t tm = blockIdx.x % P.tiles_m, tn = blockIdx.x / P.tiles_m;
     const int64_t m0 = tm * Cfg::CTA_M, n0 = tn * Cfg::CTA_N;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int wm = warp % Cfg::WARPS_M, wn = warp / Cfg::WARPS_M;
     const int64_t kpad = P.L.Kpad;
+    double *g_acc = (double *)(P.a.ws + b * P.a.slot_bytes + P.L.offDacc) + blockIdx.x * (int64_t)(Cfg::CTA_M * Cfg::CTA_N) +
+                    threadIdx.x; /* [ELEMS][THREADS] of this tile */
 
     oz_schedule sched;
     sched.kpad = kpad;
@@ -137,7 +143,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_gemm_kernel(oz_gemm_pa
     const uint32_t b_off = (wn * Cfg::WARP_N + lr + 8 * (lq >> 1)) * OZ_SMEM_PITCH + 16 * (lq & 1);
 
     int32_t acc[Cfg::FRAG_M][Cfg::FRAG_N][4];
-    uint64_t crt[Cfg::FRAG_M][Cfg::FRAG_N][4];
+#define OZ_SLOT_(mi, ni, e) ((((mi) * Cfg::FRAG_N + (ni)) * 4 + (e)) * Cfg::THREADS)
 #pragma unroll
     for (int mi = 0; mi < Cfg::FRAG_M; mi++)
 #pragma unroll
@@ -145,8 +151,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_gemm_kernel(oz_gemm_pa
 #pragma unroll
             for (int e = 0; e < 4; e++) {
                 acc[mi][ni][e] = 0;
-                crt[mi][ni][e] = 0;
-                s_acc[((mi * Cfg::FRAG_N + ni) * 4 + e) * Cfg::THREADS + tid] = 0.0;
+                s_crt[OZ_SLOT_(mi, ni, e)] = 0;
             }
 
     const int g = lane >> 2, t4 = lane & 3;
@@ -200,7 +205,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_gemm_kernel(oz_gemm_pa
             const uint32_t mu = c_mu[cu.p];
             const uint64_t f = c_f[cu.p];
 #pragma unroll
-            for (int mi = 0; mi < Cfg::FRAG_M; mi++)
+            for (int mi = 0; mi < Cfg::FRAG_M; mi++) {
 #pragma unroll
                 for (int ni = 0; ni < Cfg::FRAG_N; ni++)
 #pragma unroll
@@ -210,24 +215,31 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_gemm_kernel(oz_gemm_pa
                             dbg_store(mi, ni, e, acc[mi][ni][e]);
                         if (OUT == OZ_OUT_MOD)
                             dbg_store(mi, ni, e, r);
-                        crt[mi][ni][e] += (uint64_t)r * f;
+                        s_crt[OZ_SLOT_(mi, ni, e)] += (uint64_t)r * f;
                         acc[mi][ni][e] = 0;
                     }
+                oz_live_range_fence();
+            }
             if (cu.p == sched.p1 - 1 && (OUT == OZ_OUT_C || OUT == OZ_OUT_CRT)) { /* the pass is done */
                 const double unit = ldexp(1.0, -c_pass_shift[cu.q]);
+                const bool first = cu.c == 0 && cu.q == sched.q0; /* acc = 0 + v = v: store */
 #pragma unroll
-                for (int mi = 0; mi < Cfg::FRAG_M; mi++)
+                for (int mi = 0; mi < Cfg::FRAG_M; mi++) {
+                    oz_live_range_fence();
 #pragma unroll
                     for (int ni = 0; ni < Cfg::FRAG_N; ni++)
 #pragma unroll
                         for (int e = 0; e < 4; e++) {
-                            int64_t X = oz_crt_fold(oz_crt_reduce(crt[mi][ni][e], OZ_P22_M), OZ_P22_M);
+                            uint64_t *crt = &s_crt[OZ_SLOT_(mi, ni, e)];
+                            int64_t X = oz_crt_fold(oz_crt_reduce(*crt, OZ_P22_M), OZ_P22_M);
+                            *crt = 0;
                             if (OUT == OZ_OUT_CRT)
                                 dbg_store(mi, ni, e, X);
-                            double *slot = &s_acc[((mi * Cfg::FRAG_N + ni) * 4 + e) * Cfg::THREADS + tid];
-                            *slot = __dadd_rn(*slot, __dmul_rn((double)X, unit));
-                            crt[mi][ni][e] = 0;
+                            double v = __dmul_rn((double)X, unit);
+                            double *slot = &g_acc[OZ_SLOT_(mi, ni, e)];
+                            *slot = first ? v : __dadd_rn(*slot, v);
                         }
+                }
             }
         }
         sched.advance(cu);
@@ -241,7 +253,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_gemm_kernel(oz_gemm_pa
     const int32_t *sA = P.a.scale(b), *sB = P.b.scale(b);
     double *C = P.c.ptr(b);
 #pragma unroll
-    for (int mi = 0; mi < Cfg::FRAG_M; mi++)
+    for (int mi = 0; mi < Cfg::FRAG_M; mi++) {
+        oz_live_range_fence();
 #pragma unroll
         for (int ni = 0; ni < Cfg::FRAG_N; ni++)
 #pragma unroll
@@ -252,10 +265,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_gemm_kernel(oz_gemm_pa
                 int s = sA[i], t = sB[j];
                 if (s == OZ_SCALE_SPECIAL || t == OZ_SCALE_SPECIAL)
                     continue; /* the fix-up kernel writes this element */
-                double dacc = s_acc[((mi * Cfg::FRAG_N + ni) * 4 + e) * Cfg::THREADS + tid];
+                double dacc = total > 0 ? g_acc[OZ_SLOT_(mi, ni, e)] : 0.0;
                 oz_store_epilogue(&C[i + j * P.c.ldc], alpha, beta, ldexp(dacc, s + t), P.L.k == 0);
             }
+    }
 }
+
+#undef OZ_SLOT_
 
 template <class Cfg, int OUT>
 static cudaError_t launch_cfg(const oz_gemm_params &p, int64_t group, cudaStream_t s)

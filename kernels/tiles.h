@@ -26,9 +26,10 @@
 #define OZ_RT_K 32
 
 #ifdef __cplusplus
-/* The fused kernel's configurations, as data. The CRT sums live in
- * registers (2 per element), the int32 accumulators too (1 per element); the
- * double accumulators, touched once per pass, in shared memory. */
+/* The fused kernel's configurations, as data. Per element of C: the int32
+ * accumulator lives in a register (touched every MMA), the CRT sum in shared
+ * memory (once per prime), the double accumulator in the workspace (once per
+ * pass per K chunk); so registers hold only accumulators and fragments. */
 template <int CTA_M_, int CTA_N_, int WARPS_M_, int WARPS_N_, int STAGES_>
 struct oz_tile_config {
     static constexpr int CTA_M = CTA_M_, CTA_N = CTA_N_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_;
@@ -41,7 +42,7 @@ struct oz_tile_config {
     static constexpr int B_CHUNKS = CTA_N * OZ_K_STAGE / 16 / THREADS;
     static constexpr int SMEM_A = STAGES * CTA_M * OZ_SMEM_PITCH;
     static constexpr int SMEM_B = STAGES * CTA_N * OZ_SMEM_PITCH;
-    static constexpr int SMEM_BYTES = SMEM_A + SMEM_B + ELEMS * THREADS * 8;
+    static constexpr int SMEM_BYTES = SMEM_A + SMEM_B + ELEMS * THREADS * 8; /* + the CRT sums */
     static_assert(WARP_M % OZ_MMA_M == 0 && WARP_N % (2 * OZ_MMA_N) == 0, "warp tile");
     static_assert(A_CHUNKS * THREADS * 16 == CTA_M * OZ_K_STAGE, "A stage loads");
     static_assert(B_CHUNKS * THREADS * 16 == CTA_N * OZ_K_STAGE, "B stage loads");
