@@ -86,12 +86,6 @@ static void read_policy(void)
     ozcrt_parse_int("OZCRT_MAX_WORKSPACE_MB", getenv("OZCRT_MAX_WORKSPACE_MB"), 0, INT64_MAX / (1 << 20),
                     OZCRT_DEFAULT_MAX_WORKSPACE_MB, &v);
     p->max_workspace_bytes = (size_t)v << 20;
-    /* Shadow mode (interpose/shadow.h) is not wired into the router yet:
-     * say so rather than ignore the request silently. */
-    const char *cmp = getenv("OZCRT_COMPARE");
-    if (cmp && cmp[0] && strcmp(cmp, "0") != 0)
-        fprintf(stderr, "ozcrt: warning: OZCRT_COMPARE=\"%s\": shadow mode is not part of this libozcrt.so yet; "
-                        "ignored\n", cmp);
     const char *sf = getenv("OZCRT_STATS_FILE");
     p->stats_file = sf && sf[0] ? sf : NULL;
     p->log = p->log_level > 0 ? open_log(getenv("OZCRT_LOG_FILE")) : stderr;

@@ -12,11 +12,13 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <cuda_runtime_api.h>
 
 #include "kernels/ozcrt_gemm.h"
 #include "policy.h"
 #include "real.h"
+#include "shadow.h"
 #include "workspace.h"
 
 #define OZCRT_MIN_CC_MAJOR 8
@@ -128,6 +130,67 @@ static oz_gemm_desc make_desc(const ozcrt_call *c, int on_device)
     return d;
 }
 
+/* Shadow mode's native run: the caller's call to the real cuBLAS with only
+ * C (C/ldc/strideC, or Carray) replaced by `into`. */
+static int native_into(void *ctx, const oz_gemm_desc *into)
+{
+    const ozcrt_call *c = ctx;
+    const ozcrt_real_table *r = ozcrt_real();
+    const void *al = c->alpha, *be = c->beta;
+    int m = (int)c->m, n = (int)c->n, k = (int)c->k, lda = (int)c->lda, ldb = (int)c->ldb, ldc = (int)into->ldc;
+    cublasStatus_t st = CUBLAS_STATUS_NOT_SUPPORTED;
+    ozcrt_in_real++;
+    switch (c->ep) {
+    case OZCRT_EP_cublasDgemm_v2:
+        st = r->cublasDgemm_v2(c->handle, c->transa, c->transb, m, n, k, al, c->A, lda, c->B, ldb, be, into->C, ldc);
+        break;
+    case OZCRT_EP_cublasDgemm_v2_64:
+        st = r->cublasDgemm_v2_64(c->handle, c->transa, c->transb, c->m, c->n, c->k, al, c->A, c->lda, c->B, c->ldb,
+                                  be, into->C, into->ldc);
+        break;
+    case OZCRT_EP_cublasGemmEx:
+        st = r->cublasGemmEx(c->handle, c->transa, c->transb, m, n, k, al, c->A, c->Atype, lda, c->B, c->Btype, ldb, be,
+                             into->C, c->Ctype, ldc, c->compute, CUBLAS_GEMM_DEFAULT);
+        break;
+    case OZCRT_EP_cublasDgemmStridedBatched:
+        st = r->cublasDgemmStridedBatched(c->handle, c->transa, c->transb, m, n, k, al, c->A, lda, c->strideA, c->B,
+                                          ldb, c->strideB, be, into->C, ldc, into->strideC, (int)c->batch);
+        break;
+    case OZCRT_EP_cublasGemmStridedBatchedEx:
+        st = r->cublasGemmStridedBatchedEx(c->handle, c->transa, c->transb, m, n, k, al, c->A, c->Atype, lda,
+                                           c->strideA, c->B, c->Btype, ldb, c->strideB, be, into->C, c->Ctype, ldc,
+                                           into->strideC, (int)c->batch, c->compute, CUBLAS_GEMM_DEFAULT);
+        break;
+    case OZCRT_EP_cublasDgemmBatched:
+        st = r->cublasDgemmBatched(c->handle, c->transa, c->transb, m, n, k, al, (const double *const *)c->Aarray, lda,
+                                   (const double *const *)c->Barray, ldb, be, into->Carray, ldc, (int)c->batch);
+        break;
+    case OZCRT_EP_cublasGemmBatchedEx:
+        st = r->cublasGemmBatchedEx(c->handle, c->transa, c->transb, m, n, k, al, c->Aarray, c->Atype, lda, c->Barray,
+                                    c->Btype, ldb, be, (void *const *)into->Carray, c->Ctype, ldc, (int)c->batch,
+                                    c->compute, CUBLAS_GEMM_DEFAULT);
+        break;
+    default:
+        break;
+    }
+    ozcrt_in_real--;
+    return (int)st;
+}
+
+/* The shadow report at exit, registered after the CUDA runtime has started
+ * (check_gpu ran), so that it runs before the runtime's own teardown. */
+static pthread_once_t g_report_once = PTHREAD_ONCE_INIT;
+static void report_at_exit(void)
+{
+    const ozcrt_policy *p = ozcrt_policy_get();
+    oz_shadow_report_at_exit(p->log_level > 0 ? p->log : NULL);
+}
+static void register_report(void)
+{
+    if (atexit(report_at_exit) != 0)
+        ozcrt_error("ozcrt: atexit failed: no shadow report will be written");
+}
+
 /* Everything after the pure checks; *status set when the call is taken. */
 static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_policy *p, cublasStatus_t *status)
 {
@@ -159,6 +222,14 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_policy *p, cublasSt
     r = ozcrt_workspace_acquire(c->handle, dev, stream, oz_gemm_workspace_min(&d), oz_gemm_workspace_full(&d), &lease);
     if (r != OZCRT_R_EMULATED)
         return r;
+    if (oz_shadow_enabled()) { /* OZCRT_COMPARE=1: native into scratch too, compared on the GPU */
+        pthread_once(&g_report_once, register_report);
+        oz_shadow_site site = {ozcrt_entry_name(c->ep), (int)c->transa, (int)c->transb, c->m, c->n, c->k, c->batch};
+        int st = oz_shadow_gemm(&site, &d, native_into, (void *)c, lease.ptr, lease.bytes, (void *)stream);
+        ozcrt_workspace_release(&lease);
+        *status = (cublasStatus_t)st;
+        return st == 0 ? OZCRT_R_EMULATED : OZCRT_R_FAILED;
+    }
     int err = oz_gemm_run(&d, lease.ptr, lease.bytes, (void *)stream);
     ozcrt_workspace_release(&lease);
     if (err != 0) {
@@ -182,6 +253,7 @@ static char op_char(cublasOperation_t op)
 int ozcrt_route(const ozcrt_call *c, cublasStatus_t *status)
 {
     const ozcrt_policy *p = ozcrt_policy_get();
+    (void)oz_shadow_config_get(); /* read with the policy: bad values are reported at the first call */
     ozcrt_reason r;
     if (ozcrt_in_real)
         r = OZCRT_R_NESTED;
