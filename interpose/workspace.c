@@ -5,7 +5,8 @@
  * a cudaMallocAsync on that same stream, stream-ordered after every earlier
  * use, and a change of the handle's stream never needs an order between two
  * streams (the old one may even be destroyed by then). PyTorch keys its cuBLAS
- * workspaces the same way. A buffer that was used inside a stream capture is
+ * workspaces the same way. Entries are told apart by the stream's id as well
+ * as its address, since a destroyed stream's address can come back. A buffer that was used inside a stream capture is
  * referenced by the graph: it is never freed before cublasDestroy_v2, only
  * retired when the entry grows. The total is capped by OZCRT_MAX_WORKSPACE_MB.
  *
@@ -29,6 +30,7 @@ typedef struct ws_entry {
     cublasHandle_t handle;
     int dev;
     cudaStream_t stream;
+    unsigned long long stream_id; /* cudaStreamGetId: a destroyed stream's address can come back */
     pthread_mutex_t lock;
     void *ptr;
     size_t bytes;
@@ -42,11 +44,11 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static ws_entry *g_entries;
 static size_t g_total; /* bytes allocated, retired ones included */
 
-static ws_entry *find_or_add(cublasHandle_t handle, int dev, cudaStream_t stream)
+static ws_entry *find_or_add(cublasHandle_t handle, int dev, cudaStream_t stream, unsigned long long sid)
 {
     pthread_mutex_lock(&g_lock);
     ws_entry *e = g_entries;
-    while (e && !(e->handle == handle && e->dev == dev && e->stream == stream))
+    while (e && !(e->handle == handle && e->dev == dev && e->stream == stream && e->stream_id == sid))
         e = e->next;
     if (!e) {
         e = calloc(1, sizeof *e);
@@ -54,6 +56,7 @@ static ws_entry *find_or_add(cublasHandle_t handle, int dev, cudaStream_t stream
             e->handle = handle;
             e->dev = dev;
             e->stream = stream;
+            e->stream_id = sid;
             pthread_mutex_init(&e->lock, NULL);
             e->next = g_entries;
             g_entries = e;
@@ -138,7 +141,13 @@ ozcrt_reason ozcrt_workspace_acquire(cublasHandle_t handle, int dev, cudaStream_
         return OZCRT_R_CAPTURE_NO_WS;
     }
     int capturing = cs != cudaStreamCaptureStatusNone;
-    ws_entry *e = find_or_add(handle, dev, stream);
+    unsigned long long sid = 0;
+    err = cudaStreamGetId(stream, &sid);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        return OZCRT_R_NO_WORKSPACE;
+    }
+    ws_entry *e = find_or_add(handle, dev, stream, sid);
     if (!e)
         return OZCRT_R_NO_WORKSPACE;
     pthread_mutex_lock(&e->lock);
@@ -189,15 +198,13 @@ static void free_entry(ws_entry *e)
         (void)cudaGetLastError();
         ozcrt_error("ozcrt: cannot select device %d to free a workspace: %s", e->dev, cudaGetErrorString(err));
     }
-    /* As cublasDestroy_v2 itself: wait for the work, then free. */
-    err = cudaStreamSynchronize(e->stream);
-    if (err != cudaSuccess) { /* the stream is gone: wait for the device */
+    /* As cublasDestroy_v2 itself: wait for the work, then free. The device,
+     * not e->stream: programs often destroy their streams before the handle,
+     * and a destroyed stream must not be touched. */
+    err = cudaDeviceSynchronize();
+    if (err != cudaSuccess) {
         (void)cudaGetLastError();
-        err = cudaDeviceSynchronize();
-        if (err != cudaSuccess) {
-            (void)cudaGetLastError();
-            ozcrt_error("ozcrt: cudaDeviceSynchronize before freeing a workspace: %s", cudaGetErrorString(err));
-        }
+        ozcrt_error("ozcrt: cudaDeviceSynchronize before freeing a workspace: %s", cudaGetErrorString(err));
     }
     size_t freed = e->bytes;
     if (e->ptr)
