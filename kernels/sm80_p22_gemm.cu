@@ -23,9 +23,10 @@ __constant__ int c_pass_shift[OZ_P22_NPASSES] = {OZ_P22_PASSES(OZ_SH_)};
 #undef OZ_SB_
 #undef OZ_SH_
 
-/* Position in the (chunk, pass, prime, K stage) schedule; K stage fastest. */
-struct oz_cursor {
-    int64_t c, s, steps;
+/* The (chunk, pass, prime) schedule walked group by group: a group is one
+ * prime of one pass over one K chunk, `steps` K stages long. */
+struct oz_group {
+    int64_t c, steps;
     int q, p;
 };
 
@@ -37,12 +38,9 @@ struct oz_schedule {
         int64_t left = kpad - c * OZ_P22_KCHUNK;
         return (left < OZ_P22_KCHUNK ? left : OZ_P22_KCHUNK) / OZ_K_STAGE;
     }
-    __device__ oz_cursor start() const { return oz_cursor{0, 0, steps_of(0), q0, p0}; }
-    __device__ void advance(oz_cursor &u) const
+    __device__ oz_group first() const { return oz_group{0, steps_of(0), q0, p0}; }
+    __device__ void next(oz_group &u) const
     {
-        if (++u.s < u.steps)
-            return;
-        u.s = 0;
         if (++u.p < p1)
             return;
         u.p = p0;
@@ -71,7 +69,7 @@ __device__ __forceinline__ void oz_ldmatrix_x4(uint32_t (&r)[4], uint32_t smem)
 
 __device__ __forceinline__ void oz_mma_s8(int32_t (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
 {
-    asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+    asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
                  "{%0,%1,%2,%3};\n"
                  : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
@@ -115,25 +113,43 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_gemm_kernel(oz_gemm_pa
         total = (kpad < OZ_P22_KCHUNK ? kpad : OZ_P22_KCHUNK) / OZ_K_STAGE * (sched.p1 - sched.p0);
     }
 
-    /* Loader: thread copies 16-byte pieces (row, col16) = (c / 4, c % 4), c = tid + i * THREADS. */
+    /* Loader: thread copies 16-byte pieces (row, col16) = (c / 4, c % 4),
+     * c = tid + i * THREADS. Its global pointers advance by a stage and are
+     * recomputed only when a group (prime, pass, chunk) starts. */
     const uint32_t sa_base = (uint32_t)__cvta_generic_to_shared(smem);
     const uint32_t sb_base = sa_base + Cfg::SMEM_A;
     const int ld_row = tid / (OZ_K_STAGE / 16), ld_col = (tid % (OZ_K_STAGE / 16)) * 16;
     constexpr int ROWS_PER_PIECE = Cfg::THREADS / (OZ_K_STAGE / 16);
-
-    auto load_stage = [&](int st, const oz_cursor &u) {
-        const int64_t kbyte = u.c * OZ_P22_KCHUNK + u.s * OZ_K_STAGE + ld_col;
-        const int8_t *ga = P.a.plane(b, u.p * OZ_NSLICES + c_pass_sa[u.q]) + (m0 + ld_row) * kpad + kbyte;
-        const int8_t *gb = P.b.plane(b, u.p * OZ_NSLICES + c_pass_sb[u.q]) + (n0 + ld_row) * kpad + kbyte;
-        const uint32_t da = sa_base + (st * Cfg::CTA_M + ld_row) * OZ_SMEM_PITCH + ld_col;
-        const uint32_t db = sb_base + (st * Cfg::CTA_N + ld_row) * OZ_SMEM_PITCH + ld_col;
+    const uint32_t da0 = sa_base + ld_row * OZ_SMEM_PITCH + ld_col;
+    const uint32_t db0 = sb_base + ld_row * OZ_SMEM_PITCH + ld_col;
+    const int64_t piece_stride = ROWS_PER_PIECE * kpad;
+    oz_group lg = sched.first();
+    int64_t ld_left = 0;
+    const int8_t *ga = nullptr, *gb = nullptr;
+    auto ld_group_start = [&]() {
+        const int64_t kbyte = lg.c * OZ_P22_KCHUNK + ld_col;
+        ga = P.a.plane(b, lg.p * OZ_NSLICES + c_pass_sa[lg.q]) + (m0 + ld_row) * kpad + kbyte;
+        gb = P.b.plane(b, lg.p * OZ_NSLICES + c_pass_sb[lg.q]) + (n0 + ld_row) * kpad + kbyte;
+        ld_left = lg.steps;
+    };
+    auto load_stage = [&](int st) {
+        const uint32_t da = da0 + st * (Cfg::CTA_M * OZ_SMEM_PITCH);
+        const uint32_t db = db0 + st * (Cfg::CTA_N * OZ_SMEM_PITCH);
 #pragma unroll
         for (int i = 0; i < Cfg::A_CHUNKS; i++)
-            oz_cp_async16(da + i * ROWS_PER_PIECE * OZ_SMEM_PITCH, ga + i * ROWS_PER_PIECE * kpad);
+            oz_cp_async16(da + i * ROWS_PER_PIECE * OZ_SMEM_PITCH, ga + i * piece_stride);
 #pragma unroll
         for (int i = 0; i < Cfg::B_CHUNKS; i++)
-            oz_cp_async16(db + i * ROWS_PER_PIECE * OZ_SMEM_PITCH, gb + i * ROWS_PER_PIECE * kpad);
+            oz_cp_async16(db + i * ROWS_PER_PIECE * OZ_SMEM_PITCH, gb + i * piece_stride);
+        ga += OZ_K_STAGE;
+        gb += OZ_K_STAGE;
+        if (--ld_left == 0) {
+            sched.next(lg);
+            ld_group_start();
+        }
     };
+    if (total > 0)
+        ld_group_start();
 
     /* ldmatrix row addresses of this lane (m16n8k32 fragment layouts):
      * A: matrix q = lane/8 holds rows +8*(q&1), k bytes +16*(q>>1);
@@ -163,12 +179,14 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_gemm_kernel(oz_gemm_pa
             P.dbg_out[i + j * P.L.m] = v;
     };
 
-    oz_cursor ld = sched.start(), cu = sched.start();
+    oz_group cg = sched.first(); /* the group being computed */
+    int64_t cu_left = cg.steps;
+    int st_load = 0, st_comp = 0;
 #pragma unroll
-    for (int st = 0; st < Cfg::STAGES - 1; st++) {
-        if (st < total) {
-            load_stage(st, ld);
-            sched.advance(ld);
+    for (int i = 0; i < Cfg::STAGES - 1; i++) {
+        if (i < total) {
+            load_stage(st_load);
+            st_load = st_load + 1 == Cfg::STAGES ? 0 : st_load + 1;
         }
         oz_cp_async_commit();
     }
@@ -176,14 +194,14 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_gemm_kernel(oz_gemm_pa
         oz_cp_async_wait<Cfg::STAGES - 2>();
         __syncthreads(); /* stage it has landed; stage it-1 is consumed by every warp */
         if (it + Cfg::STAGES - 1 < total) {
-            load_stage((int)((it + Cfg::STAGES - 1) % Cfg::STAGES), ld);
-            sched.advance(ld);
+            load_stage(st_load);
+            st_load = st_load + 1 == Cfg::STAGES ? 0 : st_load + 1;
         }
         oz_cp_async_commit();
 
-        const int st = (int)(it % Cfg::STAGES);
-        const uint32_t sa = sa_base + st * Cfg::CTA_M * OZ_SMEM_PITCH + a_off;
-        const uint32_t sb = sb_base + st * Cfg::CTA_N * OZ_SMEM_PITCH + b_off;
+        const uint32_t sa = sa_base + st_comp * (Cfg::CTA_M * OZ_SMEM_PITCH) + a_off;
+        const uint32_t sb = sb_base + st_comp * (Cfg::CTA_N * OZ_SMEM_PITCH) + b_off;
+        st_comp = st_comp + 1 == Cfg::STAGES ? 0 : st_comp + 1;
 #pragma unroll
         for (int ks = 0; ks < OZ_K_STAGE / OZ_MMA_K; ks++) {
             uint32_t af[Cfg::FRAG_M][4], bf[Cfg::FRAG_N / 2][4];
@@ -200,10 +218,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_gemm_kernel(oz_gemm_pa
                     oz_mma_s8(acc[mi][ni], af[mi], bf[ni >> 1][2 * (ni & 1)], bf[ni >> 1][2 * (ni & 1) + 1]);
         }
 
-        if (cu.s == cu.steps - 1) { /* this prime's K range is done */
-            const int32_t p = c_prime[cu.p];
-            const uint32_t mu = c_mu[cu.p];
-            const uint64_t f = c_f[cu.p];
+        if (--cu_left == 0) { /* this prime's K range is done */
+            const int32_t p = c_prime[cg.p];
+            const uint32_t mu = c_mu[cg.p];
+            const uint64_t f = c_f[cg.p];
 #pragma unroll
             for (int mi = 0; mi < Cfg::FRAG_M; mi++) {
 #pragma unroll
@@ -220,9 +238,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_gemm_kernel(oz_gemm_pa
                     }
                 oz_live_range_fence();
             }
-            if (cu.p == sched.p1 - 1 && (OUT == OZ_OUT_C || OUT == OZ_OUT_CRT)) { /* the pass is done */
-                const double unit = ldexp(1.0, -c_pass_shift[cu.q]);
-                const bool first = cu.c == 0 && cu.q == sched.q0; /* acc = 0 + v = v: store */
+            if (cg.p == sched.p1 - 1 && (OUT == OZ_OUT_C || OUT == OZ_OUT_CRT)) { /* the pass is done */
+                const double unit = ldexp(1.0, -c_pass_shift[cg.q]);
+                const bool first = cg.c == 0 && cg.q == sched.q0; /* acc = 0 + v = v: store */
 #pragma unroll
                 for (int mi = 0; mi < Cfg::FRAG_M; mi++) {
                     oz_live_range_fence();
@@ -241,8 +259,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_gemm_kernel(oz_gemm_pa
                         }
                 }
             }
+            sched.next(cg);
+            cu_left = cg.steps;
         }
-        sched.advance(cu);
     }
     oz_cp_async_wait<0>();
 
