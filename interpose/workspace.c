@@ -44,11 +44,12 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static ws_entry *g_entries;
 static size_t g_total; /* bytes allocated, retired ones included */
 
-static ws_entry *find_or_add(cublasHandle_t handle, int dev, cudaStream_t stream, unsigned long long sid)
+static ws_entry *find_or_add(cublasHandle_t handle, int dev, cudaStream_t stream, unsigned long long sid,
+                             int any_id)
 {
     pthread_mutex_lock(&g_lock);
     ws_entry *e = g_entries;
-    while (e && !(e->handle == handle && e->dev == dev && e->stream == stream && e->stream_id == sid))
+    while (e && !(e->handle == handle && e->dev == dev && e->stream == stream && (any_id || e->stream_id == sid)))
         e = e->next;
     if (!e) {
         e = calloc(1, sizeof *e);
@@ -141,13 +142,19 @@ ozcrt_reason ozcrt_workspace_acquire(cublasHandle_t handle, int dev, cudaStream_
         return OZCRT_R_CAPTURE_NO_WS;
     }
     int capturing = cs != cudaStreamCaptureStatusNone;
+    /* The stream's id, outside captures only: no call but
+     * cudaStreamIsCapturing is made while a capture is under way (one the
+     * runtime deems unsafe would invalidate the application's capture). A
+     * capturing stream is alive, so its address alone names it then. */
     unsigned long long sid = 0;
-    err = cudaStreamGetId(stream, &sid);
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        return OZCRT_R_NO_WORKSPACE;
+    if (!capturing) {
+        err = cudaStreamGetId(stream, &sid);
+        if (err != cudaSuccess) {
+            (void)cudaGetLastError();
+            return OZCRT_R_NO_WORKSPACE;
+        }
     }
-    ws_entry *e = find_or_add(handle, dev, stream, sid);
+    ws_entry *e = find_or_add(handle, dev, stream, sid, capturing);
     if (!e)
         return OZCRT_R_NO_WORKSPACE;
     pthread_mutex_lock(&e->lock);

@@ -292,32 +292,40 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_gemm_kernel(oz_gemm_pa
 
 #undef OZ_SLOT_
 
+#define OZ_MAX_DEVICES 64
+
 template <class Cfg, int OUT>
-static cudaError_t launch_cfg(const oz_gemm_params &p, int64_t group, cudaStream_t s)
+static cudaError_t launch_cfg(const oz_gemm_params &p, int64_t group, cudaStream_t s, int dev)
 {
-    /* Raising the dynamic shared-memory limit is a host-side attribute (no
-     * synchronisation); setting it on every call is cheap and thread-safe. */
-    cudaError_t e = cudaFuncSetAttribute(oz_p22_gemm_kernel<Cfg, OUT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         Cfg::SMEM_BYTES);
-    if (e != cudaSuccess)
-        return e;
+    /* The dynamic shared-memory limit is raised once per device and kernel,
+     * so that nothing but the launch itself happens inside a stream capture
+     * after the first call. Racing threads set the same value: harmless. */
+    static volatile int raised[OZ_MAX_DEVICES];
+    if (dev >= OZ_MAX_DEVICES || !raised[dev]) {
+        cudaError_t e = cudaFuncSetAttribute(oz_p22_gemm_kernel<Cfg, OUT>,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES);
+        if (e != cudaSuccess)
+            return e;
+        if (dev < OZ_MAX_DEVICES)
+            raised[dev] = 1;
+    }
     dim3 grid((unsigned)(p.tiles_m * p.tiles_n), (unsigned)group);
     oz_p22_gemm_kernel<Cfg, OUT><<<grid, Cfg::THREADS, Cfg::SMEM_BYTES, s>>>(p);
     return cudaGetLastError();
 }
 
 template <class Cfg>
-static cudaError_t launch_out(oz_gemm_params &p, int64_t group, cudaStream_t s)
+static cudaError_t launch_out(oz_gemm_params &p, int64_t group, cudaStream_t s, int dev)
 {
     p.tiles_m = p.L.Mpad / Cfg::CTA_M;
     p.tiles_n = p.L.Npad / Cfg::CTA_N;
     if (p.tiles_m * p.tiles_n > 0x7fffffffLL)
         return cudaErrorInvalidConfiguration;
     switch (p.out_kind) {
-    case OZ_OUT_C: return launch_cfg<Cfg, OZ_OUT_C>(p, group, s);
-    case OZ_OUT_ACC: return launch_cfg<Cfg, OZ_OUT_ACC>(p, group, s);
-    case OZ_OUT_MOD: return launch_cfg<Cfg, OZ_OUT_MOD>(p, group, s);
-    case OZ_OUT_CRT: return launch_cfg<Cfg, OZ_OUT_CRT>(p, group, s);
+    case OZ_OUT_C: return launch_cfg<Cfg, OZ_OUT_C>(p, group, s, dev);
+    case OZ_OUT_ACC: return launch_cfg<Cfg, OZ_OUT_ACC>(p, group, s, dev);
+    case OZ_OUT_MOD: return launch_cfg<Cfg, OZ_OUT_MOD>(p, group, s, dev);
+    case OZ_OUT_CRT: return launch_cfg<Cfg, OZ_OUT_CRT>(p, group, s, dev);
     default: return cudaErrorInvalidValue;
     }
 }
@@ -326,12 +334,20 @@ static cudaError_t launch_out(oz_gemm_params &p, int64_t group, cudaStream_t s)
  * (Hopper), else the small one; tests can force the small one. */
 cudaError_t oz_launch_p22_gemm(oz_gemm_params &p, int64_t group, cudaStream_t s)
 {
+    static volatile int optin_of[OZ_MAX_DEVICES]; /* 0: not asked yet */
     int dev = 0, optin = 0;
     cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
     if (e != cudaSuccess)
         return e;
+    if (dev < OZ_MAX_DEVICES)
+        optin = optin_of[dev];
+    if (optin == 0) {
+        e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+        if (e != cudaSuccess)
+            return e;
+        if (dev < OZ_MAX_DEVICES)
+            optin_of[dev] = optin;
+    }
     bool large = optin >= oz_tiles_large::SMEM_BYTES && p.tile_override != 1;
-    return large ? launch_out<oz_tiles_large>(p, group, s) : launch_out<oz_tiles_small>(p, group, s);
+    return large ? launch_out<oz_tiles_large>(p, group, s, dev) : launch_out<oz_tiles_small>(p, group, s, dev);
 }
