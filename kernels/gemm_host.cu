@@ -46,6 +46,14 @@ extern "C" void oz_gemm_force_tiles(int which)
     g_force_tiles = which;
 }
 
+/* Benchmark only (tests/gpu/bench_p22): oz_gemm_run with a timing variant
+ * of the fused kernel (oz_gemm_output), 0 for the product. */
+static int g_variant;
+extern "C" void oz_gemm_force_variant(int variant)
+{
+    g_variant = variant;
+}
+
 /* The fused kernel's parameters for one group. */
 static oz_gemm_params make_params(const oz_gemm_desc *d, const oz_layout &L, char *ws, int64_t b0)
 {
@@ -122,7 +130,7 @@ extern "C" int oz_gemm_run(const oz_gemm_desc *d, void *workspace, size_t worksp
     for (int64_t b0 = 0; b0 < d->batch; b0 += per_group) {
         int64_t group = d->batch - b0 < per_group ? d->batch - b0 : per_group;
         oz_gemm_params p = make_params(d, L, (char *)workspace, b0);
-        p.out_kind = OZ_OUT_C;
+        p.out_kind = g_variant ? g_variant : OZ_OUT_C;
         oz_view va = view_from(va0, b0), vb = view_from(vb0, b0);
         OZ_TRY(tile_operands(va, vb, p, group, s));
         OZ_TRY(oz_launch_p22_gemm(p, group, s));

@@ -30,13 +30,14 @@ struct oz_group {
     int q, p;
 };
 
+template <int K_STAGE>
 struct oz_schedule {
     int q0, q1, p0, p1;
     int64_t kpad;
     __device__ int64_t steps_of(int64_t c) const
     {
         int64_t left = kpad - c * OZ_P22_KCHUNK;
-        return (left < OZ_P22_KCHUNK ? left : OZ_P22_KCHUNK) / OZ_K_STAGE;
+        return (left < OZ_P22_KCHUNK ? left : OZ_P22_KCHUNK) / K_STAGE;
     }
     __device__ oz_group first() const { return oz_group{0, steps_of(0), q0, p0}; }
     __device__ void next(oz_group &u) const
@@ -100,28 +101,33 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_gemm_kernel(oz_gemm_pa
     double *g_acc = (double *)(P.a.ws + b * P.a.slot_bytes + P.L.offDacc) + blockIdx.x * (int64_t)(Cfg::CTA_M * Cfg::CTA_N) +
                     threadIdx.x; /* [ELEMS][THREADS] of this tile */
 
-    oz_schedule sched;
+    constexpr bool DEBUG = OUT == OZ_OUT_ACC || OUT == OZ_OUT_MOD || OUT == OZ_OUT_CRT;
+    constexpr bool PRODUCT = !DEBUG; /* OZ_OUT_C and the timing variants */
+    oz_schedule<Cfg::K_STAGE> sched;
     sched.kpad = kpad;
     int64_t total;
-    if (OUT == OZ_OUT_C) {
+    if (PRODUCT) {
         sched.q0 = 0, sched.q1 = OZ_P22_NPASSES, sched.p0 = 0, sched.p1 = OZ_P22_NPRIMES;
-        total = kpad / OZ_K_STAGE * OZ_P22_NPASSES * OZ_P22_NPRIMES;
+        total = kpad / Cfg::K_STAGE * OZ_P22_NPASSES * OZ_P22_NPRIMES;
     } else {
         sched.q0 = P.dbg_pass, sched.q1 = P.dbg_pass + 1;
         sched.p0 = OUT == OZ_OUT_CRT ? 0 : P.dbg_prime;
         sched.p1 = OUT == OZ_OUT_CRT ? OZ_P22_NPRIMES : P.dbg_prime + 1;
-        total = (kpad < OZ_P22_KCHUNK ? kpad : OZ_P22_KCHUNK) / OZ_K_STAGE * (sched.p1 - sched.p0);
+        total = (kpad < OZ_P22_KCHUNK ? kpad : OZ_P22_KCHUNK) / Cfg::K_STAGE * (sched.p1 - sched.p0);
     }
 
-    /* Loader: thread copies 16-byte pieces (row, col16) = (c / 4, c % 4),
-     * c = tid + i * THREADS. Its global pointers advance by a stage and are
-     * recomputed only when a group (prime, pass, chunk) starts. */
+    /* Loader: thread copies 16-byte pieces (row, piece) = (c / CHUNKS, c % CHUNKS),
+     * c = tid + i * THREADS, to the swizzled place of the piece. Its global
+     * pointers advance by a stage and are recomputed only when a group
+     * (prime, pass, chunk) starts. */
     const uint32_t sa_base = (uint32_t)__cvta_generic_to_shared(smem);
     const uint32_t sb_base = sa_base + Cfg::SMEM_A;
-    const int ld_row = tid / (OZ_K_STAGE / 16), ld_col = (tid % (OZ_K_STAGE / 16)) * 16;
-    constexpr int ROWS_PER_PIECE = Cfg::THREADS / (OZ_K_STAGE / 16);
-    const uint32_t da0 = sa_base + ld_row * OZ_SMEM_PITCH + ld_col;
-    const uint32_t db0 = sb_base + ld_row * OZ_SMEM_PITCH + ld_col;
+    const int ld_row = tid / Cfg::CHUNKS, ld_piece = tid % Cfg::CHUNKS, ld_col = ld_piece * 16;
+    constexpr int ROWS_PER_PIECE = Cfg::THREADS / Cfg::CHUNKS; /* a multiple of the swizzle period */
+    static_assert(ROWS_PER_PIECE % (Cfg::ROWS_PER_LINE * Cfg::CHUNKS) == 0, "one swizzle per thread");
+    const uint32_t st_off = ld_row * Cfg::K_STAGE + ((ld_piece ^ Cfg::swz(ld_row)) * 16);
+    const uint32_t da0 = sa_base + st_off;
+    const uint32_t db0 = sb_base + st_off;
     const int64_t piece_stride = ROWS_PER_PIECE * kpad;
     oz_group lg = sched.first();
     int64_t ld_left = 0;
@@ -133,16 +139,18 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_gemm_kernel(oz_gemm_pa
         ld_left = lg.steps;
     };
     auto load_stage = [&](int st) {
-        const uint32_t da = da0 + st * (Cfg::CTA_M * OZ_SMEM_PITCH);
-        const uint32_t db = db0 + st * (Cfg::CTA_N * OZ_SMEM_PITCH);
+        const uint32_t da = da0 + st * (Cfg::CTA_M * Cfg::K_STAGE);
+        const uint32_t db = db0 + st * (Cfg::CTA_N * Cfg::K_STAGE);
+        if (OUT != OZ_TIME_NO_LOAD) {
 #pragma unroll
-        for (int i = 0; i < Cfg::A_CHUNKS; i++)
-            oz_cp_async16(da + i * ROWS_PER_PIECE * OZ_SMEM_PITCH, ga + i * piece_stride);
+            for (int i = 0; i < Cfg::A_CHUNKS; i++)
+                oz_cp_async16(da + i * ROWS_PER_PIECE * Cfg::K_STAGE, ga + i * piece_stride);
 #pragma unroll
-        for (int i = 0; i < Cfg::B_CHUNKS; i++)
-            oz_cp_async16(db + i * ROWS_PER_PIECE * OZ_SMEM_PITCH, gb + i * piece_stride);
-        ga += OZ_K_STAGE;
-        gb += OZ_K_STAGE;
+            for (int i = 0; i < Cfg::B_CHUNKS; i++)
+                oz_cp_async16(db + i * ROWS_PER_PIECE * Cfg::K_STAGE, gb + i * piece_stride);
+        }
+        ga += Cfg::K_STAGE;
+        gb += Cfg::K_STAGE;
         if (--ld_left == 0) {
             sched.next(lg);
             ld_group_start();
@@ -152,11 +160,14 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_gemm_kernel(oz_gemm_pa
         ld_group_start();
 
     /* ldmatrix row addresses of this lane (m16n8k32 fragment layouts):
-     * A: matrix q = lane/8 holds rows +8*(q&1), k bytes +16*(q>>1);
-     * B: matrix q holds n rows +8*(q>>1), k bytes +16*(q&1). */
+     * A: matrix q = lane/8 holds rows +8*(q&1), k pieces +(q>>1);
+     * B: matrix q holds n rows +8*(q>>1), k pieces +(q&1).
+     * Every row a lane names is lr mod 8 above a multiple of 8, so its
+     * swizzle is swz(lr) and the piece of K step ks is (2ks + h) ^ swz(lr). */
     const int lq = lane >> 3, lr = lane & 7;
-    const uint32_t a_off = (wm * Cfg::WARP_M + lr + 8 * (lq & 1)) * OZ_SMEM_PITCH + 16 * (lq >> 1);
-    const uint32_t b_off = (wn * Cfg::WARP_N + lr + 8 * (lq >> 1)) * OZ_SMEM_PITCH + 16 * (lq & 1);
+    const int a_h = lq >> 1, b_h = lq & 1, lane_swz = Cfg::swz(lr);
+    const uint32_t a_row = (wm * Cfg::WARP_M + lr + 8 * (lq & 1)) * Cfg::K_STAGE;
+    const uint32_t b_row = (wn * Cfg::WARP_N + lr + 8 * (lq >> 1)) * Cfg::K_STAGE;
 
     int32_t acc[Cfg::FRAG_M][Cfg::FRAG_N][4];
 #define OZ_SLOT_(mi, ni, e) ((((mi) * Cfg::FRAG_N + (ni)) * 4 + (e)) * Cfg::THREADS)
@@ -199,26 +210,29 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_gemm_kernel(oz_gemm_pa
         }
         oz_cp_async_commit();
 
-        const uint32_t sa = sa_base + st_comp * (Cfg::CTA_M * OZ_SMEM_PITCH) + a_off;
-        const uint32_t sb = sb_base + st_comp * (Cfg::CTA_N * OZ_SMEM_PITCH) + b_off;
+        const uint32_t sa = sa_base + st_comp * (Cfg::CTA_M * Cfg::K_STAGE) + a_row;
+        const uint32_t sb = sb_base + st_comp * (Cfg::CTA_N * Cfg::K_STAGE) + b_row;
         st_comp = st_comp + 1 == Cfg::STAGES ? 0 : st_comp + 1;
 #pragma unroll
-        for (int ks = 0; ks < OZ_K_STAGE / OZ_MMA_K; ks++) {
+        for (int ks = 0; ks < Cfg::K_STAGE / OZ_MMA_K; ks++) {
+            const uint32_t a_piece = (((2 * ks + a_h) ^ lane_swz) * 16), b_piece = (((2 * ks + b_h) ^ lane_swz) * 16);
             uint32_t af[Cfg::FRAG_M][4], bf[Cfg::FRAG_N / 2][4];
 #pragma unroll
             for (int mi = 0; mi < Cfg::FRAG_M; mi++)
-                oz_ldmatrix_x4(af[mi], sa + mi * OZ_MMA_M * OZ_SMEM_PITCH + ks * OZ_MMA_K);
+                oz_ldmatrix_x4(af[mi], sa + mi * OZ_MMA_M * Cfg::K_STAGE + a_piece);
 #pragma unroll
             for (int nj = 0; nj < Cfg::FRAG_N / 2; nj++)
-                oz_ldmatrix_x4(bf[nj], sb + nj * 2 * OZ_MMA_N * OZ_SMEM_PITCH + ks * OZ_MMA_K);
+                oz_ldmatrix_x4(bf[nj], sb + nj * 2 * OZ_MMA_N * Cfg::K_STAGE + b_piece);
+            if (OUT != OZ_TIME_NO_MMA) {
 #pragma unroll
-            for (int mi = 0; mi < Cfg::FRAG_M; mi++)
+                for (int mi = 0; mi < Cfg::FRAG_M; mi++)
 #pragma unroll
-                for (int ni = 0; ni < Cfg::FRAG_N; ni++)
-                    oz_mma_s8(acc[mi][ni], af[mi], bf[ni >> 1][2 * (ni & 1)], bf[ni >> 1][2 * (ni & 1) + 1]);
+                    for (int ni = 0; ni < Cfg::FRAG_N; ni++)
+                        oz_mma_s8(acc[mi][ni], af[mi], bf[ni >> 1][2 * (ni & 1)], bf[ni >> 1][2 * (ni & 1) + 1]);
+            }
         }
 
-        if (--cu_left == 0) { /* this prime's K range is done */
+        if (--cu_left == 0 && OUT != OZ_TIME_NO_CRT) { /* this prime's K range is done */
             const int32_t p = c_prime[cg.p];
             const uint32_t mu = c_mu[cg.p];
             const uint64_t f = c_f[cg.p];
@@ -238,7 +252,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_gemm_kernel(oz_gemm_pa
                     }
                 oz_live_range_fence();
             }
-            if (cg.p == sched.p1 - 1 && (OUT == OZ_OUT_C || OUT == OZ_OUT_CRT)) { /* the pass is done */
+            if (cg.p == sched.p1 - 1 && OUT != OZ_OUT_ACC && OUT != OZ_OUT_MOD) { /* the pass is done */
                 const double unit = ldexp(1.0, -c_pass_shift[cg.q]);
                 const bool first = cg.c == 0 && cg.q == sched.q0; /* acc = 0 + v = v: store */
 #pragma unroll
@@ -262,10 +276,14 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_gemm_kernel(oz_gemm_pa
             sched.next(cg);
             cu_left = cg.steps;
         }
+        if (OUT == OZ_TIME_NO_CRT && cu_left == 0) {
+            sched.next(cg);
+            cu_left = cg.steps;
+        }
     }
     oz_cp_async_wait<0>();
 
-    if (OUT != OZ_OUT_C)
+    if (DEBUG)
         return;
     double alpha, beta;
     P.sc.load(&alpha, &beta);
@@ -326,6 +344,9 @@ static cudaError_t launch_out(oz_gemm_params &p, int64_t group, cudaStream_t s, 
     case OZ_OUT_ACC: return launch_cfg<Cfg, OZ_OUT_ACC>(p, group, s, dev);
     case OZ_OUT_MOD: return launch_cfg<Cfg, OZ_OUT_MOD>(p, group, s, dev);
     case OZ_OUT_CRT: return launch_cfg<Cfg, OZ_OUT_CRT>(p, group, s, dev);
+    case OZ_TIME_NO_LOAD: return launch_cfg<Cfg, OZ_TIME_NO_LOAD>(p, group, s, dev);
+    case OZ_TIME_NO_MMA: return launch_cfg<Cfg, OZ_TIME_NO_MMA>(p, group, s, dev);
+    case OZ_TIME_NO_CRT: return launch_cfg<Cfg, OZ_TIME_NO_CRT>(p, group, s, dev);
     default: return cudaErrorInvalidValue;
     }
 }

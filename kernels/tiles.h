@@ -9,17 +9,11 @@
 #define OZ_MMA_N 8
 #define OZ_MMA_K 32
 
-/* K bytes per cp.async pipeline stage (two MMA K steps) and the residue
- * matrices' K padding, so that every stage is whole. */
-#define OZ_K_STAGE 64
-/* Shared-memory row pitch: 64 data bytes + 16 pad, so the 8 rows one
- * ldmatrix phase reads fall into 8 distinct 16-byte bank groups (5r mod 8). */
-#define OZ_SMEM_PITCH 80
-
-/* Padding of the residue matrices: rows to the largest CTA tile, K to a stage. */
+/* Padding of the residue matrices: rows to the largest CTA tile, K to the
+ * largest K stage, so that every tile and every stage is whole. */
 #define OZ_PAD_ROWS_A 128
 #define OZ_PAD_ROWS_B 128
-#define OZ_PAD_K OZ_K_STAGE
+#define OZ_PAD_K 128
 
 /* Residue tiling kernels: a tile of operand rows x K. */
 #define OZ_RT_ROWS 32
@@ -30,34 +24,41 @@
  * accumulator lives in a register (touched every MMA), the CRT sum in shared
  * memory (once per prime), the double accumulator in the workspace (once per
  * pass per K chunk); so registers hold only accumulators and fragments. */
-template <int CTA_M_, int CTA_N_, int WARPS_M_, int WARPS_N_, int STAGES_>
+template <int CTA_M_, int CTA_N_, int WARPS_M_, int WARPS_N_, int STAGES_, int K_STAGE_>
 struct oz_tile_config {
     static constexpr int CTA_M = CTA_M_, CTA_N = CTA_N_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_;
     static constexpr int STAGES = STAGES_;
+    static constexpr int K_STAGE = K_STAGE_;         /* K bytes per cp.async pipeline stage */
+    static constexpr int CHUNKS = K_STAGE / 16;      /* 16-byte pieces per row of a stage */
+    /* Shared-memory rows are K_STAGE bytes, unpadded; piece c of row r is
+     * stored at piece c ^ swz(r), so that the 8 rows one ldmatrix phase reads
+     * (same logical piece) fall into 8 distinct 16-byte bank groups. */
+    static constexpr int ROWS_PER_LINE = K_STAGE >= 128 ? 1 : 128 / K_STAGE;
+    static __host__ __device__ constexpr int swz(int row) { return (row / ROWS_PER_LINE) % CHUNKS; }
     static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
     static constexpr int WARP_M = CTA_M / WARPS_M, WARP_N = CTA_N / WARPS_N;
     static constexpr int FRAG_M = WARP_M / OZ_MMA_M, FRAG_N = WARP_N / OZ_MMA_N;
     static constexpr int ELEMS = FRAG_M * FRAG_N * 4;                 /* C elements per thread */
-    static constexpr int A_CHUNKS = CTA_M * OZ_K_STAGE / 16 / THREADS; /* 16-byte copies per thread */
-    static constexpr int B_CHUNKS = CTA_N * OZ_K_STAGE / 16 / THREADS;
-    static constexpr int SMEM_A = STAGES * CTA_M * OZ_SMEM_PITCH;
-    static constexpr int SMEM_B = STAGES * CTA_N * OZ_SMEM_PITCH;
+    static constexpr int A_CHUNKS = CTA_M * K_STAGE / 16 / THREADS; /* 16-byte copies per thread */
+    static constexpr int B_CHUNKS = CTA_N * K_STAGE / 16 / THREADS;
+    static constexpr int SMEM_A = STAGES * CTA_M * K_STAGE;
+    static constexpr int SMEM_B = STAGES * CTA_N * K_STAGE;
     static constexpr int SMEM_BYTES = SMEM_A + SMEM_B + ELEMS * THREADS * 8; /* + the CRT sums */
     static_assert(WARP_M % OZ_MMA_M == 0 && WARP_N % (2 * OZ_MMA_N) == 0, "warp tile");
-    static_assert(A_CHUNKS * THREADS * 16 == CTA_M * OZ_K_STAGE, "A stage loads");
-    static_assert(B_CHUNKS * THREADS * 16 == CTA_N * OZ_K_STAGE, "B stage loads");
+    static_assert(A_CHUNKS * THREADS * 16 == CTA_M * K_STAGE, "A stage loads");
+    static_assert(B_CHUNKS * THREADS * 16 == CTA_N * K_STAGE, "B stage loads");
+    static_assert(K_STAGE % OZ_MMA_K == 0 && OZ_PAD_K % K_STAGE == 0 && OZ_P22_KCHUNK % K_STAGE == 0, "K stage");
+    static_assert(K_STAGE == 64 || K_STAGE == 128, "swizzle covers 64- and 128-byte rows");
+    static_assert(THREADS % CHUNKS == 0, "loader rows");
     static_assert(OZ_PAD_ROWS_A % CTA_M == 0 && OZ_PAD_ROWS_B % CTA_N == 0, "padding covers the tile");
     static_assert(STAGES >= 2, "pipeline");
 };
-/* Hopper (227 KB of shared memory per block): 128x128, 4 stages, 208 KB. */
-typedef oz_tile_config<128, 128, 2, 4, 4> oz_tiles_large;
-/* Any sm_80+ GPU (>= 99 KB): 128x64, 2 stages, 85 KB. */
-typedef oz_tile_config<128, 64, 4, 2, 2> oz_tiles_small;
+/* Hopper (227 KB of shared memory per block): 128x128, 3 stages of 128 B, 224 KB. */
+typedef oz_tile_config<128, 128, 2, 4, 3, 128> oz_tiles_large;
+/* Any sm_80+ GPU (>= 99 KB): 128x64, 2 stages of 64 B, 88 KB. */
+typedef oz_tile_config<128, 64, 4, 2, 2, 64> oz_tiles_small;
 
-static_assert(OZ_P22_KCHUNK % OZ_K_STAGE == 0, "K chunks are whole stages");
-static_assert(OZ_K_STAGE % OZ_MMA_K == 0, "stages are whole MMA K steps");
 static_assert(OZ_PAD_ROWS_A % OZ_RT_ROWS == 0 && OZ_PAD_ROWS_B % OZ_RT_ROWS == 0, "residue tiles");
 static_assert(OZ_PAD_K % OZ_RT_K == 0, "residue K tiles");
-static_assert(OZ_SMEM_PITCH % 16 == 0 && OZ_SMEM_PITCH >= OZ_K_STAGE, "smem pitch");
 #endif
 #endif

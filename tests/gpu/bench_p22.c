@@ -4,6 +4,8 @@
 #include "gpu_util.h"
 #include "kernels/ozcrt_gemm.h"
 
+void oz_gemm_force_variant(int variant);
+
 static int cmp_float(const void *a, const void *b)
 {
     float x = *(const float *)a, y = *(const float *)b;
@@ -57,11 +59,33 @@ static void run_p22(void *p)
     CUDA_CHECK((cudaError_t)oz_gemm_run(&d, c->ws, c->wsb, NULL));
 }
 
+/* Where the time goes: the fused kernel with one stage left out (wrong results). */
+static void variants(bench_ctx *c)
+{
+    static const struct { int v; const char *name; } vs[] = {
+        {0, "full path"}, {4, "no cp.async loads"}, {5, "no mma.sync"}, {6, "no mod/CRT/accumulate"}};
+    printf("-- where the time goes at n=%ld (median ms; variants compute wrong results):\n", (long)c->n);
+    for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) {
+        oz_gemm_force_variant(vs[i].v);
+        float t = time_median(run_p22, c, 1, 5);
+        printf("   %-24s %9.3f ms\n", vs[i].name, t);
+    }
+    oz_gemm_force_variant(0);
+}
+
 int main(int argc, char **argv)
 {
-    int64_t sizes[8];
-    int ns = 0;
-    for (int i = 1; i < argc && ns < 8; i++) sizes[ns++] = atoll(argv[i]);
+    int64_t sizes[16];
+    int ns = 0, sweep = 0, with_variants = 0;
+    for (int i = 1; i < argc && ns < 16; i++) {
+        if (!strcmp(argv[i], "--variants")) with_variants = 1;
+        else if (!strcmp(argv[i], "--sweep")) sweep = 1;
+        else sizes[ns++] = atoll(argv[i]);
+    }
+    if (sweep) {
+        static const int64_t sw[] = {64, 128, 256, 384, 512, 768, 1024, 1536};
+        for (size_t i = 0; i < sizeof sw / sizeof sw[0]; i++) sizes[ns++] = sw[i];
+    }
     if (ns == 0) sizes[ns++] = 2048, sizes[ns++] = 4096, sizes[ns++] = 8192;
     int64_t nmax = 0;
     for (int i = 0; i < ns; i++) nmax = sizes[i] > nmax ? sizes[i] : nmax;
@@ -82,7 +106,7 @@ int main(int argc, char **argv)
         oz_gemm_desc d = {0, 0, c.n, c.n, c.n, c.dA, c.n, 0, c.dB, c.n, 0, c.dC, c.n, 0, NULL, NULL, NULL, 1, NULL, NULL, 0};
         c.wsb = oz_gemm_workspace_min(&d);
         CUDA_CHECK(cudaMalloc(&c.ws, c.wsb));
-        int reps = c.n >= 16384 ? 3 : 7;
+        int reps = c.n >= 16384 ? 3 : c.n <= 1024 ? 21 : 7;
         float tn = time_median(run_native, &c, 2, reps);
         size_t cnt = (size_t)c.n * c.n;
         dev_download(Cn, c.dC, 8 * cnt);
@@ -98,6 +122,7 @@ int main(int argc, char **argv)
         printf("%6ld %10.3f %8.2f %10.3f %8.2f %7.3f %9.1f %10.2e\n", (long)c.n, tn, flop / tn / 1e9, tp,
                flop / tp / 1e9, tn / tp, 28.0 * flop / tp / 1e9, err);
         fflush(stdout);
+        if (with_variants && s == ns - 1) variants(&c);
         CUDA_CHECK(cudaFree(c.ws));
     }
     return 0;
