@@ -50,10 +50,12 @@ static inline __host__ __device__ int64_t oz_align256(int64_t x) { return oz_rou
  *   special int32: nonzero when any row or column of this item is special
  *   dacc  double[Mpad * Npad]: the fused kernel's double accumulators, per
  *         CTA tile in the order of its threads' fragments (coalesced)
+ *   crt   uint64[Mpad * Npad]: its CRT sums, same order (configurations that
+ *         keep them in the workspace)
  * Padding rows and columns hold zeros (residues) and 0 (scales). */
 struct oz_layout {
     int64_t m, n, k, Mpad, Npad, Kpad;
-    int64_t offA, offB, offScaleA, offScaleB, offSpecial, offDacc, slot_bytes;
+    int64_t offA, offB, offScaleA, offScaleB, offSpecial, offDacc, offCrt, slot_bytes;
 };
 
 static inline __host__ __device__ oz_layout oz_make_layout(int64_t m, int64_t n, int64_t k)
@@ -71,7 +73,8 @@ static inline __host__ __device__ oz_layout oz_make_layout(int64_t m, int64_t n,
     L.offScaleB = L.offScaleA + oz_align256(4 * L.Mpad);
     L.offSpecial = L.offScaleB + oz_align256(4 * L.Npad);
     L.offDacc = L.offSpecial + 256;
-    L.slot_bytes = L.offDacc + 8 * L.Mpad * L.Npad;
+    L.offCrt = L.offDacc + 8 * L.Mpad * L.Npad;
+    L.slot_bytes = L.offCrt + 8 * L.Mpad * L.Npad;
     return L;
 }
 

@@ -22,10 +22,15 @@
 #ifdef __cplusplus
 /* The fused kernel's configurations, as data. Per element of C: the int32
  * accumulator lives in a register (touched every MMA), the CRT sum in shared
- * memory (once per prime), the double accumulator in the workspace (once per
- * pass per K chunk); so registers hold only accumulators and fragments. */
-template <int CTA_M_, int CTA_N_, int WARPS_M_, int WARPS_N_, int STAGES_, int K_STAGE_>
+ * memory or the workspace (once per prime), the double accumulator in the
+ * workspace (once per pass per K chunk); registers hold only accumulators
+ * and fragments. */
+template <int CTA_M_, int CTA_N_, int WARPS_M_, int WARPS_N_, int STAGES_, int K_STAGE_, bool CRT_IN_SMEM_>
 struct oz_tile_config {
+    /* Where the CRT sums live: shared memory (fast, but it takes the room of
+     * pipeline stages) or the workspace (L2: a read and a write per element
+     * per prime, for more stages in flight). */
+    static constexpr bool CRT_IN_SMEM = CRT_IN_SMEM_;
     static constexpr int CTA_M = CTA_M_, CTA_N = CTA_N_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_;
     static constexpr int STAGES = STAGES_;
     static constexpr int K_STAGE = K_STAGE_;         /* K bytes per cp.async pipeline stage */
@@ -43,7 +48,7 @@ struct oz_tile_config {
     static constexpr int B_CHUNKS = CTA_N * K_STAGE / 16 / THREADS;
     static constexpr int SMEM_A = STAGES * CTA_M * K_STAGE;
     static constexpr int SMEM_B = STAGES * CTA_N * K_STAGE;
-    static constexpr int SMEM_BYTES = SMEM_A + SMEM_B + ELEMS * THREADS * 8; /* + the CRT sums */
+    static constexpr int SMEM_BYTES = SMEM_A + SMEM_B + (CRT_IN_SMEM ? ELEMS * THREADS * 8 : 0);
     static_assert(WARP_M % OZ_MMA_M == 0 && WARP_N % (2 * OZ_MMA_N) == 0, "warp tile");
     static_assert(A_CHUNKS * THREADS * 16 == CTA_M * K_STAGE, "A stage loads");
     static_assert(B_CHUNKS * THREADS * 16 == CTA_N * K_STAGE, "B stage loads");
@@ -53,10 +58,12 @@ struct oz_tile_config {
     static_assert(OZ_PAD_ROWS_A % CTA_M == 0 && OZ_PAD_ROWS_B % CTA_N == 0, "padding covers the tile");
     static_assert(STAGES >= 2, "pipeline");
 };
-/* Hopper (227 KB of shared memory per block): 128x128, 3 stages of 128 B, 224 KB. */
-typedef oz_tile_config<128, 128, 2, 4, 3, 128> oz_tiles_large;
-/* Any sm_80+ GPU (>= 99 KB): 128x64, 2 stages of 64 B, 88 KB. */
-typedef oz_tile_config<128, 64, 4, 2, 2, 64> oz_tiles_small;
+/* Hopper (227 KB of shared memory per block): 128x128, 7 stages of 128 B
+ * (224 KB), CRT sums in the workspace: the operand loads are L2-bandwidth
+ * bound, and 6 stages in flight let the MMAs and the CRT hide under them. */
+typedef oz_tile_config<128, 128, 2, 4, 7, 128, false> oz_tiles_large;
+/* Any sm_80+ GPU (>= 99 KB): 128x64, 2 stages of 64 B, CRT sums in shared memory, 88 KB. */
+typedef oz_tile_config<128, 64, 4, 2, 2, 64, true> oz_tiles_small;
 
 static_assert(OZ_PAD_ROWS_A % OZ_RT_ROWS == 0 && OZ_PAD_ROWS_B % OZ_RT_ROWS == 0, "residue tiles");
 static_assert(OZ_PAD_K % OZ_RT_K == 0, "residue K tiles");
