@@ -58,10 +58,10 @@ struct oz_tile_config {
     static_assert(OZ_PAD_ROWS_A % CTA_M == 0 && OZ_PAD_ROWS_B % CTA_N == 0, "padding covers the tile");
     static_assert(STAGES >= 2, "pipeline");
 };
-/* Hopper (227 KB of shared memory per block): 128x128, 7 stages of 128 B
- * (224 KB), CRT sums in the workspace: the operand loads are L2-bandwidth
- * bound, and 6 stages in flight let the MMAs and the CRT hide under them. */
-typedef oz_tile_config<128, 128, 2, 4, 7, 128, false> oz_tiles_large;
+/* Hopper (227 KB of shared memory per block): 128x128, 4 warps of 64x64
+ * (fewer ldmatrix bytes per MMA: shared-memory bandwidth bounds the 64x32
+ * warp tile), 3 stages of 128 B, CRT sums in shared memory: 224 KB. */
+typedef oz_tile_config<128, 128, 2, 2, 3, 128, true> oz_tiles_large;
 /* Any sm_80+ GPU (>= 99 KB): 128x64, 2 stages of 64 B, CRT sums in shared memory, 88 KB. */
 typedef oz_tile_config<128, 64, 4, 2, 2, 64, true> oz_tiles_small;
 
