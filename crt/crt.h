@@ -26,10 +26,12 @@ OZ_HD int32_t oz_mod_p(int32_t x, int32_t p, uint32_t mu)
 }
 
 /* sum mod M for sum < 2^63 and M < 2^53. The quotient estimate through a
- * double is off by at most one either way; the correction makes it exact. */
+ * double (a multiplication by 1/M, which the compiler folds for a constant
+ * M: no division in the kernel) is off by at most one either way; the
+ * correction makes it exact. */
 OZ_HD uint64_t oz_crt_reduce(uint64_t sum, uint64_t M)
 {
-    uint64_t q = (uint64_t)((double)sum / (double)M);
+    uint64_t q = (uint64_t)((double)sum * (1.0 / (double)M));
     int64_t r = (int64_t)(sum - q * M);
     if (r < 0)
         r += (int64_t)M;

@@ -6,10 +6,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Placeholder thresholds: a call is emulated only if m, n and k are all at
- * least these. To be set from the H200 crossover measurement (BENCHMARKS.md). */
-#define OZCRT_DEFAULT_MIN_DIM 128
-#define OZCRT_DEFAULT_MAX_WORKSPACE_MB 4096
+/* A call is emulated only if m, n and k are all at least this. From the
+ * H200 size sweep (BENCHMARKS.md, 2026-11-29): below 512 the emulated call
+ * costs a near-constant ~0.2 ms, 10x to 15x the native call, so such calls
+ * (which rarely carry a program's time) stay native. */
+#define OZCRT_DEFAULT_MIN_DIM 512
+/* Workspace cap (MiB), all handles together: 16 GiB covers one 16384^3 call
+ * (about 9.5 GiB: 14 int8 residue planes per operand plus the double
+ * accumulators); past it, calls are forwarded (no-workspace). */
+#define OZCRT_DEFAULT_MAX_WORKSPACE_MB 16384
 
 typedef enum { OZCRT_MODE_PHASE22 = 0, OZCRT_MODE_OFF = 1 } ozcrt_mode;
 

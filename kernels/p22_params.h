@@ -58,6 +58,9 @@ struct oz_layout {
     int64_t offA, offB, offScaleA, offScaleB, offSpecial, offDacc, offCrt, slot_bytes;
 };
 
+/* Whether a configuration of the tile table keeps its CRT sums in the workspace. */
+static constexpr bool oz_crt_in_workspace = !oz_tiles_large::CRT_IN_SMEM || !oz_tiles_small::CRT_IN_SMEM;
+
 static inline __host__ __device__ oz_layout oz_make_layout(int64_t m, int64_t n, int64_t k)
 {
     oz_layout L;
@@ -74,7 +77,7 @@ static inline __host__ __device__ oz_layout oz_make_layout(int64_t m, int64_t n,
     L.offSpecial = L.offScaleB + oz_align256(4 * L.Npad);
     L.offDacc = L.offSpecial + 256;
     L.offCrt = L.offDacc + 8 * L.Mpad * L.Npad;
-    L.slot_bytes = L.offCrt + 8 * L.Mpad * L.Npad;
+    L.slot_bytes = L.offCrt + (oz_crt_in_workspace ? 8 * L.Mpad * L.Npad : 0);
     return L;
 }
 

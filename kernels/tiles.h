@@ -58,10 +58,11 @@ struct oz_tile_config {
     static_assert(OZ_PAD_ROWS_A % CTA_M == 0 && OZ_PAD_ROWS_B % CTA_N == 0, "padding covers the tile");
     static_assert(STAGES >= 2, "pipeline");
 };
-/* Hopper (227 KB of shared memory per block): 128x128, 4 warps of 64x64
- * (fewer ldmatrix bytes per MMA: shared-memory bandwidth bounds the 64x32
- * warp tile), 3 stages of 128 B, CRT sums in shared memory: 224 KB. */
-typedef oz_tile_config<128, 128, 2, 2, 3, 128, true> oz_tiles_large;
+/* Hopper (227 KB of shared memory per block): 128x128, 8 warps of 64x32,
+ * 3 stages of 128 B, CRT sums in shared memory: 224 KB. The fastest of the
+ * configurations measured (BENCHMARKS.md: 4 warps of 64x64, or the CRT sums
+ * in the workspace with 7 stages, were slower). */
+typedef oz_tile_config<128, 128, 2, 4, 3, 128, true> oz_tiles_large;
 /* Any sm_80+ GPU (>= 99 KB): 128x64, 2 stages of 64 B, CRT sums in shared memory, 88 KB. */
 typedef oz_tile_config<128, 64, 4, 2, 2, 64, true> oz_tiles_small;
 

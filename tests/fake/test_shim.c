@@ -9,6 +9,7 @@
  *   override-bad  OZCRT_CUBLAS_LIBRARY=<missing>: NOT_INITIALIZED, nothing called, stderr says why
  * Further arguments: --warn VAR (the first call must warn once about VAR),
  * --no-warn VAR (it must not). Needs OZCRT_LOG>=1 and OZCRT_LOG_FILE. */
+#include "../../interpose/policy.h" /* OZCRT_DEFAULT_MIN_DIM */
 #include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -447,8 +448,18 @@ int main(int argc, char **argv)
     }
     g_off = strcmp(g_suite, "off") == 0;
     g_bad_override = strcmp(g_suite, "override-bad") == 0;
+    /* The valid shapes below have m <= 300: under the shim's effective
+     * OZCRT_MIN_M (the variable when it is a number, else the default)
+     * above that, they are forwarded as below-threshold before the GPU check. */
     const char *min_m = getenv("OZCRT_MIN_M");
-    if (min_m && atoi(min_m) > 256)
+    char *end = NULL;
+    long eff = OZCRT_DEFAULT_MIN_DIM;
+    if (min_m && min_m[0]) {
+        long v = strtol(min_m, &end, 10);
+        if (*end == '\0' && v >= 0)
+            eff = v;
+    }
+    if (eff > 300)
         g_valid_reason = "below-threshold";
     if (cublasCreate_v2(&g_h) != CUBLAS_STATUS_SUCCESS)
         return 2;

@@ -122,7 +122,7 @@ int main(int argc, char **argv)
         printf("%6ld %10.3f %8.2f %10.3f %8.2f %7.3f %9.1f %10.2e\n", (long)c.n, tn, flop / tn / 1e9, tp,
                flop / tp / 1e9, tn / tp, 28.0 * flop / tp / 1e9, err);
         fflush(stdout);
-        if (with_variants && s == ns - 1) variants(&c);
+        if (with_variants && c.n == nmax) variants(&c);
         CUDA_CHECK(cudaFree(c.ws));
     }
     return 0;
