@@ -39,7 +39,8 @@ extern "C" size_t oz_gemm_workspace_full(const oz_gemm_desc *d)
     return oz_gemm_workspace_min(d) * (size_t)(d->batch > 0 ? d->batch : 1);
 }
 
-/* Tests only (tests/gpu): 1 forces the small tile configuration. */
+/* Tests only (tests/gpu): 1 forces the mma.sync kernel's small tile
+ * configuration, 2 its large one; 0 lets the device decide. */
 static int g_force_tiles;
 extern "C" void oz_gemm_force_tiles(int which)
 {
@@ -77,6 +78,42 @@ static oz_gemm_params make_params(const oz_gemm_desc *d, const oz_layout &L, cha
     return p;
 }
 
+/* The fused kernel for the current device: wgmma (sm_90a) on compute
+ * capability 9.0 when this binary has it, else mma.sync with the large tile
+ * configuration where the shared memory allows it, else the small one. The
+ * device's answers are cached, so that inside a stream capture nothing but
+ * launches is called after the first use. */
+#define OZ_HOST_MAX_DEVICES 64
+static cudaError_t launch_fused(oz_gemm_params &p, int64_t group, cudaStream_t s)
+{
+    static volatile int known[OZ_HOST_MAX_DEVICES], sm90[OZ_HOST_MAX_DEVICES], optin[OZ_HOST_MAX_DEVICES];
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess)
+        return e;
+    int use_sm90, smem;
+    if (dev < OZ_HOST_MAX_DEVICES && known[dev]) {
+        use_sm90 = sm90[dev];
+        smem = optin[dev];
+    } else {
+        e = cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+        if (e != cudaSuccess)
+            return e;
+        use_sm90 = smem >= oz_tiles_large::SMEM_BYTES && oz_p22_sm90_usable(dev);
+        if (dev < OZ_HOST_MAX_DEVICES) {
+            sm90[dev] = use_sm90;
+            optin[dev] = smem;
+            known[dev] = 1;
+        }
+    }
+    const bool large_fits = smem >= oz_tiles_large::SMEM_BYTES;
+    if (p.tile_override == 1)
+        return oz_launch_p22_sm80(p, group, s, dev, false);
+    if (p.tile_override == 2)
+        return oz_launch_p22_sm80(p, group, s, dev, large_fits);
+    return use_sm90 ? oz_launch_p22_sm90(p, group, s, dev) : oz_launch_p22_sm80(p, group, s, dev, large_fits);
+}
+
 #define OZ_TRY(call)                                                                                 \
     do {                                                                                             \
         cudaError_t e_ = (call);                                                                     \
@@ -111,7 +148,7 @@ extern "C" int oz_gemm_run_layer(const oz_gemm_desc *d, void *workspace, int out
     p.dbg_out = out;
     oz_view va = view_a(d), vb = view_b(d);
     OZ_TRY(tile_operands(va, vb, p, 1, s));
-    return oz_launch_p22_gemm(p, 1, s);
+    return launch_fused(p, 1, s);
 }
 
 extern "C" int oz_gemm_run(const oz_gemm_desc *d, void *workspace, size_t workspace_bytes, void *stream)
@@ -133,7 +170,7 @@ extern "C" int oz_gemm_run(const oz_gemm_desc *d, void *workspace, size_t worksp
         p.out_kind = g_variant ? g_variant : OZ_OUT_C;
         oz_view va = view_from(va0, b0), vb = view_from(vb0, b0);
         OZ_TRY(tile_operands(va, vb, p, group, s));
-        OZ_TRY(oz_launch_p22_gemm(p, group, s));
+        OZ_TRY(launch_fused(p, group, s));
         OZ_TRY(oz_launch_special_fixup(va, vb, p.a, p.b, p.c, p.sc, d->m, d->n, group, s));
     }
     return cudaSuccess;

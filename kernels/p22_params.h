@@ -111,7 +111,7 @@ struct oz_gemm_params {
     int64_t tiles_m, tiles_n; /* of the chosen tile configuration */
     /* debug outputs: pass q0 and prime p0 (ACC, MOD) or pass q0 (CRT) over chunk 0 */
     int out_kind, dbg_pass, dbg_prime;
-    int tile_override; /* 0: by device, 1: the small configuration */
+    int tile_override; /* 0: by device; tests: 1 mma.sync small, 2 mma.sync large */
     int variant;       /* oz_gemm_run: OZ_OUT_C, or a timing variant (benchmark) */
     int64_t *dbg_out;
 };
@@ -119,8 +119,10 @@ struct oz_gemm_params {
 /* Launchers, one per kernel file. */
 cudaError_t oz_launch_operand_scale(const oz_view &v, const oz_operand_ws &w, int64_t group, cudaStream_t s);
 cudaError_t oz_launch_operand_residues(const oz_view &v, const oz_operand_ws &w, int64_t group, cudaStream_t s);
-/* Picks the tile configuration for the current device and fills p.tiles_*. */
-cudaError_t oz_launch_p22_gemm(oz_gemm_params &p, int64_t group, cudaStream_t s);
+/* The fused kernel, by instantiation (p.tiles_* are filled in). */
+cudaError_t oz_launch_p22_sm80(oz_gemm_params &p, int64_t group, cudaStream_t s, int dev, bool large);
+cudaError_t oz_launch_p22_sm90(oz_gemm_params &p, int64_t group, cudaStream_t s, int dev);
+bool oz_p22_sm90_usable(int dev);
 cudaError_t oz_launch_special_fixup(const oz_view &va, const oz_view &vb, const oz_operand_ws &wa,
                                     const oz_operand_ws &wb, const oz_out &c, const oz_scalars &sc,
                                     int64_t m, int64_t n, int64_t group, cudaStream_t s);

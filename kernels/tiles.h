@@ -48,7 +48,8 @@ struct oz_tile_config {
     static constexpr int B_CHUNKS = CTA_N * K_STAGE / 16 / THREADS;
     static constexpr int SMEM_A = STAGES * CTA_M * K_STAGE;
     static constexpr int SMEM_B = STAGES * CTA_N * K_STAGE;
-    static constexpr int SMEM_BYTES = SMEM_A + SMEM_B + (CRT_IN_SMEM ? ELEMS * THREADS * 8 : 0);
+    /* + 1024: the kernel aligns its base to the 1024-byte swizzle atom */
+    static constexpr int SMEM_BYTES = SMEM_A + SMEM_B + (CRT_IN_SMEM ? ELEMS * THREADS * 8 : 0) + 1024;
     static_assert(WARP_M % OZ_MMA_M == 0 && WARP_N % (2 * OZ_MMA_N) == 0, "warp tile");
     static_assert(A_CHUNKS * THREADS * 16 == CTA_M * K_STAGE, "A stage loads");
     static_assert(B_CHUNKS * THREADS * 16 == CTA_N * K_STAGE, "B stage loads");
@@ -58,10 +59,11 @@ struct oz_tile_config {
     static_assert(OZ_PAD_ROWS_A % CTA_M == 0 && OZ_PAD_ROWS_B % CTA_N == 0, "padding covers the tile");
     static_assert(STAGES >= 2, "pipeline");
 };
-/* Hopper (227 KB of shared memory per block): 128x128, 8 warps of 64x32,
- * 3 stages of 128 B, CRT sums in shared memory: 224 KB. The fastest of the
- * configurations measured (BENCHMARKS.md: 4 warps of 64x64, or the CRT sums
- * in the workspace with 7 stages, were slower). */
+/* Hopper (227 KB of shared memory per block): 128x128, 8 warps, 3 stages of
+ * 128 B, CRT sums in shared memory: 225 KB. With mma.sync, 8 warps of 64x32
+ * (the fastest mma.sync configuration measured, BENCHMARKS.md: 4 warps of
+ * 64x64, or the CRT sums in the workspace with 7 stages, were slower); with
+ * wgmma (sm_90a), 2 warpgroups of 64x128. */
 typedef oz_tile_config<128, 128, 2, 4, 3, 128, true> oz_tiles_large;
 /* Any sm_80+ GPU (>= 99 KB): 128x64, 2 stages of 64 B, CRT sums in shared memory, 88 KB. */
 typedef oz_tile_config<128, 64, 4, 2, 2, 64, true> oz_tiles_small;

@@ -5,6 +5,7 @@
 #include "kernels/ozcrt_gemm.h"
 
 void oz_gemm_force_variant(int variant);
+void oz_gemm_force_tiles(int which);
 
 static int cmp_float(const void *a, const void *b)
 {
@@ -71,6 +72,9 @@ static void variants(bench_ctx *c)
         printf("   %-24s %9.3f ms\n", vs[i].name, t);
     }
     oz_gemm_force_variant(0);
+    oz_gemm_force_tiles(2); /* the mma.sync kernel, for comparison where wgmma is the default */
+    printf("   %-24s %9.3f ms\n", "mma.sync kernel (full)", time_median(run_p22, c, 1, 5));
+    oz_gemm_force_tiles(0);
 }
 
 int main(int argc, char **argv)

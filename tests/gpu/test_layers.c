@@ -132,7 +132,7 @@ int main(void)
     static const int64_t shapes[][3] = {{1, 1, 1}, {7, 61, 68}, {128, 64, 32}, {129, 65, 33}, {16, 8, 31},
                                         {255, 130, 100}, {300, 70, 4096}, {40, 33, 5000}, {3, 200, 1}};
     int ns = (int)(sizeof shapes / sizeof shapes[0]);
-    for (int tiles = 0; tiles < 2; tiles++) { /* the device's configuration, then the small one */
+    for (int tiles = 0; tiles < 3; tiles++) { /* the device's kernel, then mma.sync small and large */
         oz_gemm_force_tiles(tiles);
         for (int s = 0; s < ns; s++)
             run_case(s % 2, (s / 2) % 2, shapes[s][0], shapes[s][1], shapes[s][2], 0.0, 0.0);
