@@ -12,18 +12,11 @@
 
 #include "interpose/metrics.h"
 #include "kernels/compare_metrics.h"
+#include "tests/gpu/gpu_util.h" /* CUDA_CHECK */
 
 static int g_failures;
 static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
 
-#define CK(call)                                                                              \
-    do {                                                                                      \
-        cudaError_t e_ = (call);                                                              \
-        if (e_ != cudaSuccess) {                                                              \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(2);                                                                          \
-        }                                                                                     \
-    } while (0)
 
 static void expect(int ok, const char *what)
 {
@@ -44,8 +37,8 @@ static double urand(void) /* uniform in [-1, 1) */
 static double *dev_copy(const double *h, size_t count)
 {
     double *d;
-    CK(cudaMalloc((void **)&d, count * sizeof *d + 1));
-    CK(cudaMemcpy(d, h, count * sizeof *d, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMalloc((void **)&d, count * sizeof *d + 1));
+    CUDA_CHECK(cudaMemcpy(d, h, count * sizeof *d, cudaMemcpyHostToDevice));
     return d;
 }
 
@@ -129,7 +122,7 @@ static void run_case(problem *p, int arrays, int on_device, double alpha, double
            (long long)p->m, (long long)p->n, (long long)p->k, (long long)p->batch, arrays ? "pointer-array" : "strided",
            on_device ? "device-scalars" : "host-scalars", beta);
     cudaStream_t s;
-    CK(cudaStreamCreate(&s));
+    CUDA_CHECK(cudaStreamCreate(&s));
     double *dA = dev_copy(p->A, (size_t)(p->sA * p->batch)), *dB = dev_copy(p->B, (size_t)(p->sB * p->batch));
     double *dE = dev_copy(p->E, (size_t)(p->sC * p->batch)), *dN = dev_copy(p->N, (size_t)(p->sC * p->batch));
     double **pa = malloc((size_t)p->batch * 4 * sizeof *pa), **dptr;
@@ -139,11 +132,11 @@ static void run_case(problem *p, int arrays, int on_device, double alpha, double
         pa[2 * p->batch + b] = dE + b * p->sC;
         pa[3 * p->batch + b] = dN + b * p->sC;
     }
-    CK(cudaMalloc((void **)&dptr, (size_t)p->batch * 4 * sizeof *dptr));
-    CK(cudaMemcpy(dptr, pa, (size_t)p->batch * 4 * sizeof *dptr, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMalloc((void **)&dptr, (size_t)p->batch * 4 * sizeof *dptr));
+    CUDA_CHECK(cudaMemcpy(dptr, pa, (size_t)p->batch * 4 * sizeof *dptr, cudaMemcpyHostToDevice));
     double hs[2] = {alpha, beta}, *ds;
-    CK(cudaMalloc((void **)&ds, sizeof hs));
-    CK(cudaMemcpy(ds, hs, sizeof hs, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMalloc((void **)&ds, sizeof hs));
+    CUDA_CHECK(cudaMemcpy(ds, hs, sizeof hs, cudaMemcpyHostToDevice));
 
     oz_gemm_desc d;
     memset(&d, 0, sizeof d);
@@ -168,10 +161,10 @@ static void run_case(problem *p, int arrays, int on_device, double alpha, double
     uint64_t *dabs;
     oz_cmp_accum *drec;
     size_t absn = (size_t)(p->batch * (p->m + p->n));
-    CK(cudaMalloc((void **)&dabs, absn * sizeof *dabs));
-    CK(cudaMalloc((void **)&drec, sizeof *drec));
-    CK(cudaMemset(dabs, 0xa5, absn * sizeof *dabs)); /* poison: the launchers must initialise */
-    CK(cudaMemset(drec, 0xa5, sizeof *drec));
+    CUDA_CHECK(cudaMalloc((void **)&dabs, absn * sizeof *dabs));
+    CUDA_CHECK(cudaMalloc((void **)&drec, sizeof *drec));
+    CUDA_CHECK(cudaMemset(dabs, 0xa5, absn * sizeof *dabs)); /* poison: the launchers must initialise */
+    CUDA_CHECK(cudaMemset(drec, 0xa5, sizeof *drec));
     expect(oz_cmp_scales(&d, dabs, dabs + p->batch * p->m, s) == 0, "oz_cmp_scales returns 0");
     oz_mat_view ve = {dE, NULL, p->ldc, p->sC}, vn = {dN, NULL, p->ldc, p->sC};
     if (arrays) {
@@ -181,9 +174,9 @@ static void run_case(problem *p, int arrays, int on_device, double alpha, double
     expect(oz_cmp_metrics(&d, ve, vn, dabs, dabs + p->batch * p->m, drec, s) == 0, "oz_cmp_metrics returns 0");
     uint64_t *habs = malloc(absn * sizeof *habs);
     oz_cmp_accum gpu;
-    CK(cudaMemcpyAsync(habs, dabs, absn * sizeof *habs, cudaMemcpyDeviceToHost, s));
-    CK(cudaMemcpyAsync(&gpu, drec, sizeof gpu, cudaMemcpyDeviceToHost, s));
-    CK(cudaStreamSynchronize(s));
+    CUDA_CHECK(cudaMemcpyAsync(habs, dabs, absn * sizeof *habs, cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaMemcpyAsync(&gpu, drec, sizeof gpu, cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
 
     /* host model */
     oz_cmp_accum host;
@@ -225,15 +218,15 @@ static void run_case(problem *p, int arrays, int on_device, double alpha, double
     free(habs);
     free(sc);
     free(pa);
-    CK(cudaFree(dabs));
-    CK(cudaFree(drec));
-    CK(cudaFree(dA));
-    CK(cudaFree(dB));
-    CK(cudaFree(dE));
-    CK(cudaFree(dN));
-    CK(cudaFree(dptr));
-    CK(cudaFree(ds));
-    CK(cudaStreamDestroy(s));
+    CUDA_CHECK(cudaFree(dabs));
+    CUDA_CHECK(cudaFree(drec));
+    CUDA_CHECK(cudaFree(dA));
+    CUDA_CHECK(cudaFree(dB));
+    CUDA_CHECK(cudaFree(dE));
+    CUDA_CHECK(cudaFree(dN));
+    CUDA_CHECK(cudaFree(dptr));
+    CUDA_CHECK(cudaFree(ds));
+    CUDA_CHECK(cudaStreamDestroy(s));
 }
 
 /* oz_cmp_copy: strided and pointer arrays, the mirrored alignment, padding untouched. */
@@ -246,25 +239,25 @@ static void check_copy(void)
     for (size_t i = 0; i < total; i++)
         h[i] = urand();
     double *src = dev_copy(h, total), *dst, **ptrs, **srcp;
-    CK(cudaMalloc((void **)&dst, (size_t)batch * 2 * (size_t)stride * sizeof *dst + 4096));
-    CK(cudaMemset(dst, 0xff, (size_t)batch * 2 * (size_t)stride * sizeof *dst + 4096));
-    CK(cudaMalloc((void **)&ptrs, (size_t)batch * sizeof *ptrs));
-    CK(cudaMalloc((void **)&srcp, (size_t)batch * sizeof *srcp));
+    CUDA_CHECK(cudaMalloc((void **)&dst, (size_t)batch * 2 * (size_t)stride * sizeof *dst + 4096));
+    CUDA_CHECK(cudaMemset(dst, 0xff, (size_t)batch * 2 * (size_t)stride * sizeof *dst + 4096));
+    CUDA_CHECK(cudaMalloc((void **)&ptrs, (size_t)batch * sizeof *ptrs));
+    CUDA_CHECK(cudaMalloc((void **)&srcp, (size_t)batch * sizeof *srcp));
     double *hp[3];
     for (int64_t b = 0; b < batch; b++)
         hp[b] = src + b * stride + b * 3 + 1; /* odd offsets: alignments 8, 32, 56 mod 256 */
-    CK(cudaMemcpy(srcp, hp, sizeof hp, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(srcp, hp, sizeof hp, cudaMemcpyHostToDevice));
     int64_t slot = ((ld * (n - 1) + m + 31) / 32) * 32 + 32;
     oz_mat_view sv = {NULL, (const double *const *)srcp, ld, 0};
     oz_mat_out dv = {dst, NULL, ld, slot};
     expect(oz_cmp_copy(m, n, batch, sv, dv, ptrs, 1, 1, NULL) == 0, "copy returns 0");
     double *got[3];
-    CK(cudaMemcpy(got, ptrs, sizeof got, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(got, ptrs, sizeof got, cudaMemcpyDeviceToHost));
     int bad = 0;
     for (int64_t b = 0; b < batch; b++) {
         bad += ((uintptr_t)got[b] % 256) != ((uintptr_t)hp[b] % 256);
         bad += got[b] < dst + b * slot || got[b] + ld * (n - 1) + m > dst + (b + 1) * slot;
-        CK(cudaMemcpy(back, got[b], (size_t)(ld * n) * sizeof *back, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(back, got[b], (size_t)(ld * n) * sizeof *back, cudaMemcpyDeviceToHost));
         for (int64_t j = 0; j < n; j++)
             for (int64_t i = 0; i < ld; i++) {
                 double want = h[(hp[b] - src) + i + j * ld];
@@ -276,11 +269,11 @@ static void check_copy(void)
     }
     expect(bad == 0, "pointer-array copy: data, mirrored alignment, untouched padding");
     /* strided back-copy into a fresh buffer */
-    CK(cudaMemset(dst, 0, (size_t)(stride * batch) * sizeof *dst));
+    CUDA_CHECK(cudaMemset(dst, 0, (size_t)(stride * batch) * sizeof *dst));
     oz_mat_view s2 = {src, NULL, ld, stride};
     oz_mat_out d2 = {dst, NULL, ld, stride};
     expect(oz_cmp_copy(m, n, batch, s2, d2, NULL, 0, 1, NULL) == 0, "strided copy returns 0");
-    CK(cudaMemcpy(back, dst, (size_t)(stride * batch) * sizeof *back, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(back, dst, (size_t)(stride * batch) * sizeof *back, cudaMemcpyDeviceToHost));
     bad = 0;
     for (int64_t b = 0; b < batch; b++)
         for (int64_t j = 0; j < n; j++)
@@ -291,10 +284,10 @@ static void check_copy(void)
     expect(bad == 0, "strided copy: data and untouched padding");
     free(h);
     free(back);
-    CK(cudaFree(src));
-    CK(cudaFree(dst));
-    CK(cudaFree(ptrs));
-    CK(cudaFree(srcp));
+    CUDA_CHECK(cudaFree(src));
+    CUDA_CHECK(cudaFree(dst));
+    CUDA_CHECK(cudaFree(ptrs));
+    CUDA_CHECK(cudaFree(srcp));
 }
 
 int main(void)
