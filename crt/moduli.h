@@ -48,4 +48,29 @@ static const oz_modulus oz_p22_moduli[OZ_P22_NPRIMES] = {OZ_P22_MODULI(OZ_MODULU
 
 static const oz_moduli_set oz_p22_set = {"phase22", OZ_P22_NPRIMES, OZ_P22_M, oz_p22_moduli};
 
+/* The moduli of the GPU engine: pairwise coprime, all <= 256, so that every
+ * residue is one int8 (symmetric, [-128, 127]; for 256 the low byte). The
+ * ozaki2 mode (ozaki2.md) uses the first N of them, in this order; the GPU
+ * Phase 22 path uses the first OZ_P22G_NMODULI (phase22.md step 3 allows any
+ * coprime set whose product covers 2^47: its results are bit-identical to the
+ * seven primes', which the CPU reference keeps). X(index, modulus) */
+#define OZ_ENGINE_MODULI(X)                                                     \
+    X(0, 256) X(1, 255) X(2, 253) X(3, 251) X(4, 247) X(5, 241) X(6, 239)      \
+    X(7, 233) X(8, 229) X(9, 227) X(10, 223) X(11, 217) X(12, 211) X(13, 199)  \
+    X(14, 197) X(15, 193) X(16, 191) X(17, 181) X(18, 179) X(19, 173)
+#define OZ_ENGINE_NMODULI 20
+
+/* The GPU Phase 22 set: the first six engine moduli, M' = 246767740327680
+ * (about 2^47.81, even: X > M'/2 folds to X - M'; (M'-1)/2 >= 4096 * 2^34).
+ * X(index, m, f_m = (M'/m) * ((M'/m)^-1 mod m), floor(2^32 / m)) */
+#define OZ_P22G_MODULI(X)                                          \
+    X(0, 256, UINT64_C(160977393104385), UINT32_C(16777216))       \
+    X(1, 255, UINT64_C(141286627795456), UINT32_C(16843009))       \
+    X(2, 253, UINT64_C(51694427815680),  UINT32_C(16976155))       \
+    X(3, 251, UINT64_C(238902633066240), UINT32_C(17111423))       \
+    X(4, 247, UINT64_C(205806293552640), UINT32_C(17388531))       \
+    X(5, 241, UINT64_C(188403585976320), UINT32_C(17821441))
+#define OZ_P22G_NMODULI 6
+#define OZ_P22G_M UINT64_C(246767740327680)
+
 #endif
