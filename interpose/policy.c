@@ -47,14 +47,27 @@ int ozcrt_parse_mode(const char *var, const char *value, ozcrt_mode *out)
     *out = OZCRT_MODE_PHASE22;
     if (!value || !value[0])
         return 0;
-    if (strcmp(value, "phase22") == 0)
-        return 1;
-    if (strcmp(value, "off") == 0) {
-        *out = OZCRT_MODE_OFF;
-        return 1;
-    }
-    warn_bad(var, value, "phase22 (phase22|off)");
+    for (int m = 0; m < OZCRT_MODE_COUNT; m++)
+        if (strcmp(value, ozcrt_mode_name((ozcrt_mode)m)) == 0) {
+            *out = (ozcrt_mode)m;
+            return 1;
+        }
+    warn_bad(var, value, "phase22 (phase22|ozaki2|off)");
     return -1;
+}
+
+const char *ozcrt_mode_name(ozcrt_mode m)
+{
+    switch (m) {
+    case OZCRT_MODE_PHASE22:
+        return "phase22";
+    case OZCRT_MODE_OFF:
+        return "off";
+    case OZCRT_MODE_OZAKI2:
+        return "ozaki2";
+    default:
+        return "?";
+    }
 }
 
 static FILE *open_log(const char *path)
@@ -79,6 +92,8 @@ static void read_policy(void)
     ozcrt_parse_int("OZCRT_MIN_M", getenv("OZCRT_MIN_M"), 0, INT64_MAX, OZCRT_DEFAULT_MIN_DIM, &p->min_m);
     ozcrt_parse_int("OZCRT_MIN_N", getenv("OZCRT_MIN_N"), 0, INT64_MAX, OZCRT_DEFAULT_MIN_DIM, &p->min_n);
     ozcrt_parse_int("OZCRT_MIN_K", getenv("OZCRT_MIN_K"), 0, INT64_MAX, OZCRT_DEFAULT_MIN_DIM, &p->min_k);
+    ozcrt_parse_int("OZCRT_BITS", getenv("OZCRT_BITS"), OZCRT_MIN_BITS, OZCRT_MAX_BITS, OZCRT_DEFAULT_BITS, &v);
+    p->bits = (int)v;
     ozcrt_parse_int("OZCRT_LOG", getenv("OZCRT_LOG"), 0, 2, 0, &v);
     p->log_level = (int)v;
     ozcrt_parse_int("OZCRT_STATS", getenv("OZCRT_STATS"), 0, 1, 0, &v);

@@ -16,11 +16,18 @@
  * accumulators); past it, calls are forwarded (no-workspace). */
 #define OZCRT_DEFAULT_MAX_WORKSPACE_MB 16384
 
-typedef enum { OZCRT_MODE_PHASE22 = 0, OZCRT_MODE_OFF = 1 } ozcrt_mode;
+/* OZCRT_BITS: the bits ozaki2 keeps of each row's/column's largest element. */
+#define OZCRT_DEFAULT_BITS 53
+#define OZCRT_MIN_BITS 1
+#define OZCRT_MAX_BITS 64
+
+/* OZCRT_MODE. The values are the public ones of ozcrt.h (OZCRT_API_MODE_*). */
+typedef enum { OZCRT_MODE_PHASE22 = 0, OZCRT_MODE_OFF = 1, OZCRT_MODE_OZAKI2 = 2, OZCRT_MODE_COUNT } ozcrt_mode;
 
 typedef struct ozcrt_policy {
     ozcrt_mode mode;                 /* OZCRT_MODE */
     int64_t min_m, min_n, min_k;     /* OZCRT_MIN_M, _N, _K */
+    int bits;                        /* OZCRT_BITS (ozaki2) */
     int log_level;                   /* OZCRT_LOG: 0, 1, 2 */
     FILE *log;                       /* OZCRT_LOG_FILE, default stderr */
     int stats;                       /* OZCRT_STATS: 0, 1 */
@@ -28,8 +35,31 @@ typedef struct ozcrt_policy {
     size_t max_workspace_bytes;      /* OZCRT_MAX_WORKSPACE_MB */
 } ozcrt_policy;
 
-/* The policy, read from the environment at the first call (pthread_once). */
+/* The policy, read from the environment at the first call (pthread_once).
+ * Its mode, min_* and bits are the PROCESS DEFAULTS only: the values a call
+ * obeys are those of ozcrt_effective_policy(). */
 const ozcrt_policy *ozcrt_policy_get(void);
+
+/* The values a program may change at run time (ozcrt.h), per process and per
+ * thread. Starts as the environment's: the policy above and OZCRT_COMPARE,
+ * OZCRT_COMPARE_RESULT (shadow mode). */
+typedef struct ozcrt_settings {
+    ozcrt_mode mode;
+    int64_t min_m, min_n, min_k;
+    int bits;
+    int compare;                     /* shadow mode on (1) or off (0) */
+    int compare_result;              /* 0: the program gets the emulated C, 1: the native C */
+} ozcrt_settings;
+
+/* The settings the calling thread's GEMM obeys now: its own overrides over
+ * the process values. Call it once per GEMM and read the values from the
+ * result; the cost is one atomic load and a thread-local compare (the values
+ * are recomputed only after a change). Valid in this thread until its next
+ * ozcrt_set_* / ozcrt_reset_* call (interpose/api.c). */
+const ozcrt_settings *ozcrt_effective_policy(void);
+
+/* "phase22", "off", "ozaki2"; "?" when out of range. */
+const char *ozcrt_mode_name(ozcrt_mode m);
 
 /* Parsers, exposed for the unit tests. Each returns 1 when `value` is good
  * (result in *out), 0 when it is unset or empty (default, silently), -1 when

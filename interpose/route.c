@@ -192,10 +192,10 @@ static void register_report(void)
 }
 
 /* Everything after the pure checks; *status set when the call is taken. */
-static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_policy *p, cublasStatus_t *status)
+static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, cublasStatus_t *status)
 {
     const ozcrt_real_table *real = ozcrt_real();
-    if (c->m < p->min_m || c->n < p->min_n || c->k < p->min_k)
+    if (c->m < s->min_m || c->n < s->min_n || c->k < s->min_k)
         return OZCRT_R_SMALL;
     cublasPointerMode_t pm;
     if (real->cublasGetPointerMode_v2(c->handle, &pm) != CUBLAS_STATUS_SUCCESS)
@@ -222,7 +222,7 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_policy *p, cublasSt
     r = ozcrt_workspace_acquire(c->handle, dev, stream, oz_gemm_workspace_min(&d), oz_gemm_workspace_full(&d), &lease);
     if (r != OZCRT_R_EMULATED)
         return r;
-    if (oz_shadow_enabled()) { /* OZCRT_COMPARE=1: native into scratch too, compared on the GPU */
+    if (s->compare) { /* OZCRT_COMPARE=1 or ozcrt_set: native into scratch too, compared on the GPU */
         pthread_once(&g_report_once, register_report);
         oz_shadow_site site = {ozcrt_entry_name(c->ep), (int)c->transa, (int)c->transb, c->m, c->n, c->k, c->batch};
         int st = oz_shadow_gemm(&site, &d, native_into, (void *)c, lease.ptr, lease.bytes, (void *)stream);
@@ -253,16 +253,16 @@ static char op_char(cublasOperation_t op)
 int ozcrt_route(const ozcrt_call *c, cublasStatus_t *status)
 {
     const ozcrt_policy *p = ozcrt_policy_get();
-    (void)oz_shadow_config_get(); /* read with the policy: bad values are reported at the first call */
+    const ozcrt_settings *s = ozcrt_effective_policy(); /* this thread's values now (api.c) */
     ozcrt_reason r;
     if (ozcrt_in_real)
         r = OZCRT_R_NESTED;
-    else if (p->mode == OZCRT_MODE_OFF)
+    else if (s->mode == OZCRT_MODE_OFF)
         r = OZCRT_R_MODE_OFF;
     else if (!has_real(ozcrt_real(), c->ep))
         return 0; /* the forward reports the missing symbol */
     else if ((r = ozcrt_check_args(c)) == OZCRT_R_EMULATED)
-        r = execute(c, p, status);
+        r = execute(c, s, status);
     int taken = r == OZCRT_R_EMULATED || r == OZCRT_R_FAILED;
     double flop = 2.0 * (double)c->m * (double)c->n * (double)c->k * (double)c->batch;
     ozcrt_stats_record(c->ep, r, flop);

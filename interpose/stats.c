@@ -2,9 +2,11 @@
 #include "stats.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "policy.h"
 
@@ -39,23 +41,30 @@ typedef struct {
 static entry_stats g_stats[OZCRT_EP_COUNT];
 static pthread_mutex_t g_stats_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t g_atexit_once = PTHREAD_ONCE_INIT;
+static atomic_int g_counting; /* ozcrt_stats_set_counting (the API), beside OZCRT_STATS */
 
-static void write_table(void)
+/* The table to `path`, NULL: OZCRT_STATS_FILE or the log. -1 when `path` given
+ * and not writable. */
+int ozcrt_stats_write_table(const char *path)
 {
     const ozcrt_policy *p = ozcrt_policy_get();
     FILE *f = p->log;
     int close_it = 0;
-    if (p->stats_file) {
-        FILE *s = fopen(p->stats_file, "w");
+    const char *file = path && path[0] ? path : p->stats_file;
+    if (file) {
+        FILE *s = fopen(file, "w");
         if (s) {
             f = s;
             close_it = 1;
+        } else if (path && path[0]) {
+            ozcrt_error("ozcrt: the stats table cannot be written to \"%s\"", path);
+            return -1;
         } else {
             ozcrt_error("ozcrt: OZCRT_STATS_FILE=\"%s\" cannot be opened; the table goes to the log", p->stats_file);
         }
     }
     pthread_mutex_lock(&g_stats_lock);
-    fprintf(f, "ozcrt stats (%s)\n", p->mode == OZCRT_MODE_OFF ? "mode off" : "mode phase22");
+    fprintf(f, "ozcrt stats (mode %s)\n", ozcrt_mode_name(ozcrt_effective_policy()->mode));
     fprintf(f, "%-28s %10s %10s %10s %10s %14s  %s\n", "entry point", "calls", "emulated", "failed",
             "forwarded", "emulated_GFLOP", "forwarded by reason");
     for (int e = 0; e < OZCRT_EP_GEMM_COUNT; e++) {
@@ -74,9 +83,14 @@ static void write_table(void)
     }
     pthread_mutex_unlock(&g_stats_lock);
     if (close_it)
-        fclose(f);
-    else
-        fflush(f);
+        return fclose(f) == 0 ? 0 : -1;
+    fflush(f);
+    return 0;
+}
+
+static void write_table(void)
+{
+    (void)ozcrt_stats_write_table(NULL);
 }
 
 static void register_atexit(void)
@@ -87,13 +101,41 @@ static void register_atexit(void)
 
 void ozcrt_stats_record(ozcrt_entry ep, ozcrt_reason r, double flop)
 {
-    if (!ozcrt_policy_get()->stats || (unsigned)ep >= OZCRT_EP_COUNT || (unsigned)r >= OZCRT_R_COUNT)
+    int table = ozcrt_policy_get()->stats;
+    if (!(table || atomic_load_explicit(&g_counting, memory_order_relaxed)) || (unsigned)ep >= OZCRT_EP_COUNT ||
+        (unsigned)r >= OZCRT_R_COUNT)
         return;
-    pthread_once(&g_atexit_once, register_atexit);
+    if (table)
+        pthread_once(&g_atexit_once, register_atexit);
     pthread_mutex_lock(&g_stats_lock);
     g_stats[ep].calls++;
     g_stats[ep].by_reason[r]++;
     if (r == OZCRT_R_EMULATED)
         g_stats[ep].flop += flop;
+    pthread_mutex_unlock(&g_stats_lock);
+}
+
+int ozcrt_stats_set_counting(int on)
+{
+    return atomic_exchange(&g_counting, on ? 1 : 0) || ozcrt_policy_get()->stats;
+}
+
+int ozcrt_stats_read(ozcrt_entry ep, uint64_t *calls, uint64_t by_reason[OZCRT_R_COUNT], double *flop)
+{
+    if ((unsigned)ep >= OZCRT_EP_COUNT)
+        return -1;
+    pthread_mutex_lock(&g_stats_lock);
+    *calls = g_stats[ep].calls;
+    for (int r = 0; r < OZCRT_R_COUNT; r++)
+        by_reason[r] = g_stats[ep].by_reason[r];
+    *flop = g_stats[ep].flop;
+    pthread_mutex_unlock(&g_stats_lock);
+    return 0;
+}
+
+void ozcrt_stats_reset_all(void)
+{
+    pthread_mutex_lock(&g_stats_lock);
+    memset(g_stats, 0, sizeof g_stats);
     pthread_mutex_unlock(&g_stats_lock);
 }

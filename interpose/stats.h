@@ -2,6 +2,8 @@
 #ifndef OZCRT_INTERPOSE_STATS_H
 #define OZCRT_INTERPOSE_STATS_H
 
+#include <stdint.h>
+
 #include "symbols.h"
 
 /* Every decision with its name in the log and the stats table. All but
@@ -33,7 +35,17 @@ typedef enum ozcrt_reason {
 const char *ozcrt_reason_name(ozcrt_reason r);
 
 /* Counts one call of `ep` with its decision; flop = 2 m n k batch when
- * emulated. No-op unless OZCRT_STATS=1; the table is written at exit. */
+ * emulated. No-op unless OZCRT_STATS=1 or counting was turned on by
+ * ozcrt_stats_set_counting; the table is written at exit when OZCRT_STATS=1. */
 void ozcrt_stats_record(ozcrt_entry ep, ozcrt_reason r, double flop);
+
+/* For the public API (api.c): counting on/off (returns the previous state),
+ * one entry point's counters read together (-1 when ep is out of range),
+ * every counter to zero, and the table written now to `path` (NULL: where
+ * the exit table goes). */
+int ozcrt_stats_set_counting(int on);
+int ozcrt_stats_read(ozcrt_entry ep, uint64_t *calls, uint64_t by_reason[OZCRT_R_COUNT], double *flop);
+void ozcrt_stats_reset_all(void);
+int ozcrt_stats_write_table(const char *path);
 
 #endif

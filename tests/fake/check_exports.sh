@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/fake/check_exports.sh: libozcrt.so exports exactly the 8 intercepted names and needs neither libcublas nor the shared cudart.
+# tests/fake/check_exports.sh: libozcrt.so exports exactly the 8 intercepted names (and the ozcrt_* API of its map) and needs neither libcublas nor the shared cudart.
 # usage: check_exports.sh LIBOZCRT [NM] [READELF]
 set -u
 lib=$1
@@ -13,7 +13,18 @@ cublasDgemm_v2_64
 cublasGemmBatchedEx
 cublasGemmEx
 cublasGemmStridedBatchedEx'
-actual=$("$nm" -D --defined-only "$lib" | awk '{print $NF}' | LC_ALL=C sort)
+all=$("$nm" -D --defined-only "$lib" | awk '{print $NF}' | LC_ALL=C sort)
+# The public API (interpose/ozcrt.h): exactly the ozcrt_* names of the linker map.
+map=$(dirname "$0")/../../interpose/libozcrt.map
+api=$(printf '%s\n' "$all" | grep '^ozcrt_')
+want_api=$(sed -n 's/^ *\(ozcrt_[a-z0-9_]*\);.*/\1/p' "$map" | LC_ALL=C sort)
+if [ -z "$want_api" ] || [ "$api" != "$want_api" ]; then
+    echo "FAIL: the ozcrt_* exports of $lib differ from those of $map:"
+    echo "expected:"; printf '%s\n' "$want_api"
+    echo "actual:"; printf '%s\n' "$api"
+    exit 1
+fi
+actual=$(printf '%s\n' "$all" | grep -v '^ozcrt_')
 if [ "$actual" != "$(printf '%s\n' "$expected" | LC_ALL=C sort)" ]; then
     echo "FAIL: exports of $lib differ from the 8 intercepted names:"
     echo "expected:"; printf '%s\n' "$expected"
@@ -26,4 +37,4 @@ case "$needed" in
     echo "FAIL: $lib needs a shared cuBLAS or cudart: $needed"
     exit 1 ;;
 esac
-echo "PASS: exactly $(printf '%s\n' "$actual" | wc -l) exports; NEEDED:" $needed
+echo "PASS: exactly $(printf '%s\n' "$actual" | wc -l) cuBLAS exports and $(printf '%s\n' "$api" | wc -l) ozcrt_* ones; NEEDED:" $needed
