@@ -60,6 +60,12 @@ static const oz_moduli_set oz_p22_set = {"phase22", OZ_P22_NPRIMES, OZ_P22_M, oz
     X(14, 197) X(15, 193) X(16, 191) X(17, 181) X(18, 179) X(19, 173)
 #define OZ_ENGINE_NMODULI 20
 
+/* The ozaki2 mode (ozaki2.md step 1, crt/oz2.h) runs on the first N engine
+ * moduli, N in OZ2_MIN_MODULI .. OZ2_MAX_MODULI: their product P_N is even
+ * (m_0 = 256) and below 2^156 (P_20). */
+#define OZ2_MIN_MODULI 2
+#define OZ2_MAX_MODULI OZ_ENGINE_NMODULI
+
 /* The GPU Phase 22 set: the first six engine moduli, M' = 246767740327680
  * (about 2^47.81, even: X > M'/2 folds to X - M'; (M'-1)/2 >= 4096 * 2^34).
  * X(index, m, f_m = (M'/m) * ((M'/m)^-1 mod m), floor(2^32 / m)) */

@@ -1,0 +1,473 @@
+/* crt/oz2.h: the ozaki2 mode's integer math (ozaki2.md steps 1-4), plain C for host and device.
+ *
+ *   plan:      N and w from (k, bits): w_max(N, k) = the largest b with
+ *              k * 4^b <= (P_N - 1) / 2 (exact, on multi-word integers);
+ *              N the smallest in 2..20 with w_max >= bits; w = w_max(N, k).
+ *   scaling:   a'' = rne(x * 2^(w - s)) from x's significand and exponent
+ *              (|a''| <= 2^w can exceed 2^64), and its symmetric int8
+ *              residues modulo the engine moduli.
+ *   CRT:       X from its residues R_q in [0, m_q): c_q = R_q (P/m_q)^-1 mod m_q,
+ *              S = sum_q c_q (P/m_q) < N P, X = S mod P, folded into
+ *              [-(P/2 - 1), P/2 - 1] (P_N is even: (P_N - 1)/2 rounds to P/2 - 1).
+ *   to double: RN(X) from the top 64 bits with a sticky bit, then ldexp by
+ *              s + t - 2w, which rounds again only for subnormal results.
+ *
+ * Multi-word integers are OZ2_LIMBS little-endian 32-bit limbs, so the same
+ * code runs in CUDA device code (no __int128). */
+#ifndef OZCRT_CRT_OZ2_H
+#define OZCRT_CRT_OZ2_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "moduli.h"
+#include "oz_hd.h"
+
+/* 192 bits: S < 20 P_20 < 2^161. */
+#define OZ2_LIMBS 6
+
+typedef struct oz2_uint {
+    uint32_t w[OZ2_LIMBS];
+} oz2_uint;
+
+/* ---- multi-word unsigned integers ---- */
+
+OZ_HD void oz2_uint_set(oz2_uint *x, uint64_t v)
+{
+    for (int i = 0; i < OZ2_LIMBS; i++)
+        x->w[i] = 0;
+    x->w[0] = (uint32_t)v;
+    x->w[1] = (uint32_t)(v >> 32);
+}
+
+/* x = x * m + a (no overflow past OZ2_LIMBS limbs: the callers' values are bounded) */
+OZ_HD void oz2_uint_mul_add(oz2_uint *x, uint32_t m, uint32_t a)
+{
+    uint64_t carry = a;
+    for (int i = 0; i < OZ2_LIMBS; i++) {
+        uint64_t t = (uint64_t)x->w[i] * m + carry;
+        x->w[i] = (uint32_t)t;
+        carry = t >> 32;
+    }
+}
+
+/* -1, 0, 1 as a <, ==, > b */
+OZ_HD int oz2_uint_cmp(const oz2_uint *a, const oz2_uint *b)
+{
+    for (int i = OZ2_LIMBS - 1; i >= 0; i--)
+        if (a->w[i] != b->w[i])
+            return a->w[i] < b->w[i] ? -1 : 1;
+    return 0;
+}
+
+/* a = a - b, for a >= b */
+OZ_HD void oz2_uint_sub(oz2_uint *a, const oz2_uint *b)
+{
+    int64_t borrow = 0;
+    for (int i = 0; i < OZ2_LIMBS; i++) {
+        int64_t t = (int64_t)a->w[i] - (int64_t)b->w[i] - borrow;
+        borrow = t < 0;
+        a->w[i] = (uint32_t)(t + (borrow ? (INT64_C(1) << 32) : 0));
+    }
+}
+
+/* r = a - b, for a >= b */
+OZ_HD oz2_uint oz2_uint_diff(const oz2_uint *a, const oz2_uint *b)
+{
+    oz2_uint r = *a;
+    oz2_uint_sub(&r, b);
+    return r;
+}
+
+/* The number of significant bits (0 for 0). */
+OZ_HD int oz2_uint_bitlen(const oz2_uint *x)
+{
+    for (int i = OZ2_LIMBS - 1; i >= 0; i--) {
+        uint32_t v = x->w[i];
+        if (v) {
+            int b = 0;
+            while (v) {
+                v >>= 1;
+                b++;
+            }
+            return 32 * i + b;
+        }
+    }
+    return 0;
+}
+
+/* Bit `pos` and up, 64 of them (bits past the top are 0); pos >= 0. */
+OZ_HD uint64_t oz2_uint_bits64(const oz2_uint *x, int pos)
+{
+    uint64_t r = 0;
+    for (int j = 0; j < 3; j++) { /* the three limbs that can hold bits pos .. pos + 63 */
+        int li = pos / 32 + j;
+        if (li >= OZ2_LIMBS)
+            break;
+        int sh = 32 * j - pos % 32; /* where limb li's bit 0 lands in r */
+        uint64_t v = x->w[li];
+        if (sh >= 0)
+            r |= sh < 64 ? v << sh : 0;
+        else
+            r |= v >> -sh;
+    }
+    return r;
+}
+
+/* Whether any bit below `pos` is set. */
+OZ_HD int oz2_uint_any_below(const oz2_uint *x, int pos)
+{
+    for (int i = 0; i < OZ2_LIMBS && 32 * i < pos; i++) {
+        int n = pos - 32 * i;
+        uint32_t mask = n >= 32 ? 0xffffffffu : ((UINT32_C(1) << n) - 1);
+        if (x->w[i] & mask)
+            return 1;
+    }
+    return 0;
+}
+
+/* x as a double, approximately (relative error below 2^-50); for quotient estimates. */
+OZ_HD double oz2_uint_approx(const oz2_uint *x)
+{
+    double d = 0.0;
+    for (int i = OZ2_LIMBS - 1; i >= 0; i--)
+        d = d * 4294967296.0 + (double)x->w[i];
+    return d;
+}
+
+/* ---- the engine moduli as a runtime table ---- */
+
+/* m_q, q = 0 .. OZ_ENGINE_NMODULI - 1 (crt/moduli.h's list, in its order). */
+OZ_HD uint32_t oz2_modulus(int q)
+{
+    switch (q) {
+#define OZ2_MODULUS_CASE_(i, m) \
+    case (i):                  \
+        return (m);
+        OZ_ENGINE_MODULI(OZ2_MODULUS_CASE_)
+#undef OZ2_MODULUS_CASE_
+    default:
+        return 0;
+    }
+}
+
+/* P_n = m_0 ... m_{n-1}, n <= OZ2_MAX_MODULI. */
+OZ_HD oz2_uint oz2_product(int n)
+{
+    oz2_uint p;
+    oz2_uint_set(&p, 1);
+    for (int q = 0; q < n; q++)
+        oz2_uint_mul_add(&p, oz2_modulus(q), 0);
+    return p;
+}
+
+/* ---- step 1: the plan ---- */
+
+typedef struct oz2_plan {
+    int n; /* moduli count, 2..20; 0 when no N <= 20 reaches `bits` */
+    int w; /* integer width: |a''|, |b''| <= 2^w */
+} oz2_plan;
+
+/* The largest b >= 0 with k * 4^b <= (P_n - 1) / 2, or -1 when even b = 0
+ * fails. k >= 1. Exact: every comparison is on multi-word integers. */
+OZ_HD int oz2_wmax(int n, int64_t k)
+{
+    oz2_uint h = oz2_product(n); /* P_n even (m_0 = 256): (P_n - 1) / 2 = P_n / 2 - 1 */
+    oz2_uint one;
+    oz2_uint_set(&one, 1);
+    for (int i = 0; i < OZ2_LIMBS; i++) /* h = P_n / 2 */
+        h.w[i] = (h.w[i] >> 1) | (i + 1 < OZ2_LIMBS ? h.w[i + 1] << 31 : 0);
+    oz2_uint_sub(&h, &one);
+    oz2_uint kk;
+    oz2_uint_set(&kk, (uint64_t)k);
+    /* k 4^b as k shifted left by 2b: start at the largest b the bit lengths allow */
+    int b = (oz2_uint_bitlen(&h) - oz2_uint_bitlen(&kk)) / 2 + 1;
+    for (; b >= 0; b--) {
+        if (oz2_uint_bitlen(&kk) + 2 * b > 32 * OZ2_LIMBS)
+            continue;
+        oz2_uint t = kk;
+        for (int i = 0; i < 2 * b; i++)
+            oz2_uint_mul_add(&t, 2, 0);
+        if (oz2_uint_cmp(&t, &h) <= 0)
+            return b;
+    }
+    return -1;
+}
+
+/* N and w for a call with inner dimension k (k < 1 is taken as 1) and the
+ * target `bits` (>= 1): ozaki2.md step 1. n == 0 when 20 moduli cannot serve. */
+OZ_HD oz2_plan oz2_make_plan(int64_t k, int bits)
+{
+    oz2_plan p = {0, 0};
+    if (k < 1)
+        k = 1;
+    for (int n = OZ2_MIN_MODULI; n <= OZ2_MAX_MODULI; n++) {
+        int w = oz2_wmax(n, k);
+        if (w >= bits) {
+            p.n = n;
+            p.w = w;
+            return p;
+        }
+    }
+    return p;
+}
+
+/* ---- step 2: the scaled integer and its residues ---- */
+
+OZ_HD uint64_t oz2_double_bits(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+OZ_HD double oz2_bits_double(uint64_t u)
+{
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+OZ_HD int oz2_clz64(uint64_t x)
+{
+#ifdef __CUDA_ARCH__
+    return __clzll((long long)x);
+#else
+    return x ? __builtin_clzll(x) : 64;
+#endif
+}
+
+/* a'' = rne(x * 2^sh) for finite x, as |a''| = mag * 2^e with mag <= 2^53
+ * and 0 <= e <= 25 (mag >= 2^52 whenever e > 0), and its sign. Exact: from
+ * x's significand and exponent, no ldexp. |x| < 2^s and sh = w - s with
+ * w <= 77 give |a''| <= 2^w, so e stays small. Returns 1 when a'' < 0. */
+OZ_HD int oz2_scaled_int(double x, int sh, uint64_t *mag, int *e)
+{
+    uint64_t u = oz2_double_bits(x);
+    int neg = (int)(u >> 63);
+    int ef = (int)((u >> 52) & 0x7ff);
+    uint64_t m = u & ((UINT64_C(1) << 52) - 1);
+    int ex;
+    if (ef == 0) {
+        ex = -1074; /* subnormal (or zero): no implicit bit */
+    } else {
+        m |= UINT64_C(1) << 52;
+        ex = ef - 1075;
+    }
+    int shift = ex + sh; /* |x| 2^sh = m 2^shift */
+    *e = 0;
+    if (m == 0) {
+        *mag = 0;
+        return 0;
+    }
+    if (shift >= 0) {
+        int lz = oz2_clz64(m) - 11; /* normalise: bit 52 set */
+        int t = lz < shift ? lz : shift;
+        *mag = m << t;
+        *e = shift - t;
+    } else if (shift < -54) {
+        *mag = 0; /* m 2^shift < 2^53 2^-55 < 1/2 */
+    } else {
+        int r = -shift; /* 1 .. 54 */
+        uint64_t q = m >> r;
+        uint64_t rem = m & ((UINT64_C(1) << r) - 1);
+        uint64_t half = UINT64_C(1) << (r - 1);
+        if (rem > half || (rem == half && (q & 1)))
+            q++;
+        *mag = q;
+    }
+    return *mag ? neg : 0;
+}
+
+/* The symmetric int8 residue of (-1)^neg * mag * 2^e modulo m (m <= 256,
+ * e < 32): the residue r in [0, m) is stored as r - m when r >= 128, so
+ * that it lies in [-128, 127] (for 256: the low byte as int8). With m a
+ * compile-time constant the divisions are multiplications. */
+OZ_HD int8_t oz2_residue(uint64_t mag, int e, int neg, uint32_t m)
+{
+    uint32_t hi = (uint32_t)(mag >> 32), lo = (uint32_t)mag;
+    uint32_t two32 = (uint32_t)((UINT64_C(1) << 32) % m);
+    uint32_t r = ((hi % m) * two32 + lo % m) % m;
+    r = (r * ((UINT32_C(1) << e) % m)) % m;
+    if (neg && r)
+        r = m - r;
+    return (int8_t)(r >= 128 ? (int32_t)r - (int32_t)m : (int32_t)r);
+}
+
+/* ---- step 3: the CRT ---- */
+
+/* The constants of the CRT over the first n engine moduli. */
+typedef struct oz2_crt_consts {
+    int n;
+    uint32_t m[OZ2_MAX_MODULI];     /* m_q */
+    uint32_t inv[OZ2_MAX_MODULI];   /* (P/m_q)^-1 mod m_q */
+    uint32_t mu[OZ2_MAX_MODULI];    /* floor(2^32 / m_q): x mod m_q for x < 2^16 */
+    oz2_uint cof[OZ2_MAX_MODULI];   /* P / m_q */
+    oz2_uint P, half;               /* P = P_n, half = P / 2 */
+    double inv_P;                   /* 1 / P, approximately */
+} oz2_crt_consts;
+
+/* a^-1 mod m for a, m coprime, m >= 2 (extended Euclid on small integers). */
+OZ_HD uint32_t oz2_inverse_mod(uint32_t a, uint32_t m)
+{
+    int64_t r0 = m, r1 = a % m, t0 = 0, t1 = 1;
+    while (r1) {
+        int64_t q = r0 / r1, t;
+        t = r0 - q * r1;
+        r0 = r1;
+        r1 = t;
+        t = t0 - q * t1;
+        t0 = t1;
+        t1 = t;
+    }
+    return (uint32_t)(((t0 % (int64_t)m) + (int64_t)m) % (int64_t)m);
+}
+
+/* x mod m for x < 2^16, m <= 256, by multiply-high (exact after one correction). */
+OZ_HD uint32_t oz2_mod_small(uint32_t x, uint32_t m, uint32_t mu)
+{
+    uint32_t q = (uint32_t)(((uint64_t)x * mu) >> 32);
+    uint32_t r = x - q * m;
+    return r >= m ? r - m : r;
+}
+
+/* x mod m for any x >= 0 and small m, on the multi-word integer. */
+OZ_HD uint32_t oz2_uint_mod(const oz2_uint *x, uint32_t m)
+{
+    uint64_t r = 0;
+    for (int i = OZ2_LIMBS - 1; i >= 0; i--)
+        r = ((r << 32) | x->w[i]) % m;
+    return (uint32_t)r;
+}
+
+/* Fills c for n moduli, 2 <= n <= OZ2_MAX_MODULI. */
+OZ_HD void oz2_crt_init(oz2_crt_consts *c, int n)
+{
+    memset(c, 0, sizeof *c);
+    c->n = n;
+    c->P = oz2_product(n);
+    for (int i = 0; i < OZ2_LIMBS; i++)
+        c->half.w[i] = (c->P.w[i] >> 1) | (i + 1 < OZ2_LIMBS ? c->P.w[i + 1] << 31 : 0);
+    c->inv_P = 1.0 / oz2_uint_approx(&c->P);
+    for (int q = 0; q < n; q++) {
+        uint32_t m = oz2_modulus(q);
+        c->m[q] = m;
+        c->mu[q] = (uint32_t)((UINT64_C(1) << 32) / m);
+        oz2_uint cof;
+        oz2_uint_set(&cof, 1);
+        for (int j = 0; j < n; j++)
+            if (j != q)
+                oz2_uint_mul_add(&cof, oz2_modulus(j), 0);
+        c->cof[q] = cof;
+        c->inv[q] = oz2_inverse_mod(oz2_uint_mod(&cof, m), m);
+    }
+}
+
+/* The exact integer X (|X| <= P/2 - 1) from its residues r[q * stride] in
+ * [0, m_q), q < n, as a magnitude and a sign (returns 1 for X < 0).
+ * Residues at or above m_q are taken modulo m_q. */
+OZ_HD int oz2_crt_reconstruct(const oz2_crt_consts *c, const uint8_t *r, int64_t stride, oz2_uint *mag)
+{
+    /* S = sum_q c_q cof_q, limb by limb in 64 bits: each term < 2^40, 20 of them < 2^45 */
+    uint64_t acc[OZ2_LIMBS];
+    for (int i = 0; i < OZ2_LIMBS; i++)
+        acc[i] = 0;
+    for (int q = 0; q < c->n; q++) {
+        uint32_t rq = r[(int64_t)q * stride];
+        uint32_t cq = oz2_mod_small(rq * c->inv[q], c->m[q], c->mu[q]);
+        for (int i = 0; i < OZ2_LIMBS; i++)
+            acc[i] += (uint64_t)cq * c->cof[q].w[i];
+    }
+    oz2_uint s;
+    uint64_t carry = 0;
+    for (int i = 0; i < OZ2_LIMBS; i++) {
+        uint64_t t = acc[i] + carry;
+        s.w[i] = (uint32_t)t;
+        carry = t >> 32;
+    }
+    /* X = S mod P, S < n P: the quotient estimate through doubles is off by at most one */
+    double qd = oz2_uint_approx(&s) * c->inv_P;
+    uint32_t qe = qd > 0.0 ? (uint32_t)qd : 0;
+    oz2_uint t = c->P;
+    oz2_uint_mul_add(&t, qe, 0); /* t = qe P */
+    if (oz2_uint_cmp(&t, &s) > 0)
+        oz2_uint_sub(&t, &c->P);
+    oz2_uint_sub(&s, &t);
+    if (oz2_uint_cmp(&s, &c->P) >= 0)
+        oz2_uint_sub(&s, &c->P);
+    /* the signed fold */
+    if (oz2_uint_cmp(&s, &c->half) >= 0) {
+        *mag = oz2_uint_diff(&c->P, &s);
+        return 1;
+    }
+    *mag = s;
+    return 0;
+}
+
+/* ---- step 4: back to double ---- */
+
+/* 2^e exactly, -1074 <= e <= 1023. */
+OZ_HD double oz2_pow2(int e)
+{
+    return oz2_bits_double(e >= -1022 ? (uint64_t)(e + 1023) << 52 : UINT64_C(1) << (e + 1074));
+}
+
+/* ldexp(x, e), correctly rounded (to nearest even) like C's ldexp, from
+ * multiplications by exact powers of two of which at most the last rounds. */
+OZ_HD double oz2_ldexp(double x, int e)
+{
+    if (x == 0.0 || e == 0 || !(x - x == 0.0)) /* zero, no shift, Inf or NaN */
+        return x;
+    if (e > 0) {
+        while (e > 1023) { /* exact until it overflows, and then the result does too */
+            x = x * oz2_pow2(1023);
+            e -= 1023;
+        }
+        return x * oz2_pow2(e);
+    }
+    int ef = (int)((oz2_double_bits(x) >> 52) & 0x7ff);
+    if (ef == 0) { /* subnormal x: made normal by an exact factor */
+        x = x * oz2_pow2(54);
+        e -= 54;
+        ef = (int)((oz2_double_bits(x) >> 52) & 0x7ff);
+    }
+    int ex = ef - 1022; /* |x| in [2^(ex-1), 2^ex) */
+    if (ex + e >= -1021) { /* normal result: every factor exact */
+        while (e < -1022) {
+            x = x * oz2_pow2(-1022);
+            e += 1022;
+        }
+        return x * oz2_pow2(e);
+    }
+    /* subnormal or zero result: y = x 2^(1 - ex) 2^-1022 in [2^-1022, 2^-1021),
+     * exact; then one rounding multiplication by 2^(e + ex - 1 + 1022) */
+    x = x * oz2_pow2(1 - ex);
+    x = x * oz2_pow2(-1022);
+    int rest = e + ex - 1 + 1022; /* < 0 */
+    if (rest < -1074)
+        return x * 0.0; /* |result| < 2^-2095: rounds to a signed zero */
+    return x * oz2_pow2(rest);
+}
+
+/* RN(X) for X = (-1)^neg mag, then ldexp by e: ozaki2.md step 4's P.
+ * The top 64 bits of mag with the bits below ORed into the lowest (sticky)
+ * convert to double with the same rounding as mag itself: the rounding
+ * position (bit 11 of those 64) lies above the sticky bit. */
+OZ_HD double oz2_to_double(const oz2_uint *mag, int neg, int e)
+{
+    int len = oz2_uint_bitlen(mag);
+    uint64_t top;
+    int shift = 0;
+    if (len <= 64) {
+        top = oz2_uint_bits64(mag, 0);
+    } else {
+        shift = len - 64;
+        top = oz2_uint_bits64(mag, shift) | (uint64_t)oz2_uint_any_below(mag, shift);
+    }
+    double d = (double)top; /* RN, ties to even; X < 2^156: the shift below is exact */
+    if (neg)
+        d = -d;
+    return oz2_ldexp(d, shift + e);
+}
+
+#endif
