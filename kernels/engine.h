@@ -33,4 +33,25 @@ struct oz_engine_residue_job {
 /* Enqueues the job on s; returns the first launch error. */
 cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, cudaStream_t s);
 
+/* Phase 22 on the engine, CRT fused: planes of the first OZ_P22G_NMODULI
+ * moduli, each plane_rows = 2 rows_pad logical rows (oz_p22g_row: hi and lo
+ * of every 64 rows), scales and the special flags as oz_operand_ws says;
+ * writes C (elements of special rows/columns are left to the fix-up). */
+struct oz_engine_p22_job {
+    oz_operand_ws a, b;
+    int64_t m, n;
+    oz_out c;
+    oz_scalars sc;
+    char *scratch;          /* oz_engine_p22_scratch_bytes(tiles) */
+};
+cudaError_t oz_launch_p22_engine(const oz_engine_p22_job &job, int64_t group, cudaStream_t s);
+/* Scratch bytes the Phase 22 engine needs for a launch of tiles_total tiles. */
+int64_t oz_engine_p22_scratch_bytes(int64_t tiles_total);
+/* Tiles of a Phase 22 engine launch (rows_pad of A and B, batch items). */
+int64_t oz_engine_p22_tiles(int64_t mpad, int64_t npad, int64_t group);
+
+/* Whether this binary holds the engine for device dev (sm_90a image, compute
+ * capability 9.0, TMA encoder reachable, shared memory enough). */
+bool oz_engine_usable(int dev);
+
 #endif

@@ -1,4 +1,4 @@
-/* kernels/p22_fused.cuh: the fused Phase 22 kernel template, shared by the mma.sync (sm80_) and wgmma (sm90_) instantiations.
+/* kernels/p22_fused.cuh: the fused Phase 22 kernel template of the mma.sync path (sm80_; GPUs other than sm_90a Hopper).
  *
  * Everything but the tensor-core step is here: the (chunk, pass, prime)
  * schedule, the cp.async operand pipeline, Barrett mod p and the CRT sums at

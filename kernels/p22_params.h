@@ -87,9 +87,10 @@ struct oz_operand_ws {
     int64_t slot_bytes;
     int64_t off_res, off_scale, off_special;
     int64_t rows_pad, kpad;
+    int64_t plane_rows; /* rows of one residue plane: rows_pad, or 2 rows_pad for the engine's hi/lo interleave */
     __host__ __device__ int8_t *plane(int64_t b, int pl) const
     {
-        return (int8_t *)(ws + b * slot_bytes + off_res) + (int64_t)pl * rows_pad * kpad;
+        return (int8_t *)(ws + b * slot_bytes + off_res) + (int64_t)pl * plane_rows * kpad;
     }
     __host__ __device__ int32_t *scale(int64_t b) const { return (int32_t *)(ws + b * slot_bytes + off_scale); }
     __host__ __device__ int32_t *special(int64_t b) const { return (int32_t *)(ws + b * slot_bytes + off_special); }
@@ -118,11 +119,10 @@ struct oz_gemm_params {
 
 /* Launchers, one per kernel file. */
 cudaError_t oz_launch_operand_scale(const oz_view &v, const oz_operand_ws &w, int64_t group, cudaStream_t s);
-cudaError_t oz_launch_operand_residues(const oz_view &v, const oz_operand_ws &w, int64_t group, cudaStream_t s);
+cudaError_t oz_launch_operand_residues(const oz_view &v, const oz_operand_ws &w, int64_t group, cudaStream_t s,
+                                       bool engine_layout);
 /* The fused kernel, by instantiation (p.tiles_* are filled in). */
 cudaError_t oz_launch_p22_sm80(oz_gemm_params &p, int64_t group, cudaStream_t s, int dev, bool large);
-cudaError_t oz_launch_p22_sm90(oz_gemm_params &p, int64_t group, cudaStream_t s, int dev);
-bool oz_p22_sm90_usable(int dev);
 cudaError_t oz_launch_special_fixup(const oz_view &va, const oz_view &vb, const oz_operand_ws &wa,
                                     const oz_operand_ws &wb, const oz_out &c, const oz_scalars &sc,
                                     int64_t m, int64_t n, int64_t group, cudaStream_t s);

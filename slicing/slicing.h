@@ -48,14 +48,16 @@ OZ_HD void oz_slice(double v, int32_t *hi, int32_t *lo)
     *lo = (int32_t)l;
 }
 
-/* The symmetric residue of x modulo odd p, in [-(p-1)/2, (p-1)/2]. */
+/* The symmetric residue of x modulo p (2 <= p <= 256), stored as int8_t:
+ * in [-(p-1)/2, (p-1)/2] for odd p, in [-p/2, p/2 - 1] for even p (for 256:
+ * the low byte of x read as int8). */
 OZ_HD int8_t oz_residue(int32_t x, int32_t p)
 {
     int32_t r = x % p; /* in (-p, p), sign of x */
-    int32_t half = (p - 1) / 2;
-    if (r > half)
+    int32_t lo = -(p / 2), hi = lo + p - 1;
+    if (r > hi)
         r -= p;
-    else if (r < -half)
+    else if (r < lo)
         r += p;
     return (int8_t)r;
 }

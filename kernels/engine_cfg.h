@@ -1,0 +1,83 @@
+/* kernels/engine_cfg.h: the sm_90a INT8 engine's tile, pipeline and scratch parameters, the one place they are set (CUDA C++). */
+#ifndef OZCRT_KERNELS_ENGINE_CFG_H
+#define OZCRT_KERNELS_ENGINE_CFG_H
+
+#include <stdint.h>
+
+#include "../crt/moduli.h"
+#include "../slicing/slicing.h"
+#include "tiles.h"
+
+/* One CTA, persistent over tiles: a producer warpgroup (one thread issues
+ * TMA loads into a STAGES-deep ring of shared-memory stages, full/empty
+ * mbarriers) and CONSUMERS warpgroups that share each stage (cooperative):
+ * consumer w multiplies logical rows [w WG_M, (w+1) WG_M) of the A stage,
+ * as two wgmma m64n128k32 blocks, by the whole B stage. Logical rows are the
+ * rows of the residue planes as the mode lays them out (Phase 22 interleaves
+ * the hi and lo slices of each 64 real rows, so a consumer's two blocks are
+ * the hi and lo slices of the same 64 rows, and its 128 columns the hi and
+ * lo slices of the same 64 columns: the four passes of an element of C meet
+ * in one thread). */
+struct oz_engine_cfg {
+    static constexpr int MMA_M = 64, MMA_N = 128, MMA_K = 32; /* wgmma.m64n128k32.s8 */
+    static constexpr int CONSUMERS = 2;
+    static constexpr int BLOCKS_PER_CONSUMER = 2;              /* m64 blocks */
+    static constexpr int WG_M = MMA_M * BLOCKS_PER_CONSUMER;   /* 128 logical rows per consumer */
+    static constexpr int BLOCK_M = WG_M * CONSUMERS;           /* 256 logical rows of A per tile */
+    static constexpr int BLOCK_N = MMA_N;                      /* 128 logical rows of B per tile */
+    static constexpr int BLOCK_K = 128;                        /* bytes of K per stage: one 128-byte swizzle row */
+    static constexpr int STAGES = 4;
+    static constexpr int THREADS = 128 * (1 + CONSUMERS);
+    static constexpr int A_STAGE = BLOCK_M * BLOCK_K, B_STAGE = BLOCK_N * BLOCK_K;
+    static constexpr int STAGE_BYTES = A_STAGE + B_STAGE;
+    /* + 1024: the base is aligned to the 1024-byte swizzle atom; then 2 STAGES barriers */
+    static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024 + 2 * STAGES * 8;
+    static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232; /* setmaxnreg */
+    static constexpr int GROUP_M = 8;     /* tile rasterization: GROUP_M tile rows walked together (L2 reuse) */
+    static constexpr int MAX_CTAS = 160;  /* persistent grid cap: the per-CTA scratch is sized for it */
+    static constexpr int ACC = MMA_M * MMA_N / 128; /* accumulators per thread per block: 64 */
+    static constexpr int CTHREADS = 128 * CONSUMERS;
+
+    static_assert(THREADS == 384, "one producer and two consumer warpgroups");
+    static_assert(BLOCK_K == 128 && BLOCK_K % MMA_K == 0, "a stage row is one 128-byte swizzle row");
+    static_assert(A_STAGE % 1024 == 0 && B_STAGE % 1024 == 0, "stages keep the 1024-byte swizzle alignment");
+    static_assert(SMEM_BYTES <= 227 * 1024, "fits Hopper's 227 KB of shared memory per block");
+    static_assert(BLOCK_M <= 256 && BLOCK_N <= 256, "TMA box dimensions");
+    static_assert(CONSUMER_REGS * CTHREADS + PRODUCER_REGS * 128 <= 65536, "register file");
+    static_assert(OZ_PAD_K % BLOCK_K == 0, "K padding is whole stages");
+};
+
+/* Phase 22 on the engine: the moduli set, K chunk and the per-CTA scratch
+ * that carries the residues of the first NMOD-1 moduli until the last one
+ * reconstructs X (uint32 words of 4 residues, [modulus][word][thread]), and
+ * the double accumulators across K chunks ([element][thread]). */
+struct oz_engine_p22 {
+    static constexpr int NMOD = OZ_P22G_NMODULI;
+    static constexpr int KCHUNK = OZ_P22_KCHUNK;
+    static constexpr int VALUES = oz_engine_cfg::BLOCKS_PER_CONSUMER * oz_engine_cfg::ACC; /* 128 per thread */
+    static constexpr int WORDS = VALUES / 4;
+    static constexpr int OUTPUTS = VALUES / OZ_P22_NPASSES; /* 32 elements of C per thread */
+    static constexpr int64_t RES_BYTES = (int64_t)(NMOD - 1) * WORDS * oz_engine_cfg::CTHREADS * 4;
+    static constexpr int64_t DACC_BYTES = (int64_t)OUTPUTS * oz_engine_cfg::CTHREADS * 8;
+    static constexpr int64_t SCRATCH_BYTES = RES_BYTES + DACC_BYTES;
+    static_assert(KCHUNK % oz_engine_cfg::BLOCK_K == 0, "K chunks are whole stages");
+    static_assert(OZ_NSLICES == oz_engine_cfg::BLOCKS_PER_CONSUMER, "a consumer's two m64 blocks are hi and lo of A");
+    static_assert(OZ_NSLICES * 64 == oz_engine_cfg::BLOCK_N, "the B stage holds hi and lo of 64 columns");
+};
+
+/* The residue mode (ozaki2's input): K chunk for exact int32 accumulation
+ * with |residue| <= 128: KCHUNK * 2^14 < 2^31. */
+struct oz_engine_res {
+    static constexpr int KCHUNK = 65536;
+    static_assert((int64_t)KCHUNK * 128 * 128 < ((int64_t)1 << 31), "int32 accumulation is exact");
+    static_assert(KCHUNK % oz_engine_cfg::BLOCK_K == 0, "K chunks are whole stages");
+};
+
+/* Logical row of real row r, slice sl, in a Phase 22 engine plane: the hi
+ * and lo slices of each 64 rows follow each other. */
+static inline __host__ __device__ int64_t oz_p22g_row(int64_t r, int sl)
+{
+    return (r >> 6) * 128 + sl * 64 + (r & 63);
+}
+
+#endif

@@ -1,0 +1,492 @@
+/* kernels/sm90_engine.cu: the sm_90a INT8 engine (TMA ring, warp-specialized, persistent, wgmma) with its two epilogues: fused Phase 22 CRT, and residue planes.
+ *
+ * Built for sm_90a only (meson: kernels_sm90). One kernel template; the mode
+ * policy decides what happens each time a modulus's K range of a tile is
+ * done (oz_engine_cfg in engine_cfg.h says how the work is split).
+ *
+ * Schedule, the same for the producer and the consumers: tiles t =
+ * blockIdx.x, + gridDim.x, ... (grouped rasterization); per tile, K chunks
+ * in ascending order; per chunk, the moduli in order; per modulus, the K
+ * stages of the chunk. The int32 accumulators of a (tile, chunk, modulus)
+ * are exact (|residue| <= 128, K chunk <= 65536) and are reduced once. */
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include "../crt/crt.h"
+#include "engine.h"
+#include "engine_cfg.h"
+#include "epilogue.cuh"
+#include "sm90_ptx.cuh"
+
+typedef oz_engine_cfg Cfg;
+
+#define OZ_EM_(i, m) (m),
+static __constant__ int32_t c_emod[OZ_ENGINE_NMODULI] = {OZ_ENGINE_MODULI(OZ_EM_)};
+#undef OZ_EM_
+#define OZ_EMU_(i, m) (uint32_t)(UINT64_C(4294967296) / (m)),
+static __constant__ uint32_t c_emu[OZ_ENGINE_NMODULI] = {OZ_ENGINE_MODULI(OZ_EMU_)};
+#undef OZ_EMU_
+
+struct oz_engine_params {
+    int64_t kpad;                /* K bytes per plane row, a multiple of BLOCK_K */
+    int nmod;
+    int32_t tiles_m, tiles_n;    /* per batch item */
+    int64_t tiles_total;
+    /* Phase 22 */
+    int64_t m, n;
+    const char *ws;
+    int64_t slot_bytes, off_scale_a, off_scale_b;
+    oz_out c;
+    oz_scalars sc;
+    char *scratch;               /* oz_engine_p22::SCRATCH_BYTES per CTA */
+    /* residue planes */
+    uint8_t *res;
+    int64_t res_item_bytes, res_rows, res_cols;
+};
+
+__device__ __forceinline__ void oz_engine_tile(const oz_engine_params &P, int64_t t, int64_t &b, int &tm, int &tn)
+{
+    const int64_t per = (int64_t)P.tiles_m * P.tiles_n;
+    b = t / per;
+    const int64_t r = t - b * per;
+    const int64_t gsz = (int64_t)Cfg::GROUP_M * P.tiles_n;
+    const int64_t g = r / gsz;
+    const int first = (int)(g * Cfg::GROUP_M);
+    const int gm = min(P.tiles_m - first, Cfg::GROUP_M);
+    const int64_t rr = r - g * gsz;
+    tm = first + (int)(rr % gm);
+    tn = (int)(rr / gm);
+}
+
+/* Row and column, in the consumer's 64 x 128 block, of accumulator idx
+ * (wgmma m64nN layout: warp v, g = lane/4, t = lane%4). */
+struct oz_frag {
+    int row0, col0;
+    __device__ explicit oz_frag(int ctid)
+    {
+        const int v = (ctid >> 5) & 3, lane = ctid & 31;
+        row0 = 16 * v + (lane >> 2);
+        col0 = 2 * (lane & 3);
+    }
+    __device__ int row(int idx) const { return row0 + 8 * ((idx & 3) >> 1); }
+    __device__ int col(int idx) const { return col0 + 8 * (idx >> 2) + (idx & 1); }
+};
+
+__device__ __forceinline__ int32_t oz_engine_mod(int32_t x, int q) { return oz_mod_p(x, c_emod[q], c_emu[q]); }
+
+/* Keeps the compiler from batching the per-element work (register pressure). */
+__device__ __forceinline__ void oz_fence_regs() { asm volatile("" ::: "memory"); }
+
+/* Phase 22: moduli 0..NMOD-2 leave their residues in the CTA's scratch; the
+ * last one rebuilds X of the four passes of each element (they are in this
+ * thread), adds them in the order of phase22.md step 6 to the element's
+ * double accumulator, and after the last K chunk writes C. */
+struct oz_mode_p22 {
+    typedef oz_engine_p22 M;
+    static constexpr int KCHUNK = M::KCHUNK;
+
+    static __device__ __forceinline__ void modulus_done(const oz_engine_params &P, int32_t (&acc0)[Cfg::ACC],
+                                                        int32_t (&acc1)[Cfg::ACC], int q, int64_t c, int64_t nchunks,
+                                                        int64_t b, int tm, int tn, int cw, int ctid)
+    {
+        char *scr = P.scratch + (int64_t)blockIdx.x * M::SCRATCH_BYTES;
+        uint32_t *res = (uint32_t *)scr + ctid;
+        if (q < M::NMOD - 1) {
+#pragma unroll
+            for (int w = 0; w < M::WORDS; w++) {
+                uint32_t word = 0;
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    const int v = 4 * w + e;
+                    const int32_t x = v < Cfg::ACC ? acc0[v] : acc1[v - Cfg::ACC];
+                    word |= (uint32_t)oz_engine_mod(x, q) << (8 * e);
+                }
+                res[(q * M::WORDS + w) * Cfg::CTHREADS] = word;
+            }
+            return;
+        }
+        double *dacc = (double *)(scr + M::RES_BYTES) + ctid;
+        const bool last = c == nchunks - 1;
+        double alpha = 0.0, beta = 0.0;
+        const int32_t *sA = nullptr, *sB = nullptr;
+        double *C = nullptr;
+        if (last) {
+            P.sc.load(&alpha, &beta);
+            sA = (const int32_t *)(P.ws + b * P.slot_bytes + P.off_scale_a);
+            sB = (const int32_t *)(P.ws + b * P.slot_bytes + P.off_scale_b);
+            C = P.c.ptr(b);
+        }
+        const oz_frag fr(ctid);
+        const double inv_M = 1.0 / (double)OZ_P22G_M;
+        /* pass ps of element idx is value idx + 32 ps: word (idx / 4) + 8 ps, byte idx % 4 */
+#pragma unroll
+        for (int a = 0; a < M::OUTPUTS / 4; a++) {
+            uint32_t wq[M::NMOD - 1][OZ_P22_NPASSES];
+#pragma unroll
+            for (int qq = 0; qq < M::NMOD - 1; qq++)
+#pragma unroll
+                for (int ps = 0; ps < OZ_P22_NPASSES; ps++)
+                    wq[qq][ps] = res[(qq * M::WORDS + a + 8 * ps) * Cfg::CTHREADS];
+#pragma unroll
+            for (int bb = 0; bb < 4; bb++) {
+                const int idx = 4 * a + bb;
+                double d = c == 0 ? 0.0 : dacc[idx * Cfg::CTHREADS];
+#pragma unroll
+                for (int ps = 0; ps < OZ_P22_NPASSES; ps++) {
+                    const int v = idx + 32 * ps;
+                    const int32_t x = v < Cfg::ACC ? acc0[v] : acc1[v - Cfg::ACC];
+                    const uint32_t r_last = (uint32_t)oz_engine_mod(x, M::NMOD - 1);
+                    uint64_t S = 0;
+#define OZ_CRT_TERM_(i, m, f, mu)                                                                    \
+    S += (uint64_t)((i) == M::NMOD - 1 ? r_last                                                    \
+                                       : (wq[(i) < M::NMOD - 1 ? (i) : 0][ps] >> (8 * bb)) & 255u) * (f);
+                    OZ_P22G_MODULI(OZ_CRT_TERM_)
+#undef OZ_CRT_TERM_
+                    /* X = S - q M' with q = rint(S / M'): |X| <= 2^46 is far from M'/2 = 2^46.8,
+                     * so the double quotient (error < 2^-40) rounds to the right q. */
+                    const double qd = rint((double)S * inv_M);
+                    const int64_t X = (int64_t)(S - (uint64_t)(int64_t)qd * OZ_P22G_M);
+                    const double unit = ps == 0 ? 0x1p-34 : ps == 3 ? 0x1p-68 : 0x1p-51;
+                    d = __dadd_rn(d, __dmul_rn((double)X, unit));
+                }
+                if (!last) {
+                    dacc[idx * Cfg::CTHREADS] = d;
+                } else {
+                    const int64_t i = (int64_t)tm * (Cfg::BLOCK_M / 2) + cw * 64 + fr.row(idx);
+                    const int64_t j = (int64_t)tn * (Cfg::BLOCK_N / 2) + fr.col(idx);
+                    if (i < P.m && j < P.n) {
+                        const int s = sA[i], t = sB[j];
+                        if (s != OZ_SCALE_SPECIAL && t != OZ_SCALE_SPECIAL) /* else the fix-up kernel writes it */
+                            oz_store_epilogue(&C[i + j * P.c.ldc], alpha, beta, ldexp(d, s + t), false);
+                    }
+                }
+            }
+            oz_fence_regs();
+        }
+    }
+};
+
+/* Residue planes: R_q = acc mod m_q, added modulo m_q to the previous K
+ * chunks' residue, stored as bytes (column-major, leading dimension res_rows). */
+struct oz_mode_res {
+    static constexpr int KCHUNK = oz_engine_res::KCHUNK;
+
+    static __device__ __forceinline__ void modulus_done(const oz_engine_params &P, int32_t (&acc0)[Cfg::ACC],
+                                                        int32_t (&acc1)[Cfg::ACC], int q, int64_t c, int64_t nchunks,
+                                                        int64_t b, int tm, int tn, int cw, int ctid)
+    {
+        (void)nchunks;
+        const oz_frag fr(ctid);
+        const int32_t mq = c_emod[q];
+        uint8_t *plane = P.res + b * P.res_item_bytes + (int64_t)q * P.res_rows * P.res_cols;
+#pragma unroll
+        for (int h = 0; h < Cfg::BLOCKS_PER_CONSUMER; h++) {
+#pragma unroll
+            for (int idx = 0; idx < Cfg::ACC; idx++) {
+                const int64_t i = (int64_t)tm * Cfg::BLOCK_M + cw * Cfg::WG_M + h * Cfg::MMA_M + fr.row(idx);
+                const int64_t j = (int64_t)tn * Cfg::BLOCK_N + fr.col(idx);
+                if (i >= P.res_rows || j >= P.res_cols)
+                    continue;
+                int32_t r = oz_engine_mod(h ? acc1[idx] : acc0[idx], q);
+                uint8_t *p = plane + i + j * P.res_rows;
+                if (c > 0) {
+                    r += *p;
+                    r -= r >= mq ? mq : 0;
+                }
+                *p = (uint8_t)r;
+            }
+            oz_fence_regs();
+        }
+    }
+};
+
+template <class Mode>
+__global__ void __launch_bounds__(Cfg::THREADS, 1)
+    oz_sm90_engine_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
+                          const oz_engine_params P)
+{
+    extern __shared__ __align__(1024) uint8_t smem_raw[];
+    const uint32_t sraw = (uint32_t)__cvta_generic_to_shared(smem_raw);
+    const uint32_t sA = (sraw + 1023) & ~1023u;
+    const uint32_t sB = sA + Cfg::STAGES * Cfg::A_STAGE;
+    const uint32_t bars = sB + Cfg::STAGES * Cfg::B_STAGE;
+    auto full = [&](int s) { return bars + 8 * s; };
+    auto empty = [&](int s) { return bars + 8 * (Cfg::STAGES + s); };
+    const int wg = threadIdx.x >> 7;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < Cfg::STAGES; s++) {
+            oz_mbar_init(full(s), 1);
+            oz_mbar_init(empty(s), Cfg::CONSUMERS * 4); /* lane 0 of every consumer warp */
+        }
+        oz_mbar_init_fence();
+    }
+    __syncthreads();
+
+    const int64_t nchunks = (P.kpad + Mode::KCHUNK - 1) / Mode::KCHUNK;
+    auto kblocks = [&](int64_t c) {
+        const int64_t left = P.kpad - c * Mode::KCHUNK;
+        return (int)((left < Mode::KCHUNK ? left : Mode::KCHUNK) / Cfg::BLOCK_K);
+    };
+
+    if (wg == 0) { /* producer */
+        oz_setmaxnreg_dec<Cfg::PRODUCER_REGS>();
+        if (threadIdx.x != 0)
+            return;
+        oz_tma_prefetch_desc(&tmA);
+        oz_tma_prefetch_desc(&tmB);
+        int st = 0;
+        uint32_t ph = 0;
+        for (int64_t t = blockIdx.x; t < P.tiles_total; t += gridDim.x) {
+            int64_t b;
+            int tm, tn;
+            oz_engine_tile(P, t, b, tm, tn);
+            for (int64_t c = 0; c < nchunks; c++) {
+                const int nk = kblocks(c);
+                for (int q = 0; q < P.nmod; q++) {
+                    for (int kb = 0; kb < nk; kb++) {
+                        oz_mbar_wait(empty(st), ph ^ 1);
+                        oz_mbar_arrive_expect_tx(full(st), Cfg::STAGE_BYTES);
+                        const int32_t k = (int32_t)(c * Mode::KCHUNK + kb * Cfg::BLOCK_K);
+                        oz_tma_load_4d(sA + st * Cfg::A_STAGE, &tmA, full(st), k, tm * Cfg::BLOCK_M, q, (int32_t)b);
+                        oz_tma_load_4d(sB + st * Cfg::B_STAGE, &tmB, full(st), k, tn * Cfg::BLOCK_N, q, (int32_t)b);
+                        if (++st == Cfg::STAGES) {
+                            st = 0;
+                            ph ^= 1;
+                        }
+                    }
+                }
+            }
+        }
+        return;
+    }
+
+    /* consumers */
+    oz_setmaxnreg_inc<Cfg::CONSUMER_REGS>();
+    const int cw = wg - 1, ctid = threadIdx.x - 128;
+    const bool lane0 = (threadIdx.x & 31) == 0;
+    int32_t acc0[Cfg::ACC], acc1[Cfg::ACC];
+    int st = 0;
+    uint32_t ph = 0;
+    const uint32_t a_off0 = (cw * Cfg::WG_M) * Cfg::BLOCK_K, a_off1 = a_off0 + Cfg::MMA_M * Cfg::BLOCK_K;
+    for (int64_t t = blockIdx.x; t < P.tiles_total; t += gridDim.x) {
+        int64_t b;
+        int tm, tn;
+        oz_engine_tile(P, t, b, tm, tn);
+        for (int64_t c = 0; c < nchunks; c++) {
+            const int nk = kblocks(c);
+            for (int q = 0; q < P.nmod; q++) {
+#pragma unroll
+                for (int i = 0; i < Cfg::ACC; i++)
+                    acc0[i] = acc1[i] = 0;
+                int prev = -1;
+                for (int kb = 0; kb < nk; kb++) {
+                    oz_mbar_wait(full(st), ph);
+                    const uint64_t da0 = oz_wgmma_desc(sA + st * Cfg::A_STAGE + a_off0);
+                    const uint64_t da1 = oz_wgmma_desc(sA + st * Cfg::A_STAGE + a_off1);
+                    const uint64_t db = oz_wgmma_desc(sB + st * Cfg::B_STAGE);
+                    oz_wgmma_fence();
+#pragma unroll
+                    for (int ks = 0; ks < Cfg::BLOCK_K / Cfg::MMA_K; ks++) {
+                        oz_wgmma_m64n128k32(acc0, da0 + 2 * ks, db + 2 * ks);
+                        oz_wgmma_m64n128k32(acc1, da1 + 2 * ks, db + 2 * ks);
+                    }
+                    oz_wgmma_commit();
+                    oz_wgmma_wait<1>(); /* the previous stage's MMAs are done: give it back */
+                    if (prev >= 0 && lane0)
+                        oz_mbar_arrive(empty(prev));
+                    prev = st;
+                    if (++st == Cfg::STAGES) {
+                        st = 0;
+                        ph ^= 1;
+                    }
+                }
+                oz_wgmma_wait<0>();
+                if (prev >= 0 && lane0)
+                    oz_mbar_arrive(empty(prev));
+#pragma unroll
+                for (int i = 0; i < Cfg::ACC; i++) { /* the results exist only now: no read may move above the wait */
+                    asm volatile("" : "+r"(acc0[i])::"memory");
+                    asm volatile("" : "+r"(acc1[i])::"memory");
+                }
+                Mode::modulus_done(P, acc0, acc1, q, c, nchunks, b, tm, tn, cw, ctid);
+            }
+        }
+    }
+}
+
+/* ---- host side ---- */
+
+/* cuTensorMapEncodeTiled through the runtime's driver entry point: the
+ * library links no libcuda. Looked up once. */
+static PFN_cuTensorMapEncodeTiled_v12000 oz_encode_fn()
+{
+    static PFN_cuTensorMapEncodeTiled_v12000 fn;
+    static volatile int done;
+    if (!done) {
+        void *p = nullptr;
+        cudaDriverEntryPointQueryResult q;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) ==
+                cudaSuccess &&
+            q == cudaDriverEntryPointSuccess)
+            fn = (PFN_cuTensorMapEncodeTiled_v12000)p;
+        else
+            (void)cudaGetLastError();
+        done = 1;
+    }
+    return fn;
+}
+
+/* A 4-d map over residue planes: (K byte, logical row, modulus, batch item). */
+static cudaError_t oz_make_tmap(CUtensorMap *map, const void *base, int64_t kpad, int64_t rows, int nmod,
+                                int64_t group, int64_t item_bytes, int box_rows)
+{
+    PFN_cuTensorMapEncodeTiled_v12000 enc = oz_encode_fn();
+    if (!enc)
+        return cudaErrorNotSupported;
+    cuuint64_t dims[4] = {(cuuint64_t)kpad, (cuuint64_t)rows, (cuuint64_t)nmod, (cuuint64_t)group};
+    cuuint64_t strides[3] = {(cuuint64_t)kpad, (cuuint64_t)(rows * kpad), (cuuint64_t)item_bytes};
+    cuuint32_t box[4] = {(cuuint32_t)Cfg::BLOCK_K, (cuuint32_t)box_rows, 1, 1};
+    cuuint32_t estr[4] = {1, 1, 1, 1};
+    CUresult r = enc(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 4, const_cast<void *>(base), dims, strides, box, estr,
+                     CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+#define OZ_ENGINE_MAX_DEVICES 64
+
+/* SM count of the device, and the shared-memory attribute of the
+ * instantiation raised once per device (nothing but launches inside a
+ * capture after the first call). */
+template <class Mode>
+static cudaError_t oz_engine_prepare(int dev, int *sms)
+{
+    static volatile int cached_sms[OZ_ENGINE_MAX_DEVICES];
+    if (dev < OZ_ENGINE_MAX_DEVICES && cached_sms[dev]) {
+        *sms = cached_sms[dev];
+        return cudaSuccess;
+    }
+    cudaError_t e = cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e != cudaSuccess)
+        return e;
+    e = cudaFuncSetAttribute(oz_sm90_engine_kernel<Mode>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             Cfg::SMEM_BYTES);
+    if (e != cudaSuccess)
+        return e;
+    if (dev < OZ_ENGINE_MAX_DEVICES)
+        cached_sms[dev] = *sms;
+    return cudaSuccess;
+}
+
+template <class Mode>
+static cudaError_t oz_engine_launch(const CUtensorMap &ta, const CUtensorMap &tb, oz_engine_params &p, cudaStream_t s)
+{
+    int dev = 0, sms = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess)
+        return e;
+    e = oz_engine_prepare<Mode>(dev, &sms);
+    if (e != cudaSuccess)
+        return e;
+    if (p.tiles_total <= 0)
+        return cudaSuccess;
+    int64_t grid = p.tiles_total < sms ? p.tiles_total : sms;
+    if (grid > Cfg::MAX_CTAS)
+        grid = Cfg::MAX_CTAS;
+    oz_sm90_engine_kernel<Mode><<<(unsigned)grid, Cfg::THREADS, Cfg::SMEM_BYTES, s>>>(ta, tb, p);
+    return cudaGetLastError();
+}
+
+/* Whether this binary holds the engine for device dev (compute capability 9.0, sm_90a image). */
+bool oz_engine_usable(int dev)
+{
+    int major = 0, minor = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    if (major != 9 || minor != 0 || !oz_encode_fn())
+        return false;
+    int optin = 0;
+    if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    if (optin < Cfg::SMEM_BYTES)
+        return false;
+    cudaFuncAttributes attr;
+    if (cudaFuncGetAttributes(&attr, oz_sm90_engine_kernel<oz_mode_p22>) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return attr.binaryVersion == 90;
+}
+
+int64_t oz_engine_p22_tiles(int64_t mpad, int64_t npad, int64_t group)
+{
+    return ((2 * mpad + Cfg::BLOCK_M - 1) / Cfg::BLOCK_M) * ((2 * npad + Cfg::BLOCK_N - 1) / Cfg::BLOCK_N) * group;
+}
+
+int64_t oz_engine_p22_scratch_bytes(int64_t tiles_total)
+{
+    int64_t ctas = tiles_total < Cfg::MAX_CTAS ? tiles_total : Cfg::MAX_CTAS;
+    return ctas * oz_engine_p22::SCRATCH_BYTES;
+}
+
+cudaError_t oz_launch_p22_engine(const oz_engine_p22_job &job, int64_t group, cudaStream_t s)
+{
+    const int64_t rows_a = job.a.plane_rows, rows_b = job.b.plane_rows; /* logical: hi and lo */
+    CUtensorMap ta, tb;
+    cudaError_t e = oz_make_tmap(&ta, job.a.plane(0, 0), job.a.kpad, rows_a, OZ_P22G_NMODULI, group,
+                                 job.a.slot_bytes, Cfg::BLOCK_M);
+    if (e != cudaSuccess)
+        return e;
+    e = oz_make_tmap(&tb, job.b.plane(0, 0), job.b.kpad, rows_b, OZ_P22G_NMODULI, group, job.b.slot_bytes,
+                     Cfg::BLOCK_N);
+    if (e != cudaSuccess)
+        return e;
+    oz_engine_params p = {};
+    p.kpad = job.a.kpad;
+    p.nmod = OZ_P22G_NMODULI;
+    p.tiles_m = (int32_t)((rows_a + Cfg::BLOCK_M - 1) / Cfg::BLOCK_M);
+    p.tiles_n = (int32_t)((rows_b + Cfg::BLOCK_N - 1) / Cfg::BLOCK_N);
+    p.tiles_total = (int64_t)p.tiles_m * p.tiles_n * group;
+    p.m = job.m;
+    p.n = job.n;
+    p.ws = job.a.ws;
+    p.slot_bytes = job.a.slot_bytes;
+    p.off_scale_a = job.a.off_scale;
+    p.off_scale_b = job.b.off_scale;
+    p.c = job.c;
+    p.sc = job.sc;
+    p.scratch = job.scratch;
+    return oz_engine_launch<oz_mode_p22>(ta, tb, p, s);
+}
+
+cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, cudaStream_t s)
+{
+    if (job.nmod < 1 || job.nmod > OZ_ENGINE_NMODULI || job.a.kpad != job.b.kpad)
+        return cudaErrorInvalidValue;
+    CUtensorMap ta, tb;
+    cudaError_t e = oz_make_tmap(&ta, job.a.plane(0, 0), job.a.kpad, job.a.plane_rows, job.nmod, group,
+                                 job.a.slot_bytes, Cfg::BLOCK_M);
+    if (e != cudaSuccess)
+        return e;
+    e = oz_make_tmap(&tb, job.b.plane(0, 0), job.b.kpad, job.b.plane_rows, job.nmod, group, job.b.slot_bytes,
+                     Cfg::BLOCK_N);
+    if (e != cudaSuccess)
+        return e;
+    oz_engine_params p = {};
+    p.kpad = job.a.kpad;
+    p.nmod = job.nmod;
+    p.tiles_m = (int32_t)((job.a.rows_pad + Cfg::BLOCK_M - 1) / Cfg::BLOCK_M);
+    p.tiles_n = (int32_t)((job.b.rows_pad + Cfg::BLOCK_N - 1) / Cfg::BLOCK_N);
+    p.tiles_total = (int64_t)p.tiles_m * p.tiles_n * group;
+    p.res = job.res;
+    p.res_item_bytes = job.res_item_bytes;
+    p.res_rows = job.a.rows_pad;
+    p.res_cols = job.b.rows_pad;
+    return oz_engine_launch<oz_mode_res>(ta, tb, p, s);
+}
