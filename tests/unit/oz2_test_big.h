@@ -11,9 +11,9 @@
 #include <stdint.h>
 
 #define TB_LIMBS 4
-typedef struct tb {
+typedef struct tbig {
     uint64_t w[TB_LIMBS]; /* little-endian, two's complement, 256 bits */
-} tb;
+} tbig;
 
 typedef unsigned __int128 tb_u128;
 
@@ -21,20 +21,20 @@ typedef unsigned __int128 tb_u128;
 static const uint32_t tb_moduli[20] = {256, 255, 253, 251, 247, 241, 239, 233, 229, 227,
                                        223, 217, 211, 199, 197, 193, 191, 181, 179, 173};
 
-static inline tb tb_from_i64(int64_t v)
+static inline tbig tb_from_i64(int64_t v)
 {
-    tb r;
+    tbig r;
     r.w[0] = (uint64_t)v;
     for (int i = 1; i < TB_LIMBS; i++)
         r.w[i] = v < 0 ? ~UINT64_C(0) : 0;
     return r;
 }
 
-static inline int tb_neg_p(const tb *a) { return (int)(a->w[TB_LIMBS - 1] >> 63); }
+static inline int tb_neg_p(const tbig *a) { return (int)(a->w[TB_LIMBS - 1] >> 63); }
 
-static inline tb tb_add(tb a, tb b)
+static inline tbig tb_add(tbig a, tbig b)
 {
-    tb r;
+    tbig r;
     tb_u128 c = 0;
     for (int i = 0; i < TB_LIMBS; i++) {
         c += (tb_u128)a.w[i] + b.w[i];
@@ -44,19 +44,19 @@ static inline tb tb_add(tb a, tb b)
     return r;
 }
 
-static inline tb tb_negate(tb a)
+static inline tbig tb_negate(tbig a)
 {
     for (int i = 0; i < TB_LIMBS; i++)
         a.w[i] = ~a.w[i];
     return tb_add(a, tb_from_i64(1));
 }
 
-static inline tb tb_sub(tb a, tb b) { return tb_add(a, tb_negate(b)); }
+static inline tbig tb_sub(tbig a, tbig b) { return tb_add(a, tb_negate(b)); }
 
 /* a * b modulo 2^256 (two's complement makes it right for signed values in range) */
-static inline tb tb_mul(tb a, tb b)
+static inline tbig tb_mul(tbig a, tbig b)
 {
-    tb r = {{0}};
+    tbig r = {{0}};
     for (int i = 0; i < TB_LIMBS; i++) {
         tb_u128 c = 0;
         for (int j = 0; i + j < TB_LIMBS; j++) {
@@ -68,7 +68,7 @@ static inline tb tb_mul(tb a, tb b)
     return r;
 }
 
-static inline tb tb_shl(tb a, int n)
+static inline tbig tb_shl(tbig a, int n)
 {
     for (int s = 0; s < n; s++) {
         for (int i = TB_LIMBS - 1; i > 0; i--)
@@ -78,11 +78,11 @@ static inline tb tb_shl(tb a, int n)
     return a;
 }
 
-static inline tb tb_pow2(int n) { return tb_shl(tb_from_i64(1), n); }
+static inline tbig tb_pow2(int n) { return tb_shl(tb_from_i64(1), n); }
 
-static inline int tb_cmp(tb a, tb b) /* signed */
+static inline int tb_cmp(tbig a, tbig b) /* signed */
 {
-    tb d = tb_sub(a, b);
+    tbig d = tb_sub(a, b);
     if (tb_neg_p(&d))
         return -1;
     for (int i = 0; i < TB_LIMBS; i++)
@@ -92,7 +92,7 @@ static inline int tb_cmp(tb a, tb b) /* signed */
 }
 
 /* a mod m in [0, m) for m > 0 small */
-static inline uint32_t tb_mod(tb a, uint32_t m)
+static inline uint32_t tb_mod(tbig a, uint32_t m)
 {
     int neg = tb_neg_p(&a);
     if (neg)
@@ -104,17 +104,17 @@ static inline uint32_t tb_mod(tb a, uint32_t m)
     return neg && v ? m - v : v;
 }
 
-/* P_n as tb */
-static inline tb tb_product(int n)
+/* P_n as tbig */
+static inline tbig tb_product(int n)
 {
-    tb p = tb_from_i64(1);
+    tbig p = tb_from_i64(1);
     for (int q = 0; q < n; q++)
         p = tb_mul(p, tb_from_i64(tb_moduli[q]));
     return p;
 }
 
-/* rne(x * 2^sh) for finite x as a tb: x = f 2^e (frexp), f 2^53 an integer. */
-static inline tb tb_rne_scaled(double x, int sh)
+/* rne(x * 2^sh) for finite x as a tbig: x = f 2^e (frexp), f 2^53 an integer. */
+static inline tbig tb_rne_scaled(double x, int sh)
 {
     if (x == 0.0)
         return tb_from_i64(0);
@@ -122,7 +122,7 @@ static inline tb tb_rne_scaled(double x, int sh)
     double f = frexp(fabs(x), &e);
     int64_t mant = (int64_t)ldexp(f, 53); /* exact */
     int shift = e - 53 + sh;
-    tb r;
+    tbig r;
     if (shift >= 0) {
         r = tb_shl(tb_from_i64(mant), shift);
     } else if (shift < -60) {
@@ -140,7 +140,7 @@ static inline tb tb_rne_scaled(double x, int sh)
 
 /* ldexp(RN(a), e) with RN to nearest, ties to even, done by hand on the top
  * 54 bits and a sticky flag; the final ldexp is libc's. */
-static inline double tb_to_double(tb a, int e)
+static inline double tb_to_double(tbig a, int e)
 {
     int neg = tb_neg_p(&a);
     if (neg)

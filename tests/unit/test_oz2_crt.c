@@ -11,9 +11,9 @@
 #include "oz2_test_big.h"
 #include "oz_test_util.h"
 
-static tb tb_of_uint(const oz2_uint *x)
+static tbig tb_of_uint(const oz2_uint *x)
 {
-    tb r = {{0}};
+    tbig r = {{0}};
     for (int i = 0; i < OZ2_LIMBS; i++)
         r.w[i / 2] |= (uint64_t)x->w[i] << (32 * (i % 2));
     return r;
@@ -88,12 +88,12 @@ static void test_plan_boundary(void **state)
 {
     (void)state;
     for (int n = 2; n <= 20; n++) {
-        tb h = tb_sub(tb_product(n), tb_from_i64(2)); /* P - 2, then / 2: (P - 1) / 2 rounded down */
+        tbig h = tb_sub(tb_product(n), tb_from_i64(2)); /* P - 2, then / 2: (P - 1) / 2 rounded down */
         for (int i = 0; i < TB_LIMBS; i++)
             h.w[i] = (h.w[i] >> 1) | (i + 1 < TB_LIMBS ? h.w[i + 1] << 63 : 0);
         for (int b = 0; b < 80; b += 7) {
             /* k = floor(h / 4^b) when that fits in int62 */
-            tb q = h;
+            tbig q = h;
             for (int s = 0; s < 2 * b; s++)
                 for (int i = 0; i < TB_LIMBS; i++)
                     q.w[i] = (q.w[i] >> 1) | (i + 1 < TB_LIMBS ? q.w[i + 1] << 63 : 0);
@@ -105,7 +105,7 @@ static void test_plan_boundary(void **state)
             int wk1 = oz2_wmax(n, k + 1);
             assert_true(wk1 < b);
             /* cross-check with the model: (k+1) 4^(wk1) <= h < (k+1) 4^(wk1+1) */
-            tb t = tb_shl(tb_from_i64(k + 1), 2 * wk1);
+            tbig t = tb_shl(tb_from_i64(k + 1), 2 * wk1);
             if (wk1 >= 0)
                 assert_true(tb_cmp(t, h) <= 0);
             assert_true(tb_cmp(tb_shl(tb_from_i64(k + 1), 2 * (wk1 + 1)), h) > 0);
@@ -121,7 +121,7 @@ static void test_crt_constants(void **state)
     for (int n = OZ2_MIN_MODULI; n <= OZ2_MAX_MODULI; n++) {
         oz2_crt_consts c;
         oz2_crt_init(&c, n);
-        tb P = tb_product(n);
+        tbig P = tb_product(n);
         assert_int_equal(c.n, n);
         assert_int_equal(tb_cmp(tb_of_uint(&c.P), P), 0);
         assert_int_equal(tb_cmp(tb_add(tb_of_uint(&c.half), tb_of_uint(&c.half)), P), 0);
@@ -149,14 +149,14 @@ static void test_crt_constants(void **state)
         }
 }
 
-static void round_trip(const oz2_crt_consts *c, tb X)
+static void round_trip(const oz2_crt_consts *c, tbig X)
 {
     uint8_t r[OZ2_MAX_MODULI];
     for (int q = 0; q < c->n; q++)
         r[q] = (uint8_t)tb_mod(X, tb_moduli[q]);
     oz2_uint mag;
     int neg = oz2_crt_reconstruct(c, r, 1, &mag);
-    tb got = tb_of_uint(&mag);
+    tbig got = tb_of_uint(&mag);
     if (neg)
         got = tb_negate(got);
     if (tb_cmp(got, X) != 0)
@@ -166,9 +166,9 @@ static void round_trip(const oz2_crt_consts *c, tb X)
 }
 
 /* A random integer of up to `bits` bits, either sign. */
-static tb random_tb(int bits)
+static tbig random_tb(int bits)
 {
-    tb r = {{oz_rng_u64(), oz_rng_u64(), oz_rng_u64(), 0}};
+    tbig r = {{oz_rng_u64(), oz_rng_u64(), oz_rng_u64(), 0}};
     int len = (int)oz_rng_range(0, bits);
     for (int pos = len; pos < 192; pos++)
         r.w[pos / 64] &= ~(UINT64_C(1) << (pos % 64));
@@ -181,8 +181,8 @@ static void test_crt_round_trips(void **state)
     for (int n = OZ2_MIN_MODULI; n <= OZ2_MAX_MODULI; n++) {
         oz2_crt_consts c;
         oz2_crt_init(&c, n);
-        tb P = tb_product(n);
-        tb H = tb_sub(tb_of_uint(&c.half), tb_from_i64(1)); /* (P - 1) / 2 rounded down */
+        tbig P = tb_product(n);
+        tbig H = tb_sub(tb_of_uint(&c.half), tb_from_i64(1)); /* (P - 1) / 2 rounded down */
         assert_int_equal(tb_cmp(tb_add(tb_add(H, H), tb_from_i64(2)), P), 0);
         for (int d = 0; d < 40; d++) { /* near +-(P-1)/2 and near 0 */
             round_trip(&c, tb_sub(H, tb_from_i64(d)));
@@ -198,7 +198,7 @@ static void test_crt_round_trips(void **state)
             int w = oz2_wmax(n, k);
             if (w < 0)
                 continue;
-            tb x = tb_shl(tb_from_i64(k), 2 * w);
+            tbig x = tb_shl(tb_from_i64(k), 2 * w);
             assert_true(tb_cmp(x, H) <= 0);
             round_trip(&c, x);
             round_trip(&c, tb_negate(x));
@@ -239,8 +239,8 @@ static void test_scaled_int_and_residues(void **state)
         uint64_t mag;
         int e;
         int neg = oz2_scaled_int(x, w - s, &mag, &e);
-        tb want = tb_rne_scaled(x, w - s);
-        tb got = tb_shl(tb_from_i64((int64_t)mag), e);
+        tbig want = tb_rne_scaled(x, w - s);
+        tbig got = tb_shl(tb_from_i64((int64_t)mag), e);
         if (neg)
             got = tb_negate(got);
         if (tb_cmp(got, want) != 0)
@@ -305,10 +305,10 @@ static void test_to_double(void **state)
     (void)state;
     for (int i = 0; i < 200000; i++) {
         int bits = (int)oz_rng_range(0, 156);
-        tb X = random_tb(bits);
+        tbig X = random_tb(bits);
         if (i % 4 == 1) { /* exact ties and near-ties: 53 bits, then 1, then zeros or a low bit */
             int len = (int)oz_rng_range(55, 155);
-            tb t = tb_shl(tb_from_i64((int64_t)(oz_rng_u64() >> 11) | (INT64_C(1) << 52)), len - 53);
+            tbig t = tb_shl(tb_from_i64((int64_t)(oz_rng_u64() >> 11) | (INT64_C(1) << 52)), len - 53);
             t = tb_add(t, tb_pow2(len - 54));
             if (oz_rng_range(0, 1))
                 t = tb_add(t, tb_from_i64(oz_rng_range(-1, 1)));
@@ -318,7 +318,7 @@ static void test_to_double(void **state)
         if (i % 3 == 0)
             e = (int)oz_rng_range(-1300, -1000) - bits;
         int neg = tb_neg_p(&X);
-        tb a = neg ? tb_negate(X) : X;
+        tbig a = neg ? tb_negate(X) : X;
         oz2_uint mag;
         for (int l = 0; l < OZ2_LIMBS; l++)
             mag.w[l] = (uint32_t)(a.w[l / 2] >> (32 * (l % 2)));

@@ -1,0 +1,24 @@
+/* reference/oz2gemm.h: the CPU reference of the ozaki2 DGEMM (ozaki2.md), the specification the GPU ozaki2 path matches bit for bit. */
+#ifndef OZCRT_REFERENCE_OZ2GEMM_H
+#define OZCRT_REFERENCE_OZ2GEMM_H
+
+#include <stdint.h>
+
+#include "refgemm.h"
+
+/* Return code beside refgemm.h's: no N <= 20 reaches `bits` at this k
+ * (ozaki2.md step 1: the call goes to the real cuBLAS). C is untouched. */
+enum { OZ2_REF_UNREACHABLE = 3 };
+
+/* C <- alpha * op(A) op(B) + beta * C by the ozaki2 scheme with the target
+ * `bits` (>= 1), column-major, the full cublasDgemm_v2 argument contract as
+ * oz_ref_dgemm (OZ_REF_INVALID for what cuBLAS rejects and for bits < 1,
+ * C untouched; beta == 0: C not read; k == 0 or alpha == 0: C = beta * C, 0
+ * when beta == 0, A and B not read, no plan needed). Rows of op(A) / columns
+ * of op(B) holding Inf or NaN: their elements take the plain double dot
+ * product in ascending k, as the Phase 22 path. */
+int oz2_ref_dgemm(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k,
+                  double alpha, const double *A, int64_t lda,
+                  const double *B, int64_t ldb, double beta, double *C, int64_t ldc, int bits);
+
+#endif
