@@ -103,8 +103,9 @@ int ozcrt_mode_from_name(const char *name);
 /* Turns counting on (1) or off (0); returns whether it was on before. */
 int ozcrt_stats_enable(int on);
 /* The rows and columns of the table: entry points (cublasDgemm_v2, ...) and
- * decisions ("emulated", "launch-failed", "mode-off", "no-gpu", ...; all but
- * the first two mean "forwarded"). Names are NULL out of range. */
+ * decisions: reason 0 is "emulated", reason 1 a call taken that failed, every
+ * other one ("mode-off", "no-gpu", "below-threshold", ...) a call forwarded
+ * to the real cuBLAS for that reason. Names are NULL out of range. */
 int ozcrt_stats_entry_count(void);
 const char *ozcrt_stats_entry_name(int entry);
 int ozcrt_stats_reason_count(void);

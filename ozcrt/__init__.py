@@ -1,0 +1,397 @@
+"""ozcrt: the ozcrt shim (libozcrt.so) from Python, without LD_PRELOAD; runtime mode switches, stats and shadow comparisons.
+
+Import it FIRST, before torch, cupy or anything else that loads cuBLAS:
+
+    import ozcrt                 # finds and loads libozcrt.so (RTLD_GLOBAL)
+    import torch
+
+    ozcrt.mode("off")            # process-wide: every thread, from now on
+    with ozcrt.mode("phase22"):  # this thread only, restored on exit
+        y = a @ b
+    print(ozcrt.stats())         # {entry point: {"calls": .., "emulated": .., ...}}
+    with ozcrt.compare() as report:   # shadow mode for the calls inside
+        y = a @ b
+    print(report.sites)          # one dict per call site
+
+The library is found, in this order: ozcrt.load(path) called before any
+other use (set OZCRT_NO_AUTOLOAD=1 to keep `import ozcrt` from loading one);
+$OZCRT_LIB; libozcrt.so next to this package; the source tree's build
+folders (<repo>/build*/interpose/libozcrt.so, sorted by name, the first one
+present). A copy already in the process (LD_PRELOAD, `python -m ozcrt`) is
+always the one used.
+
+Loaded after cuBLAS, the shim would intercept nothing: the import refuses
+(raises ozcrt.LoadError naming the module or the library) when a cuBLAS
+user (torch, cupy, jax, tensorflow, ...) is already imported or a libcublas
+is already mapped into the process, unless libozcrt.so was preloaded.
+
+Everything here is a thin ctypes layer over the C API of interpose/ozcrt.h.
+"""
+
+import contextlib
+import ctypes
+import glob
+import os
+import sys
+import threading
+
+__all__ = [
+    "LoadError", "load", "loaded", "library_path", "mode", "region", "set", "get", "reset",
+    "stats", "stats_clear", "write_stats", "write_report", "compare", "MODES", "KNOBS",
+]
+
+MODES = ("phase22", "off", "ozaki2")  # the numbers of ozcrt.h: OZCRT_PHASE22 = 0, OZCRT_OFF = 1, OZCRT_OZAKI2 = 2
+KNOBS = ("mode", "min_m", "min_n", "min_k", "bits", "compare", "compare_result")  # ozcrt_knob order
+RESULTS = ("emulated", "native")  # compare_result values
+_THREAD, _PROCESS, _ENV = 0, 1, 2  # ozcrt_scope
+_KNOB_ALL = -1
+_API_VERSION = 1
+
+# Modules that load cuBLAS when imported (or their own copy of it).
+CUBLAS_MODULES = (
+    "torch", "cupy", "cupy_backends", "cupyx", "jax", "jaxlib", "tensorflow", "nvmath",
+    "skcuda", "mxnet", "paddle", "cudf", "cuml", "cupy_cuda12x", "cupy_cuda11x",
+)
+
+
+class LoadError(ImportError):
+    """libozcrt.so cannot be used: not found, loaded too late, or not an ozcrt library."""
+
+
+_lib = None
+_lib_path = None
+_load_lock = threading.Lock()
+
+
+def _mapped_libraries():
+    """The paths of the shared objects mapped into this process (Linux)."""
+    paths = []
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                parts = line.split(None, 5)
+                if len(parts) == 6 and parts[5].startswith("/"):
+                    p = parts[5].strip()
+                    if p not in paths:
+                        paths.append(p)
+    except OSError:
+        pass
+    return paths
+
+
+def _is_libozcrt(path):
+    return os.path.basename(path).startswith("libozcrt.so")
+
+
+def _is_libcublas(path):
+    base = os.path.basename(path)
+    return base.startswith("libcublas.so") or base == "libcublas.so"
+
+
+def _late_reason():
+    """Why loading now would be too late (a sentence naming the culprit), or None."""
+    for name in CUBLAS_MODULES:
+        if name in sys.modules:
+            return ("the module '%s' was imported before ozcrt; it loads cuBLAS, whose calls the shim "
+                    "would then not see" % name)
+    for p in _mapped_libraries():
+        if _is_libcublas(p):
+            return "a cuBLAS library (%s) is already loaded in this process" % p
+    return None
+
+
+def _candidates():
+    env = os.environ.get("OZCRT_LIB")
+    if env:
+        return [env]
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = [os.path.join(here, "libozcrt.so")]
+    out += sorted(glob.glob(os.path.join(os.path.dirname(here), "build*", "interpose", "libozcrt.so")))
+    return out
+
+
+def _declare(lib):
+    c = ctypes
+    sigs = {
+        "ozcrt_api_version": (c.c_int, []),
+        "ozcrt_get": (c.c_int, [c.c_int, c.c_int, c.POINTER(c.c_int64)]),
+        "ozcrt_set": (c.c_int, [c.c_int, c.c_int, c.c_int64]),
+        "ozcrt_reset": (c.c_int, [c.c_int, c.c_int]),
+        "ozcrt_mode_from_name": (c.c_int, [c.c_char_p]),
+        "ozcrt_stats_enable": (c.c_int, [c.c_int]),
+        "ozcrt_stats_entry_count": (c.c_int, []),
+        "ozcrt_stats_entry_name": (c.c_char_p, [c.c_int]),
+        "ozcrt_stats_reason_count": (c.c_int, []),
+        "ozcrt_stats_reason_name": (c.c_char_p, [c.c_int]),
+        "ozcrt_stats_get": (c.c_int, [c.c_int, c.POINTER(c.c_uint64), c.POINTER(c.c_uint64), c.c_int,
+                                      c.POINTER(c.c_double)]),
+        "ozcrt_stats_clear": (None, []),
+        "ozcrt_stats_write": (c.c_int, [c.c_char_p]),
+        "ozcrt_report_write": (c.c_int, [c.c_char_p]),
+    }
+    for name, (res, args) in sigs.items():
+        try:
+            f = getattr(lib, name)
+        except AttributeError:
+            raise LoadError("%s is not an ozcrt library with the C API (no %s)" % (_lib_path, name)) from None
+        f.restype = res
+        f.argtypes = args
+    v = lib.ozcrt_api_version()
+    if v != _API_VERSION:
+        raise LoadError("%s has C API version %d; this package speaks version %d" % (_lib_path, v, _API_VERSION))
+
+
+def load(path=None):
+    """Loads libozcrt.so (RTLD_GLOBAL) and returns its path; idempotent.
+
+    path: the library; default: the search order of the module docstring.
+    Raises LoadError when none is found, when it is too late (a cuBLAS user
+    was imported first), or when another copy is already loaded."""
+    global _lib, _lib_path
+    with _load_lock:
+        mapped = [p for p in _mapped_libraries() if _is_libozcrt(p)]
+        if _lib is not None:
+            if path and os.path.realpath(path) != os.path.realpath(_lib_path):
+                raise LoadError("ozcrt is already loaded from %s; cannot load %s too" % (_lib_path, path))
+            return _lib_path
+        if mapped:  # preloaded (LD_PRELOAD, python -m ozcrt): that copy is the shim
+            chosen = mapped[0]
+            if path and os.path.realpath(path) != os.path.realpath(chosen):
+                raise LoadError("libozcrt.so is already in this process (%s, preloaded?); cannot load %s"
+                                % (chosen, path))
+        else:
+            cands = [path] if path else _candidates()
+            chosen = next((p for p in cands if p and os.path.isfile(p)), None)
+            if chosen is None:
+                raise LoadError("libozcrt.so not found (tried: %s); build ozcrt (scripts/run-tests), set "
+                                "OZCRT_LIB=/path/to/libozcrt.so or call ozcrt.load(path)"
+                                % ", ".join(c for c in cands if c))
+            late = _late_reason()
+            if late:
+                raise LoadError("ozcrt refuses to load: %s. Import ozcrt first (before torch, cupy, ...), "
+                                "or run the program with `python -m ozcrt script.py` or LD_PRELOAD." % late)
+        chosen = os.path.abspath(chosen)
+        try:
+            lib = ctypes.CDLL(chosen, mode=os.RTLD_GLOBAL | os.RTLD_NOW)
+        except OSError as e:
+            raise LoadError("cannot load %s: %s" % (chosen, e)) from None
+        _lib_path = chosen
+        _declare(lib)
+        lib.ozcrt_stats_enable(1)  # so that stats() counts; the exit table stays OZCRT_STATS's
+        _lib = lib
+        return chosen
+
+
+def loaded():
+    """True when libozcrt.so is loaded."""
+    return _lib is not None
+
+
+def library_path():
+    """The path of the loaded libozcrt.so, or None."""
+    return _lib_path
+
+
+def _L():
+    if _lib is None:
+        load()
+    return _lib
+
+
+def _encode(knob, value):
+    if knob == "mode":
+        if value not in MODES:
+            raise ValueError("mode must be one of %s, not %r" % (", ".join(MODES), value))
+        return MODES.index(value)
+    if knob == "compare":
+        return 1 if value else 0
+    if knob == "compare_result":
+        if value not in RESULTS:
+            raise ValueError("compare_result must be 'emulated' or 'native', not %r" % (value,))
+        return RESULTS.index(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError("%s must be an int, not %r" % (knob, value))
+    return value
+
+
+def _decode(knob, v):
+    if knob == "mode":
+        return MODES[v]
+    if knob == "compare":
+        return bool(v)
+    if knob == "compare_result":
+        return RESULTS[v]
+    return v
+
+
+# This thread's overrides as set through this package, to restore nested
+# regions exactly (the C side keeps only the effective values).
+_tls = threading.local()
+
+
+def _set(scope, knob, value):
+    if knob not in KNOBS:
+        raise KeyError("unknown knob %r (one of %s)" % (knob, ", ".join(KNOBS)))
+    if _L().ozcrt_set(scope, KNOBS.index(knob), _encode(knob, value)) != 0:
+        raise ValueError("ozcrt: %s=%r is out of range" % (knob, value))
+    if scope == _THREAD:
+        if not hasattr(_tls, "over"):
+            _tls.over = {}
+        _tls.over[knob] = value
+
+
+def _get(scope):
+    out = {}
+    v = ctypes.c_int64()
+    for i, knob in enumerate(KNOBS):
+        if _L().ozcrt_get(scope, i, ctypes.byref(v)) != 0:
+            raise RuntimeError("ozcrt_get(%d, %s) failed" % (scope, knob))
+        out[knob] = _decode(knob, v.value)
+    return out
+
+
+def get(scope="thread"):
+    """The knobs as a dict: what this thread's calls obey ("thread"), the
+    process values ("process") or the environment's ("env")."""
+    return _get({"thread": _THREAD, "process": _PROCESS, "env": _ENV}[scope])
+
+
+def set(**knobs):  # noqa: A001 (the module's verb)
+    """Sets process values (every thread without its own override), e.g.
+    ozcrt.set(mode="off", min_m=1024). Knobs: mode, min_m, min_n, min_k,
+    bits, compare (bool), compare_result ("emulated" or "native")."""
+    for knob, value in knobs.items():
+        _set(_PROCESS, knob, value)
+
+
+def reset(scope="thread"):
+    """"thread": drops this thread's overrides; "process": the process values
+    back to the environment's."""
+    sc = {"thread": _THREAD, "process": _PROCESS}[scope]
+    if _L().ozcrt_reset(sc, _KNOB_ALL) != 0:
+        raise RuntimeError("ozcrt_reset failed")
+    if sc == _THREAD:
+        _tls.over = {}
+
+
+class region:
+    """A thread-local region: `with ozcrt.region(mode="phase22", min_m=1):`.
+    Inside, this thread's calls obey the given knobs; on exit the thread's
+    previous overrides (or none) come back. Other threads are not affected."""
+
+    def __init__(self, **knobs):
+        for knob, value in knobs.items():
+            if knob not in KNOBS:
+                raise KeyError("unknown knob %r (one of %s)" % (knob, ", ".join(KNOBS)))
+            _encode(knob, value)
+        self._knobs = knobs
+        self._saved = []
+
+    def __enter__(self):
+        saved = _thread_overrides()
+        for knob, value in self._knobs.items():
+            _set(_THREAD, knob, value)
+        self._saved.append(saved)
+        return self
+
+    def __exit__(self, *exc):
+        _restore_thread_overrides(self._saved.pop())
+        return False
+
+
+def _thread_overrides():
+    return dict(getattr(_tls, "over", {}))
+
+
+def _restore_thread_overrides(over):
+    if _L().ozcrt_reset(_THREAD, _KNOB_ALL) != 0:
+        raise RuntimeError("ozcrt_reset failed")
+    _tls.over = {}
+    for knob, value in over.items():
+        _set(_THREAD, knob, value)
+
+
+class mode(region):
+    """ozcrt.mode("off"): sets the PROCESS mode now (every thread without an
+    override). `with ozcrt.mode("phase22"):` makes a THREAD-LOCAL region
+    instead: entering it puts the process mode back as it was and overrides
+    the mode for this thread only, until the block ends. (Between the call and
+    the `with` entry the process mode is briefly the new one; use
+    ozcrt.region(mode=...) where other threads must never see it.)"""
+
+    def __init__(self, name):
+        super().__init__(mode=name)
+        v = ctypes.c_int64()
+        _L().ozcrt_get(_PROCESS, 0, ctypes.byref(v))
+        self._process_before = v.value
+        _set(_PROCESS, "mode", name)
+
+    def __enter__(self):
+        _L().ozcrt_set(_PROCESS, 0, self._process_before)
+        return super().__enter__()
+
+
+def stats(clear=False):
+    """The calls seen so far, per entry point with at least one call:
+    {"cublasDgemm_v2": {"calls": 3, "emulated": 1, "failed": 0, "forwarded": 2,
+    "emulated_gflop": 0.54, "reasons": {"emulated": 1, "mode-off": 2}}, ...}.
+    Counting starts when the library is loaded through this package (or at
+    start with OZCRT_STATS=1). clear=True zeroes the counters after reading."""
+    L = _L()
+    nr = L.ozcrt_stats_reason_count()
+    names = [L.ozcrt_stats_reason_name(r).decode() for r in range(nr)]
+    out = {}
+    calls = ctypes.c_uint64()
+    flop = ctypes.c_double()
+    by = (ctypes.c_uint64 * nr)()
+    for e in range(L.ozcrt_stats_entry_count()):
+        if L.ozcrt_stats_get(e, ctypes.byref(calls), by, nr, ctypes.byref(flop)) != 0:
+            raise RuntimeError("ozcrt_stats_get(%d) failed" % e)
+        if calls.value == 0:
+            continue
+        reasons = {names[r]: by[r] for r in range(nr) if by[r]}
+        emulated, failed = by[0], by[1]  # ozcrt.h: reasons 0 and 1 are the calls taken
+        out[L.ozcrt_stats_entry_name(e).decode()] = {
+            "calls": calls.value, "emulated": emulated, "failed": failed,
+            "forwarded": calls.value - emulated - failed, "emulated_gflop": flop.value * 1e-9,
+            "reasons": reasons,
+        }
+    if clear:
+        L.ozcrt_stats_clear()
+    return out
+
+
+def stats_clear():
+    """Every counter back to zero."""
+    _L().ozcrt_stats_clear()
+
+
+def write_stats(path=None):
+    """Writes the stats table now: to path, or (None) where the exit table goes."""
+    if _L().ozcrt_stats_write(os.fsencode(path) if path else None) != 0:
+        raise OSError("ozcrt: cannot write the stats table to %r" % (path,))
+
+
+def write_report(path=None):
+    """Writes the shadow report of every call compared so far: to path
+    (.csv or .json), or (None) the table to the log."""
+    if _L().ozcrt_report_write(os.fsencode(path) if path else None) != 0:
+        raise OSError("ozcrt: cannot write the shadow report to %r" % (path,))
+
+
+def _running_launcher():
+    """True while `python -m ozcrt` imports this package: the launcher finds
+    the library but must not load it (the script gets it by LD_PRELOAD)."""
+    argv = getattr(sys, "orig_argv", None)
+    if argv is None:
+        return sys.argv[:1] == ["-m"]
+    for i, a in enumerate(argv[1:], 1):
+        if a == "-m":
+            return argv[i + 1:i + 2] == ["ozcrt"]
+        if a == "-c" or not a.startswith("-"):
+            return False
+    return False
+
+
+if os.environ.get("OZCRT_NO_AUTOLOAD", "") not in ("1", "yes", "true") and not _running_launcher():
+    load()
