@@ -1,0 +1,46 @@
+/* kernels/oz2_gemm.h: the C host API of the GPU ozaki2 path (ozaki2.md).
+ *
+ * oz2_gemm_run() enqueues the whole path on a stream: scale exponents,
+ * residues of the scaled integers for the plan's N moduli, one INT8 GEMM
+ * per modulus on the engine (R_q planes), the exact CRT with the epilogue,
+ * the Inf/NaN fix-up. It never synchronises or allocates, so it can be
+ * captured into a CUDA graph. Results equal oz2_ref_dgemm() bit for bit.
+ * The call descriptor is Phase 22's (ozcrt_gemm.h). */
+#ifndef OZCRT_KERNELS_OZ2_GEMM_H
+#define OZCRT_KERNELS_OZ2_GEMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ozcrt_gemm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The plan's moduli count N for inner dimension k and target `bits`
+ * (ozaki2.md step 1), 2..20; 0 when 20 moduli cannot serve (the router
+ * forwards such calls). *w (may be NULL) gets the integer width. */
+int oz2_gemm_moduli(int64_t k, int bits, int *w);
+
+/* Workspace bytes for one batch item (the least oz2_gemm_run accepts) and
+ * for the whole batch at once (the most it can use); 0 when the plan is
+ * unreachable. With less than the whole, batch items run in groups. */
+size_t oz2_gemm_workspace_min(const oz_gemm_desc *d, int bits);
+size_t oz2_gemm_workspace_full(const oz_gemm_desc *d, int bits);
+
+/* Enqueues the path on `stream` (a cudaStream_t). The caller has checked the
+ * arguments (cuBLAS's rules); m, n or batch == 0 enqueue nothing. Returns a
+ * cudaError_t: cudaSuccess, the first launch error, or
+ * cudaErrorInvalidValue for an unreachable plan or a short workspace. */
+int oz2_gemm_run(const oz_gemm_desc *d, int bits, void *workspace, size_t workspace_bytes, void *stream);
+
+/* Tests only (tests/gpu): 0 lets the device pick the residue engine (the
+ * sm_90a engine where usable, else the portable one), 1 forces the portable
+ * engine, 2 the sm_90a engine. */
+void oz2_gemm_force_engine(int which);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

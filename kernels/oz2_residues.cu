@@ -1,0 +1,68 @@
+/* kernels/oz2_residues.cu: an operand's scaled integers a'' = rne(x 2^(w - s)) reduced into the symmetric int8 residue planes of the first N engine moduli (ozaki2.md step 2). */
+#include "oz2_params.h"
+
+/* One block: a tile of OZ_RT_ROWS rows x OZ_RT_K k of the padded operand,
+ * 32 x 8 threads. The doubles are staged through shared memory so that the
+ * global reads are coalesced along whichever of r or kk is contiguous; each
+ * thread then scales 4 consecutive k of one row (from significand and
+ * exponent: a'' can exceed 2^64) and writes 4 residues (one 32-bit word) into
+ * each of the N planes. Padding gets zeros, and so do special (Inf/NaN)
+ * rows, which the fix-up kernel computes instead. */
+__global__ void __launch_bounds__(256) oz2_residues_kernel(oz_view v, oz_operand_ws w, int nmod, int wbits)
+{
+    __shared__ double tile[OZ_RT_ROWS][OZ_RT_K + 1];
+    const int64_t b = blockIdx.z;
+    const double *x = v.ptr(b);
+    const int64_t r0 = (int64_t)blockIdx.x * OZ_RT_ROWS;
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int32_t *scale = w.scale(b);
+    const int64_t ktiles = w.kpad / OZ_RT_K + (w.kpad % OZ_RT_K != 0);
+
+    for (int64_t kt = blockIdx.y; kt < ktiles; kt += gridDim.y) {
+        const int64_t k0 = kt * OZ_RT_K;
+        __syncthreads(); /* the previous tile is consumed */
+        if (v.rs == 1) { /* rows contiguous: lanes along r */
+            for (int kk = ty; kk < OZ_RT_K; kk += 8) {
+                int64_t r = r0 + tx, kg = k0 + kk;
+                tile[tx][kk] = (r < v.rows && kg < v.k) ? x[r + kg * v.ks] : 0.0;
+            }
+        } else { /* K contiguous: lanes along k */
+            for (int rr = ty; rr < OZ_RT_ROWS; rr += 8) {
+                int64_t r = r0 + rr, kg = k0 + tx;
+                tile[rr][tx] = (r < v.rows && kg < v.k) ? x[r * v.rs + kg] : 0.0;
+            }
+        }
+        __syncthreads();
+
+        const int t = ty * 32 + tx;
+        const int rr = t / (OZ_RT_K / 4), kq = (t % (OZ_RT_K / 4)) * 4;
+        const int64_t r = r0 + rr;
+        if (k0 + kq >= w.kpad)
+            continue;
+        const int sc = scale[r];
+        const bool live = r < v.rows && sc != OZ_SCALE_SPECIAL;
+        uint64_t mag[4];
+        int ex[4], neg[4];
+        for (int e = 0; e < 4; e++)
+            neg[e] = oz2_scaled_int(live ? tile[rr][kq + e] : 0.0, wbits - sc, &mag[e], &ex[e]);
+#define OZ2_RESIDUE_PLANE_(q, m)                                                                 \
+        if ((q) < nmod) {                                                                        \
+            uint32_t word = 0;                                                                   \
+            for (int e = 0; e < 4; e++)                                                          \
+                word |= (uint32_t)(uint8_t)oz2_residue(mag[e], ex[e], neg[e], (m)) << (8 * e);   \
+            *(uint32_t *)(w.plane(b, (q)) + r * w.kpad + k0 + kq) = word;                        \
+        }
+        OZ_ENGINE_MODULI(OZ2_RESIDUE_PLANE_)
+#undef OZ2_RESIDUE_PLANE_
+    }
+}
+
+cudaError_t oz2_launch_residues(const oz_view &v, const oz_operand_ws &w, int nmod, int wbits, int64_t group,
+                                cudaStream_t s)
+{
+    int64_t ktiles = (w.kpad + OZ_RT_K - 1) / OZ_RT_K;
+    dim3 grid((unsigned)(w.rows_pad / OZ_RT_ROWS), (unsigned)(ktiles < 65535 ? (ktiles > 0 ? ktiles : 1) : 65535),
+              (unsigned)group);
+    oz2_residues_kernel<<<grid, dim3(32, 8), 0, s>>>(v, w, nmod, wbits);
+    return cudaGetLastError();
+}

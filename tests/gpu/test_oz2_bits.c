@@ -1,0 +1,209 @@
+/* tests/gpu/test_oz2_bits.c: the GPU ozaki2 path equals the CPU reference oz2_ref_dgemm bit for bit on random cases (all ops, lds, scalars, pointer modes, batches, Inf/NaN, wide exponents, N 2..20, k up to 100000, graphs, both residue engines).
+ *
+ *   test_oz2_bits [cases [seed [maxdim maxk]]]
+ *
+ * Prints every failing case with its parameters, then "N passed, M failed";
+ * exits 1 on any failure, 2 on a setup error. */
+#include "crt/oz2.h"
+#include "gpu_util.h"
+#include "kernels/oz2_gemm.h"
+#include "reference/oz2gemm.h"
+
+static int failures, cases;
+static int64_t n_seen[OZ2_MAX_MODULI + 1];
+
+static double pick_scalar(void)
+{
+    switch (rng_range(0, 4)) {
+    case 0: return 0.0;
+    case 1: return 1.0;
+    case 2: return -1.0;
+    default: return rng_sym() * 4.0;
+    }
+}
+
+/* Beyond gpu_util.h's distributions: exponents 2^-600..2^600 by storage
+ * column (rows of op(A) at different scales, or each row spanning the range,
+ * as the op decides), by element, and the exact-range hazard data. */
+enum { D_SPAN_COL = DIST_COUNT, D_SPAN_ELEM, D_CONST, D_ALIGNED, D_ALL };
+static double gen(int dist, size_t idx, int64_t ld)
+{
+    switch (dist) {
+    case D_SPAN_COL: return ldexp(rng_sym(), (int)(((int64_t)(idx / (size_t)ld) * 37) % 1201) - 600);
+    case D_SPAN_ELEM: return ldexp(rng_sym(), (int)rng_range(-600, 600));
+    case D_CONST: return 0x1.fffffffffffffp-1; /* a'' = 2^w for w < 53: X = k 4^w, the most the plan allows */
+    case D_ALIGNED: return 1.0 - ldexp(rng_unit(), -40);
+    default: return rng_dist(dist);
+    }
+}
+
+/* bits that give exactly `target` moduli at this k, or 0 when none does */
+static int bits_for(int target, int64_t k)
+{
+    int hi = oz2_wmax(target, k < 1 ? 1 : k), lo = target == OZ2_MIN_MODULI ? 1 : oz2_wmax(target - 1, k < 1 ? 1 : k) + 1;
+    if (lo < 1)
+        lo = 1;
+    if (hi < lo)
+        return 0;
+    return (int)rng_range(lo, hi);
+}
+
+#define POISON 1.2345678e300
+
+/* One random case. big: k up to maxk with small m, n and hazard data. */
+static void run_case(int idx, int64_t maxdim, int64_t maxk, int big)
+{
+    int ta = (int)rng_range(0, 2), tb = (int)rng_range(0, 2);
+    int64_t m = rng_range(1, big ? 24 : maxdim), n = rng_range(1, big ? 24 : maxdim);
+    int64_t k = big ? rng_range(maxk / 2, maxk) : rng_range(1, maxk);
+    if (!big && idx % 10 == 3) k = 0;
+    int bits = 0;
+    for (int tries = 0; tries < 50 && bits == 0; tries++)
+        bits = bits_for((int)rng_range(OZ2_MIN_MODULI, OZ2_MAX_MODULI), k);
+    if (bits == 0)
+        bits = 1;
+    int nmod = oz2_gemm_moduli(k, bits, NULL);
+    if (nmod == 0) {
+        fprintf(stderr, "case %d: no plan for k=%ld bits=%d\n", idx, (long)k, bits);
+        exit(2);
+    }
+    n_seen[nmod]++;
+    int64_t lda = ((ta ? k : m) > 1 ? (ta ? k : m) : 1) + rng_range(0, 1) * rng_range(1, 9);
+    int64_t ldb = ((tb ? n : k) > 1 ? (tb ? n : k) : 1) + rng_range(0, 1) * rng_range(1, 9);
+    int64_t ldc = m + rng_range(0, 1) * rng_range(1, 9);
+    double alpha = pick_scalar(), beta = pick_scalar();
+    int device_mode = (int)rng_range(0, 1);
+    int batch_kind = big ? 0 : (int)rng_range(0, 3); /* 0,1: single; 2: strided; 3: pointer array */
+    int64_t batch = batch_kind >= 2 ? rng_range(1, 3) : 1;
+    int dist = big ? (int)rng_range(D_CONST, D_ALIGNED) : (int)rng_range(0, D_ALL - 1);
+    int special = !big && idx % 9 == 5; /* Inf/NaN somewhere */
+    int nan_c = beta == 0.0 && rng_range(0, 1);
+    int graph = !big && idx % 7 == 6 && idx > 0;
+    int engine = idx % 3 == 1 ? 1 : 0; /* a third on the portable engine, the rest as the device decides */
+
+    size_t sa = (size_t)lda * (size_t)(ta ? m : k), sb = (size_t)ldb * (size_t)(tb ? k : n), sc = (size_t)ldc * n;
+    size_t ta_tot = sa * batch + 1, tb_tot = sb * batch + 1, tc_tot = sc * batch;
+    double *A = malloc(8 * ta_tot), *B = malloc(8 * tb_tot), *C = malloc(8 * tc_tot), *R = malloc(8 * tc_tot);
+    if (!A || !B || !C || !R) {
+        fprintf(stderr, "out of host memory\n");
+        exit(2);
+    }
+    for (size_t i = 0; i < ta_tot; i++) A[i] = gen(dist, i, lda);
+    for (size_t i = 0; i < tb_tot; i++) B[i] = gen(dist, i, ldb);
+    if (dist == D_ALIGNED && (rng_range(0, 1))) /* sign-aligned: all of A negative, B positive */
+        for (size_t i = 0; i < ta_tot; i++) A[i] = -A[i];
+    for (size_t i = 0; i < tc_tot; i++) C[i] = nan_c ? NAN : rng_sym();
+    for (int64_t b = 0; b < batch; b++)   /* rows m..ldc of C are not ours: poison them */
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = m; i < ldc; i++) C[b * sc + i + j * ldc] = POISON;
+    if (special && sa > 0 && sb > 0) {
+        A[rng_range(0, (int64_t)sa - 1)] = rng_range(0, 1) ? NAN : INFINITY;
+        B[rng_range(0, (int64_t)sb - 1)] = -INFINITY;
+    }
+    memcpy(R, C, 8 * tc_tot);
+    for (int64_t b = 0; b < batch; b++) {
+        int rrc = oz2_ref_dgemm(ta, tb, m, n, k, alpha, A + b * sa, lda, B + b * sb, ldb, beta, R + b * sc, ldc, bits);
+        if (rrc != 0) {
+            fprintf(stderr, "reference rejected case %d (rc %d)\n", idx, rrc);
+            exit(2);
+        }
+    }
+
+    double *dA = dev_upload(A, 8 * ta_tot), *dB = dev_upload(B, 8 * tb_tot), *dC = dev_upload(C, 8 * tc_tot);
+    double *dScal = dev_upload((double[]){alpha, beta}, 16);
+    oz_gemm_desc d = {ta, tb, m, n, k, dA, lda, (int64_t)sa, dB, ldb, (int64_t)sb, dC, ldc, (int64_t)sc,
+                      NULL, NULL, NULL, batch, &alpha, &beta, 0};
+    void **parr = NULL;
+    if (batch_kind == 3) {
+        void *ptrs[9];
+        for (int64_t b = 0; b < batch; b++) {
+            ptrs[b] = dA + b * sa;
+            ptrs[3 + b] = dB + b * sb;
+            ptrs[6 + b] = dC + b * sc;
+        }
+        parr = dev_upload(ptrs, sizeof ptrs);
+        d.Aarray = (const double *const *)parr;
+        d.Barray = (const double *const *)(parr + 3);
+        d.Carray = (double *const *)(parr + 6);
+        d.A = NULL, d.B = NULL, d.C = NULL;
+    }
+    if (device_mode) {
+        d.alpha = dScal;
+        d.beta = dScal + 1;
+        d.scalars_on_device = 1;
+    }
+    /* a workspace for one item only, some of the time: batches then run in groups */
+    size_t wsb = rng_range(0, 1) ? oz2_gemm_workspace_full(&d, bits) : oz2_gemm_workspace_min(&d, bits);
+    if (wsb == 0) {
+        fprintf(stderr, "case %d: zero workspace for a reachable plan\n", idx);
+        exit(2);
+    }
+    void *ws;
+    cudaStream_t st;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaMalloc(&ws, wsb));
+    CUDA_CHECK(cudaMemsetAsync(ws, 0x77, wsb, st)); /* results must not depend on old workspace contents */
+    CUDA_CHECK(cudaStreamSynchronize(st));
+    oz2_gemm_force_engine(engine);
+    int rc;
+    if (graph) {
+        cudaGraph_t g;
+        cudaGraphExec_t ge;
+        CUDA_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
+        rc = oz2_gemm_run(&d, bits, ws, wsb, st);
+        CUDA_CHECK(cudaStreamEndCapture(st, &g));
+        CUDA_CHECK(cudaGraphInstantiate(&ge, g, 0));
+        CUDA_CHECK(cudaGraphLaunch(ge, st));
+        CUDA_CHECK(cudaStreamSynchronize(st));
+        CUDA_CHECK(cudaGraphExecDestroy(ge));
+        CUDA_CHECK(cudaGraphDestroy(g));
+    } else {
+        rc = oz2_gemm_run(&d, bits, ws, wsb, st);
+    }
+    CUDA_CHECK(cudaStreamSynchronize(st));
+    CUDA_CHECK(cudaGetLastError());
+    dev_download(C, dC, 8 * tc_tot);
+    cases++;
+    int bad = rc != 0;
+    size_t first = 0;
+    for (size_t i = 0; i < tc_tot; i++)
+        if (!same_double(C[i], R[i])) {
+            if (!bad) first = i;
+            bad++;
+        }
+    if (bad) {
+        failures++;
+        fprintf(stderr, "FAIL case %d: rc=%d %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld ldc=%ld alpha=%g beta=%g dev=%d batch=%ld kind=%d dist=%d special=%d bits=%d N=%d graph=%d engine=%d: %d mismatches, first at %zu: got %.17g want %.17g\n",
+                idx, rc, "NTC"[ta], "NTC"[tb], (long)m, (long)n, (long)k, (long)lda, (long)ldb, (long)ldc, alpha, beta,
+                device_mode, (long)batch, batch_kind, dist, special, bits, nmod, graph, engine, bad, first, C[first],
+                R[first]);
+    }
+    CUDA_CHECK(cudaFree(ws));
+    CUDA_CHECK(cudaStreamDestroy(st));
+    CUDA_CHECK(cudaFree(dA));
+    CUDA_CHECK(cudaFree(dB));
+    CUDA_CHECK(cudaFree(dC));
+    CUDA_CHECK(cudaFree(dScal));
+    if (parr) CUDA_CHECK(cudaFree(parr));
+    free(A), free(B), free(C), free(R);
+}
+
+int main(int argc, char **argv)
+{
+    int ncases = argc > 1 ? atoi(argv[1]) : 200;
+    uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 0) : 20261130;
+    int64_t maxdim = argc > 3 ? atoll(argv[3]) : 300, maxk = argc > 4 ? atoll(argv[4]) : 700;
+    rng_state ^= seed;
+    printf("test_oz2_bits: %d cases, seed %llu\n", ncases, (unsigned long long)seed);
+    for (int i = 0; i < ncases; i++)
+        run_case(i, maxdim, maxk, 0);
+    if (argc <= 3) /* the exact-range hazard at large k: constant and sign-aligned data */
+        for (int i = 0; i < 8; i++)
+            run_case(ncases + i, 24, i < 4 ? 100000 : 20000, 1);
+    printf("moduli counts seen:");
+    for (int q = OZ2_MIN_MODULI; q <= OZ2_MAX_MODULI; q++)
+        printf(" N%d:%ld", q, (long)n_seen[q]);
+    printf("\ntest_oz2_bits: %d cases, %d bit-identical, %d failures\n", cases, cases - failures, failures);
+    printf("%d passed, %d failed\n", cases - failures, failures);
+    return failures ? 1 : 0;
+}
