@@ -88,6 +88,10 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk)
     /* half the cases on the device's kernel (wgmma on an H200), a quarter on
      * each mma.sync tile configuration */
     oz_gemm_force_tiles(idx % 4 == 1 ? 1 : idx % 4 == 2 ? 2 : 0);
+    if (getenv("OZ_TEST_VERBOSE")) /* the case before it runs: a crash names it */
+        fprintf(stderr, "case %d: %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld ldc=%ld dev=%d batch=%ld kind=%d tiles=%d ws=%zu\n",
+                idx, "NTC"[ta], "NTC"[tb], (long)m, (long)n, (long)k, (long)lda, (long)ldb, (long)ldc, device_mode,
+                (long)batch, batch_kind, idx % 4 == 1 ? 1 : idx % 4 == 2 ? 2 : 0, wsb);
     int rc = oz_gemm_run(&d, ws, wsb, st);
     CUDA_CHECK(cudaStreamSynchronize(st));
     CUDA_CHECK(cudaGetLastError());
