@@ -1,4 +1,4 @@
-/* interpose/route.c: "not for us? pass through", then the Phase 22 GPU path on the handle's stream.
+/* interpose/route.c: "not for us? pass through", then the Phase 22 or the ozaki2 GPU path on the handle's stream.
  *
  * Checks in order, cheapest first; the first that fails names the reason the
  * call is forwarded: nested in a forwarded call, mode off, real cuBLAS
@@ -7,14 +7,18 @@
  * handle's math mode PEDANTIC or FP64_EMULATED_FIXEDPOINT (like
  * CUBLAS_COMPUTE_64F_PEDANTIC: the caller asked for cuBLAS's own numerics),
  * no GPU or one below sm_80, no workspace. Nothing on this path synchronises
- * the host. */
+ * the host. In the ozaki2 mode a call whose plan needs more than the 20
+ * engine moduli (ozaki2.md step 1: OZCRT_BITS too high for its k) is
+ * forwarded (bits-unreachable), checked right after the thresholds. */
 #include "route.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <cuda_runtime_api.h>
 
+#include "kernels/oz2_gemm.h"
 #include "kernels/ozcrt_gemm.h"
 #include "policy.h"
 #include "real.h"
@@ -191,12 +195,31 @@ static void register_report(void)
         ozcrt_error("ozcrt: atexit failed: no shadow report will be written");
 }
 
-/* Everything after the pure checks; *status set when the call is taken. */
-static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, cublasStatus_t *status)
+/* Shadow mode compares the Phase 22 path (shadow.h runs oz_gemm_run): in the
+ * ozaki2 mode the calls run uncompared, said once. */
+static void warn_shadow_ozaki2(void)
+{
+    static atomic_int said;
+    if (!atomic_exchange(&said, 1))
+        ozcrt_error("ozcrt: OZCRT_COMPARE: shadow mode compares Phase 22 calls only; ozaki2 calls run without "
+                    "comparison");
+}
+
+/* Everything after the pure checks; *status set when the call is taken.
+ * *nmod: the ozaki2 plan's moduli count (0: Phase 22, or not planned). */
+static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, cublasStatus_t *status, int *nmod)
 {
     const ozcrt_real_table *real = ozcrt_real();
     if (c->m < s->min_m || c->n < s->min_n || c->k < s->min_k)
         return OZCRT_R_SMALL;
+    const int ozaki2 = s->mode == OZCRT_MODE_OZAKI2;
+    if (ozaki2) {
+        *nmod = oz2_gemm_moduli(c->k, s->bits, NULL);
+        if (*nmod == 0) {
+            ozcrt_log(2, "ozcrt: ozaki2 bits=%d k=%lld: more than 20 moduli needed", s->bits, (long long)c->k);
+            return OZCRT_R_BITS_UNREACHABLE;
+        }
+    }
     cublasPointerMode_t pm;
     if (real->cublasGetPointerMode_v2(c->handle, &pm) != CUBLAS_STATUS_SUCCESS)
         return OZCRT_R_HANDLE_QUERY;
@@ -219,10 +242,14 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, cublas
         return OZCRT_R_HANDLE_QUERY;
     oz_gemm_desc d = make_desc(c, on_device);
     ozcrt_ws_lease lease = {0};
-    r = ozcrt_workspace_acquire(c->handle, dev, stream, oz_gemm_workspace_min(&d), oz_gemm_workspace_full(&d), &lease);
+    size_t ws_min = ozaki2 ? oz2_gemm_workspace_min(&d, s->bits) : oz_gemm_workspace_min(&d);
+    size_t ws_full = ozaki2 ? oz2_gemm_workspace_full(&d, s->bits) : oz_gemm_workspace_full(&d);
+    r = ozcrt_workspace_acquire(c->handle, dev, stream, ws_min, ws_full, &lease);
     if (r != OZCRT_R_EMULATED)
         return r;
-    if (s->compare) { /* OZCRT_COMPARE=1 or ozcrt_set: native into scratch too, compared on the GPU */
+    if (s->compare && ozaki2)
+        warn_shadow_ozaki2();
+    if (s->compare && !ozaki2) { /* OZCRT_COMPARE=1 or ozcrt_set: native into scratch too, compared on the GPU */
         pthread_once(&g_report_once, register_report);
         oz_shadow_site site = {ozcrt_entry_name(c->ep), (int)c->transa, (int)c->transb, c->m, c->n, c->k, c->batch};
         int st = oz_shadow_gemm(&site, &d, native_into, (void *)c, lease.ptr, lease.bytes, (void *)stream);
@@ -230,14 +257,15 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, cublas
         *status = (cublasStatus_t)st;
         return st == 0 ? OZCRT_R_EMULATED : OZCRT_R_FAILED;
     }
-    int err = oz_gemm_run(&d, lease.ptr, lease.bytes, (void *)stream);
+    int err = ozaki2 ? oz2_gemm_run(&d, s->bits, lease.ptr, lease.bytes, (void *)stream)
+                     : oz_gemm_run(&d, lease.ptr, lease.bytes, (void *)stream);
     ozcrt_workspace_release(&lease);
     if (err != 0) {
         (void)cudaGetLastError();
-        ozcrt_error("ozcrt: %s m=%lld n=%lld k=%lld batch=%lld: oz_gemm_run failed: %s; returning "
+        ozcrt_error("ozcrt: %s m=%lld n=%lld k=%lld batch=%lld: %s failed: %s; returning "
                     "CUBLAS_STATUS_EXECUTION_FAILED",
                     ozcrt_entry_name(c->ep), (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->batch,
-                    cudaGetErrorString((cudaError_t)err));
+                    ozaki2 ? "oz2_gemm_run" : "oz_gemm_run", cudaGetErrorString((cudaError_t)err));
         *status = CUBLAS_STATUS_EXECUTION_FAILED;
         return OZCRT_R_FAILED;
     }
@@ -255,6 +283,7 @@ int ozcrt_route(const ozcrt_call *c, cublasStatus_t *status)
     const ozcrt_policy *p = ozcrt_policy_get();
     const ozcrt_settings *s = ozcrt_effective_policy(); /* this thread's values now (api.c) */
     ozcrt_reason r;
+    int nmod = 0;
     if (ozcrt_in_real)
         r = OZCRT_R_NESTED;
     else if (s->mode == OZCRT_MODE_OFF)
@@ -262,14 +291,23 @@ int ozcrt_route(const ozcrt_call *c, cublasStatus_t *status)
     else if (!has_real(ozcrt_real(), c->ep))
         return 0; /* the forward reports the missing symbol */
     else if ((r = ozcrt_check_args(c)) == OZCRT_R_EMULATED)
-        r = execute(c, s, status);
+        r = execute(c, s, status, &nmod);
     int taken = r == OZCRT_R_EMULATED || r == OZCRT_R_FAILED;
     double flop = 2.0 * (double)c->m * (double)c->n * (double)c->k * (double)c->batch;
     ozcrt_stats_record(c->ep, r, flop);
-    if (p->log_level >= 1)
-        ozcrt_log(r == OZCRT_R_NESTED ? 2 : 1, "ozcrt: %s m=%lld n=%lld k=%lld ops=%c%c batch=%lld -> %s%s", ozcrt_entry_name(c->ep),
+    if (r == OZCRT_R_EMULATED)
+        ozcrt_stats_record_path(nmod);
+    if (p->log_level >= 1) {
+        /* taken calls name the path: "(phase22)" or "(ozaki2 N=16 bits=53)" */
+        char path[64] = "";
+        if (taken && nmod)
+            snprintf(path, sizeof path, " (ozaki2 N=%d bits=%d)", nmod, s->bits);
+        else if (taken)
+            snprintf(path, sizeof path, " (phase22)");
+        ozcrt_log(r == OZCRT_R_NESTED ? 2 : 1, "ozcrt: %s m=%lld n=%lld k=%lld ops=%c%c batch=%lld -> %s%s%s", ozcrt_entry_name(c->ep),
                   (long long)c->m, (long long)c->n, (long long)c->k, op_char(c->transa), op_char(c->transb),
-                  (long long)c->batch, taken ? "" : "forward: ", ozcrt_reason_name(r));
+                  (long long)c->batch, taken ? "" : "forward: ", ozcrt_reason_name(r), path);
+    }
     return taken;
 }
 

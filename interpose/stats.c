@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crt/moduli.h"
 #include "policy.h"
 
 static const char *const g_reason_names[] = {
@@ -42,6 +43,8 @@ static entry_stats g_stats[OZCRT_EP_COUNT];
 static pthread_mutex_t g_stats_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t g_atexit_once = PTHREAD_ONCE_INIT;
 static atomic_int g_counting; /* ozcrt_stats_set_counting (the API), beside OZCRT_STATS */
+/* Emulated calls by path: [0] Phase 22, [N] ozaki2 with N moduli. */
+static uint64_t g_paths[OZ2_MAX_MODULI + 1];
 
 /* The table to `path`, NULL: OZCRT_STATS_FILE or the log. -1 when `path` given
  * and not writable. */
@@ -64,7 +67,11 @@ int ozcrt_stats_write_table(const char *path)
         }
     }
     pthread_mutex_lock(&g_stats_lock);
-    fprintf(f, "ozcrt stats (mode %s)\n", ozcrt_mode_name(ozcrt_effective_policy()->mode));
+    const ozcrt_settings *st = ozcrt_effective_policy();
+    if (st->mode == OZCRT_MODE_OZAKI2)
+        fprintf(f, "ozcrt stats (mode %s, bits %d)\n", ozcrt_mode_name(st->mode), st->bits);
+    else
+        fprintf(f, "ozcrt stats (mode %s)\n", ozcrt_mode_name(st->mode));
     fprintf(f, "%-28s %10s %10s %10s %10s %14s  %s\n", "entry point", "calls", "emulated", "failed",
             "forwarded", "emulated_GFLOP", "forwarded by reason");
     for (int e = 0; e < OZCRT_EP_GEMM_COUNT; e++) {
@@ -81,6 +88,18 @@ int ozcrt_stats_write_table(const char *path)
             }
         fprintf(f, "%s\n", any ? "" : " -");
     }
+    /* the modes that ran the emulated calls (a thread may switch modes: ozcrt.h) */
+    fprintf(f, "emulated calls by mode:");
+    int any_path = 0;
+    for (int q = 0; q <= OZ2_MAX_MODULI; q++)
+        if (g_paths[q]) {
+            if (q == 0)
+                fprintf(f, "%s phase22=%llu", any_path ? "," : "", (unsigned long long)g_paths[q]);
+            else
+                fprintf(f, "%s ozaki2(N=%d)=%llu", any_path ? "," : "", q, (unsigned long long)g_paths[q]);
+            any_path = 1;
+        }
+    fprintf(f, "%s\n", any_path ? "" : " -");
     pthread_mutex_unlock(&g_stats_lock);
     if (close_it)
         return fclose(f) == 0 ? 0 : -1;
@@ -115,6 +134,16 @@ void ozcrt_stats_record(ozcrt_entry ep, ozcrt_reason r, double flop)
     pthread_mutex_unlock(&g_stats_lock);
 }
 
+void ozcrt_stats_record_path(int nmod)
+{
+    if (!(ozcrt_policy_get()->stats || atomic_load_explicit(&g_counting, memory_order_relaxed)) || nmod < 0 ||
+        nmod > OZ2_MAX_MODULI)
+        return;
+    pthread_mutex_lock(&g_stats_lock);
+    g_paths[nmod]++;
+    pthread_mutex_unlock(&g_stats_lock);
+}
+
 int ozcrt_stats_set_counting(int on)
 {
     return atomic_exchange(&g_counting, on ? 1 : 0) || ozcrt_policy_get()->stats;
@@ -137,5 +166,6 @@ void ozcrt_stats_reset_all(void)
 {
     pthread_mutex_lock(&g_stats_lock);
     memset(g_stats, 0, sizeof g_stats);
+    memset(g_paths, 0, sizeof g_paths);
     pthread_mutex_unlock(&g_stats_lock);
 }

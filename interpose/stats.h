@@ -23,7 +23,8 @@
     X(OLD_GPU, "gpu-below-sm80")                           \
     X(HANDLE_QUERY, "handle-query-failed")                 \
     X(CAPTURE_NO_WS, "capture-no-workspace")               \
-    X(NO_WORKSPACE, "no-workspace")
+    X(NO_WORKSPACE, "no-workspace")                        \
+    X(BITS_UNREACHABLE, "bits-unreachable")
 
 typedef enum ozcrt_reason {
 #define OZCRT_X_REASON(id, str) OZCRT_R_##id,
@@ -38,6 +39,10 @@ const char *ozcrt_reason_name(ozcrt_reason r);
  * emulated. No-op unless OZCRT_STATS=1 or counting was turned on by
  * ozcrt_stats_set_counting; the table is written at exit when OZCRT_STATS=1. */
 void ozcrt_stats_record(ozcrt_entry ep, ozcrt_reason r, double flop);
+
+/* Counts one emulated call by the path that ran it: nmod == 0 for Phase 22,
+ * else the ozaki2 mode with nmod moduli (2..20). Printed under the table. */
+void ozcrt_stats_record_path(int nmod);
 
 /* For the public API (api.c): counting on/off (returns the previous state),
  * one entry point's counters read together (-1 when ep is out of range),
