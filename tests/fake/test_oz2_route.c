@@ -1,0 +1,150 @@
+/* tests/fake/test_oz2_route.c: the ozaki2 mode under LD_PRELOAD over the fake cuBLAS, no GPU: OZCRT_MODE=ozaki2 and OZCRT_BITS accepted or warned, bits-unreachable forwarding at the plan's exact boundary, the log and the stats table.
+ *
+ * Suites (argv[1]), environment from tests/fake/meson.build:
+ *   bits64    OZCRT_MODE=ozaki2 OZCRT_BITS=64: no warning; k = 86809817, the
+ *             largest k that 20 moduli serve at 64 bits (floor(((P_20 - 1)/2) / 4^64),
+ *             computed with Python integers), goes on to the GPU check (no-gpu),
+ *             k + 1 is forwarded as bits-unreachable; stats table names both
+ *   badbits   OZCRT_MODE=ozaki2 OZCRT_BITS=65: one warning naming OZCRT_BITS,
+ *             bits 53 (the default) in force, mode still ozaki2 */
+#include <dlfcn.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "fake_cublas.h"
+#include "interpose/ozcrt.h"
+
+#define PA ((const double *)0x1000)
+#define PB ((const double *)0x2000)
+#define PC ((double *)0x3000)
+#define FAKE_STATUS CUBLAS_STATUS_ARCH_MISMATCH /* proves the real status comes back */
+#define K_MAX_BITS64 86809817
+
+static const double one = 1.0, half = 0.5;
+static const char *g_suite = "bits64";
+static cublasHandle_t g_h;
+static char g_stderr[8192];
+
+/* The shim's API, from the preloaded library. */
+static void *api(const char *name)
+{
+    void *f = dlsym(RTLD_DEFAULT, name);
+    if (!f)
+        fail_msg("%s not found: is libozcrt.so preloaded?", name);
+    return f;
+}
+
+static void last_log_line(char *out, size_t size)
+{
+    const char *path = getenv("OZCRT_LOG_FILE");
+    out[0] = '\0';
+    FILE *f = path ? fopen(path, "r") : NULL;
+    if (!f)
+        fail_msg("no log file");
+    char line[1024];
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "ozcrt: cublas", 13) == 0)
+            snprintf(out, size, "%s", line);
+    fclose(f);
+}
+
+static void dgemm_expect(int k, const char *want_in_log)
+{
+    fake_cublas_reset();
+    fake_cublas_set_status(FAKE_STATUS);
+    cublasStatus_t st = cublasDgemm_v2(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 300, 200, k, &one, PA, 300, PB, k, &half, PC,
+                                       300);
+    assert_int_equal(st, FAKE_STATUS);
+    assert_int_equal(fake_cublas_count(), 1);
+    assert_int_equal(fake_cublas_last()->k, k);
+    char line[1024];
+    last_log_line(line, sizeof line);
+    if (!strstr(line, want_in_log))
+        fail_msg("log line \"%s\" lacks \"%s\"", line, want_in_log);
+}
+
+static void t_bits64(void **state)
+{
+    (void)state;
+    int64_t v = -1;
+    int (*get)(int, int, int64_t *) = (int (*)(int, int, int64_t *))api("ozcrt_get");
+    assert_int_equal(get(OZCRT_THREAD, OZCRT_KNOB_MODE, &v), 0);
+    assert_int_equal(v, OZCRT_OZAKI2);
+    assert_int_equal(get(OZCRT_THREAD, OZCRT_KNOB_BITS, &v), 0);
+    assert_int_equal(v, 64);
+    dgemm_expect(K_MAX_BITS64, "k=86809817 ops=NN batch=1 -> forward: no-gpu");
+    dgemm_expect(K_MAX_BITS64 + 1, "k=86809818 ops=NN batch=1 -> forward: bits-unreachable");
+    dgemm_expect(256, "-> forward: no-gpu");
+    assert_null(strstr(g_stderr, "OZCRT_MODE"));
+    assert_null(strstr(g_stderr, "OZCRT_BITS"));
+    /* the stats table: mode and bits in its title, the reasons counted */
+    char path[256];
+    snprintf(path, sizeof path, "%s.stats", getenv("OZCRT_LOG_FILE"));
+    int (*write_stats)(const char *) = (int (*)(const char *))api("ozcrt_stats_write");
+    assert_int_equal(write_stats(path), 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char table[8192];
+    size_t n = fread(table, 1, sizeof table - 1, f);
+    table[n] = '\0';
+    fclose(f);
+    if (!strstr(table, "ozcrt stats (mode ozaki2, bits 64)") || !strstr(table, "bits-unreachable=1") ||
+        !strstr(table, "no-gpu=2") || !strstr(table, "emulated calls by mode: -"))
+        fail_msg("unexpected stats table:\n%s", table);
+}
+
+static void t_badbits(void **state)
+{
+    (void)state;
+    int64_t v = -1;
+    int (*get)(int, int, int64_t *) = (int (*)(int, int, int64_t *))api("ozcrt_get");
+    assert_int_equal(get(OZCRT_THREAD, OZCRT_KNOB_MODE, &v), 0);
+    assert_int_equal(v, OZCRT_OZAKI2);
+    assert_int_equal(get(OZCRT_THREAD, OZCRT_KNOB_BITS, &v), 0);
+    assert_int_equal(v, 53);
+    dgemm_expect(256, "-> forward: no-gpu");
+    if (!strstr(g_stderr, "OZCRT_BITS=\"65\""))
+        fail_msg("no warning about OZCRT_BITS in:\n%s", g_stderr);
+    assert_null(strstr(g_stderr, "OZCRT_MODE"));
+}
+
+/* The first call (cublasCreate) reads the policy: its stderr is kept. */
+static int setup(void **state)
+{
+    (void)state;
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *tmp = tmpfile();
+    if (saved < 0 || !tmp)
+        return -1;
+    dup2(fileno(tmp), 2);
+    cublasStatus_t st = cublasCreate_v2(&g_h);
+    int64_t v;
+    ((int (*)(int, int, int64_t *))dlsym(RTLD_DEFAULT, "ozcrt_get"))(OZCRT_THREAD, OZCRT_KNOB_MODE, &v);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(tmp);
+    size_t n = fread(g_stderr, 1, sizeof g_stderr - 1, tmp);
+    g_stderr[n] = '\0';
+    fclose(tmp);
+    return st == CUBLAS_STATUS_SUCCESS ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        g_suite = argv[1];
+    const struct CMUnitTest bits64[] = {cmocka_unit_test(t_bits64)};
+    const struct CMUnitTest badbits[] = {cmocka_unit_test(t_badbits)};
+    if (strcmp(g_suite, "badbits") == 0)
+        return cmocka_run_group_tests_name("oz2-badbits", badbits, setup, NULL);
+    return cmocka_run_group_tests_name("oz2-bits64", bits64, setup, NULL);
+}
