@@ -103,10 +103,10 @@ def main(argv):
     new_env.update(env)
     pre = new_env.get("LD_PRELOAD", "")
     new_env["LD_PRELOAD"] = pre + ":" + path if pre else path
-    # The package stays importable in the script as it was here (source tree use).
+    # Used from the source tree: the package stays importable in the script.
     pkg_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     pp = new_env.get("PYTHONPATH", "")
-    if pkg_root not in pp.split(os.pathsep):
+    if os.path.isfile(os.path.join(pkg_root, "pyproject.toml")) and pkg_root not in pp.split(os.pathsep):
         new_env["PYTHONPATH"] = pp + os.pathsep + pkg_root if pp else pkg_root
     sys.stdout.flush()
     sys.stderr.flush()
