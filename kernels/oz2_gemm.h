@@ -35,6 +35,23 @@ size_t oz2_gemm_workspace_full(const oz_gemm_desc *d, int bits);
  * cudaErrorInvalidValue for an unreachable plan or a short workspace. */
 int oz2_gemm_run(const oz_gemm_desc *d, int bits, void *workspace, size_t workspace_bytes, void *stream);
 
+/* Tests only (tests/gpu), the layer-by-layer checks: where the parts of one
+ * batch item's workspace slot are (oz2_params.h's layout), and the path run
+ * up to `stage`: 1 = scale exponents (int32 per row) and residue planes
+ * (N planes of Mpad x Kpad int8 per operand, K contiguous), 2 = also the
+ * engine's R_q planes (N planes of Mpad x Npad uint8, column-major). */
+typedef struct oz2_gemm_layout_info {
+    int n, w;
+    int64_t Mpad, Npad, Kpad;
+    int64_t offA, offB, offScaleA, offScaleB, offSpecial, offRes, slot_bytes;
+} oz2_gemm_layout_info;
+int oz2_gemm_layout(const oz_gemm_desc *d, int bits, oz2_gemm_layout_info *out);
+int oz2_gemm_run_stage(const oz_gemm_desc *d, int bits, void *workspace, size_t workspace_bytes, int stage,
+                       void *stream);
+
+/* Whether the current device runs the sm_90a residue engine (else the portable one). */
+int oz2_gemm_sm90_engine(void);
+
 /* Tests only (tests/gpu): 0 lets the device pick the residue engine (the
  * sm_90a engine where usable, else the portable one), 1 forces the portable
  * engine, 2 the sm_90a engine. */

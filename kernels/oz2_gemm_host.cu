@@ -87,7 +87,19 @@ static cudaError_t oz2_use_sm90_engine(bool *use)
     return cudaSuccess;
 }
 
-extern "C" int oz2_gemm_run(const oz_gemm_desc *d, int bits, void *workspace, size_t workspace_bytes, void *stream)
+extern "C" int oz2_gemm_layout(const oz_gemm_desc *d, int bits, oz2_gemm_layout_info *out)
+{
+    const oz2_layout L = oz2_layout_of(d, bits);
+    if (L.plan.n == 0)
+        return cudaErrorInvalidValue;
+    *out = oz2_gemm_layout_info{L.plan.n, L.plan.w, L.Mpad, L.Npad, L.Kpad, L.offA, L.offB, L.offScaleA, L.offScaleB,
+                                L.offSpecial, L.offRes, L.slot_bytes};
+    return cudaSuccess;
+}
+
+/* The launch sequence; stage 0 runs it all, 1 stops after the residue
+ * planes, 2 after the engine's R_q planes (layer tests). */
+static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t workspace_bytes, void *stream, int stage)
 {
     if (d->m <= 0 || d->n <= 0 || d->batch <= 0)
         return cudaSuccess;
@@ -136,12 +148,37 @@ extern "C" int oz2_gemm_run(const oz_gemm_desc *d, int bits, void *workspace, si
             OZ2_TRY(oz_launch_operand_scale(vb, wb, group, s));
             OZ2_TRY(oz2_launch_residues(va, wa, L.plan.n, L.plan.w, group, s));
             OZ2_TRY(oz2_launch_residues(vb, wb, L.plan.n, L.plan.w, group, s));
+            if (stage == 1)
+                continue;
             oz_engine_residue_job ej = {wa, wb, d->m, d->n, L.plan.n, (uint8_t *)(ws + L.offRes), L.slot_bytes};
             OZ2_TRY(sm90 ? oz_engine_residues(ej, group, s) : oz2_engine_residues_portable(ej, group, s));
         }
+        if (stage != 0)
+            continue;
         OZ2_TRY(oz2_launch_crt(cc, job, group, s));
         if (d->k > 0)
             OZ2_TRY(oz_launch_special_fixup(va, vb, wa, wb, c, sc, d->m, d->n, group, s));
     }
     return cudaSuccess;
+}
+
+extern "C" int oz2_gemm_run(const oz_gemm_desc *d, int bits, void *workspace, size_t workspace_bytes, void *stream)
+{
+    return oz2_run(d, bits, workspace, workspace_bytes, stream, 0);
+}
+
+extern "C" int oz2_gemm_run_stage(const oz_gemm_desc *d, int bits, void *workspace, size_t workspace_bytes,
+                                  int stage, void *stream)
+{
+    return oz2_run(d, bits, workspace, workspace_bytes, stream, stage);
+}
+
+extern "C" int oz2_gemm_sm90_engine(void)
+{
+    bool use = false;
+    int saved = g_force_engine;
+    g_force_engine = 0;
+    cudaError_t e = oz2_use_sm90_engine(&use);
+    g_force_engine = saved;
+    return e == cudaSuccess && use;
 }

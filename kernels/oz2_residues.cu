@@ -44,7 +44,7 @@ __global__ void __launch_bounds__(256) oz2_residues_kernel(oz_view v, oz_operand
         uint64_t mag[4];
         int ex[4], neg[4];
         for (int e = 0; e < 4; e++)
-            neg[e] = oz2_scaled_int(live ? tile[rr][kq + e] : 0.0, wbits - sc, &mag[e], &ex[e]);
+            neg[e] = oz2_scaled_int(live ? tile[rr][kq + e] : 0.0, live ? wbits - sc : 0, &mag[e], &ex[e]);
 #define OZ2_RESIDUE_PLANE_(q, m)                                                                 \
         if ((q) < nmod) {                                                                        \
             uint32_t word = 0;                                                                   \

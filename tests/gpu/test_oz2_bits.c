@@ -2,12 +2,15 @@
  *
  *   test_oz2_bits [cases [seed [maxdim maxk]]]
  *
- * Prints every failing case with its parameters, then "N passed, M failed";
+ * First layer by layer (scale exponents, residue planes, the engines' R_q
+ * planes against the host's), then whole calls. Prints every failing case
+ * with its parameters and the first layer that differs, then "N passed, M failed";
  * exits 1 on any failure, 2 on a setup error. */
 #include "crt/oz2.h"
 #include "gpu_util.h"
 #include "kernels/oz2_gemm.h"
 #include "reference/oz2gemm.h"
+#include "slicing/slicing.h"
 
 static int failures, cases;
 static int64_t n_seen[OZ2_MAX_MODULI + 1];
@@ -188,6 +191,137 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk, int big)
     free(A), free(B), free(C), free(R);
 }
 
+/* ---- layer by layer (ozaki2.md steps 2 and 3; phase22.md's "how to check it") ---- */
+
+static int layer_failures;
+
+/* One small case, batch 1: the scale exponents and residue planes (stage 1)
+ * against the host's, then the engine's R_q planes (stage 2) against the
+ * host's exact sums of those residues, for each residue engine. */
+static void run_layers(int idx)
+{
+    int ta = (int)rng_range(0, 2), tb = (int)rng_range(0, 2);
+    int64_t m = rng_range(1, 140), n = rng_range(1, 140), k = rng_range(1, 300);
+    int bits = 0;
+    for (int tries = 0; tries < 50 && bits == 0; tries++)
+        bits = bits_for((int)rng_range(OZ2_MIN_MODULI, OZ2_MAX_MODULI), k);
+    int dist = (int)rng_range(0, D_ALL - 1);
+    int64_t lda = (ta ? k : m) + rng_range(0, 3), ldb = (tb ? n : k) + rng_range(0, 3);
+    size_t sa = (size_t)lda * (size_t)(ta ? m : k), sb = (size_t)ldb * (size_t)(tb ? k : n);
+    double *A = malloc(8 * sa), *B = malloc(8 * sb);
+    for (size_t i = 0; i < sa; i++) A[i] = gen(dist, i, lda);
+    for (size_t i = 0; i < sb; i++) B[i] = gen(dist, i, ldb);
+    if (idx % 3 == 2)
+        A[rng_range(0, (int64_t)sa - 1)] = NAN;
+    double *dA = dev_upload(A, 8 * sa), *dB = dev_upload(B, 8 * sb), *dC = NULL;
+    CUDA_CHECK(cudaMalloc((void **)&dC, 8 * (size_t)(m * n)));
+    double alpha = 1.0, beta = 0.0;
+    oz_gemm_desc d = {ta, tb, m, n, k, dA, lda, 0, dB, ldb, 0, dC, m, 0, NULL, NULL, NULL, 1, &alpha, &beta, 0};
+    oz2_gemm_layout_info L;
+    if (oz2_gemm_layout(&d, bits, &L) != 0) {
+        fprintf(stderr, "layers %d: no layout\n", idx);
+        exit(2);
+    }
+    size_t wsb = oz2_gemm_workspace_min(&d, bits);
+    char *ws, *h = malloc(wsb);
+    CUDA_CHECK(cudaMalloc((void **)&ws, wsb));
+    CUDA_CHECK(cudaMemset(ws, 0x77, wsb));
+    oz2_gemm_force_engine(0);
+    int rc = oz2_gemm_run_stage(&d, bits, ws, wsb, 1, NULL);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    dev_download(h, ws, wsb);
+    int bad = rc != 0;
+    const char *what = rc ? "launch" : "";
+    /* host: scales and residues of both operands, padded */
+    int64_t rows[2] = {L.Mpad, L.Npad}, real[2] = {m, n};
+    int8_t *res[2] = {NULL, NULL};
+    for (int o = 0; o < 2 && !bad; o++) {
+        const int32_t *scale = (const int32_t *)(h + (o ? L.offScaleB : L.offScaleA));
+        const int8_t *planes = (const int8_t *)(h + (o ? L.offB : L.offA));
+        res[o] = calloc((size_t)(L.n * rows[o] * L.Kpad), 1);
+        for (int64_t r = 0; r < rows[o] && !bad; r++) {
+            double mx = 0.0;
+            int special = 0;
+            for (int64_t kk = 0; r < real[o] && kk < k; kk++) {
+                double x = o ? (tb ? B[r + kk * ldb] : B[kk + r * ldb]) : (ta ? A[kk + r * lda] : A[r + kk * lda]);
+                special |= !isfinite(x);
+                mx = fmax(mx, fabs(x));
+            }
+            int sc = special ? OZ_SCALE_SPECIAL : oz_scale_exponent(mx);
+            if (scale[r] != sc) {
+                bad = 1, what = o ? "scale of B" : "scale of A";
+                fprintf(stderr, "  row %ld: scale %d, host %d\n", (long)r, scale[r], sc);
+                break;
+            }
+            for (int64_t kk = 0; kk < L.Kpad; kk++) {
+                double x = 0.0;
+                if (r < real[o] && kk < k && !special)
+                    x = o ? (tb ? B[r + kk * ldb] : B[kk + r * ldb]) : (ta ? A[kk + r * lda] : A[r + kk * lda]);
+                uint64_t mag;
+                int e;
+                int neg = oz2_scaled_int(x, L.w - (special ? 0 : sc), &mag, &e);
+                for (int q = 0; q < L.n; q++) {
+                    int8_t want = oz2_residue(mag, e, neg, oz2_modulus(q));
+                    res[o][(q * rows[o] + r) * L.Kpad + kk] = want;
+                    int8_t got = planes[(q * rows[o] + r) * L.Kpad + kk];
+                    if (got != want && !bad) {
+                        bad = 1, what = o ? "residues of B" : "residues of A";
+                        fprintf(stderr, "  plane %d row %ld k %ld: %d, host %d\n", q, (long)r, (long)kk, got, want);
+                    }
+                }
+            }
+        }
+    }
+    /* the engine's R_q planes, on each engine this device has */
+    for (int eng = 1; eng <= 2 && !bad; eng++) {
+        if (eng == 2 && !oz2_gemm_sm90_engine())
+            break;
+        CUDA_CHECK(cudaMemset(ws + L.offRes, 0x55, (size_t)(L.n * L.Mpad * L.Npad)));
+        oz2_gemm_force_engine(eng);
+        rc = oz2_gemm_run_stage(&d, bits, ws, wsb, 2, NULL);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        dev_download(h, ws, wsb);
+        if (rc) {
+            bad = 1, what = "engine launch";
+            break;
+        }
+        const uint8_t *R = (const uint8_t *)(h + L.offRes);
+        for (int q = 0; q < L.n && !bad; q++) {
+            int64_t mq = oz2_modulus(q);
+            for (int64_t j = 0; j < L.Npad && !bad; j++)
+                for (int64_t i = 0; i < L.Mpad; i++) {
+                    const int8_t *a = res[0] + (q * L.Mpad + i) * L.Kpad, *b = res[1] + (q * L.Npad + j) * L.Kpad;
+                    int64_t acc = 0;
+                    for (int64_t kk = 0; kk < L.Kpad; kk++)
+                        acc += a[kk] * b[kk];
+                    int want = (int)(((acc % mq) + mq) % mq);
+                    int got = R[(q * L.Npad + j) * L.Mpad + i];
+                    if (got != want) {
+                        bad = 1, what = eng == 1 ? "R planes (portable engine)" : "R planes (sm90 engine)";
+                        fprintf(stderr, "  modulus %d (m=%ld) i %ld j %ld: %d, host %d\n", q, (long)mq, (long)i,
+                                (long)j, got, want);
+                        break;
+                    }
+                }
+        }
+    }
+    oz2_gemm_force_engine(0);
+    cases++;
+    if (bad) {
+        failures++;
+        layer_failures++;
+        fprintf(stderr, "FAIL layers %d: %s: %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld dist=%d bits=%d N=%d w=%d\n", idx,
+                what, "NTC"[ta], "NTC"[tb], (long)m, (long)n, (long)k, (long)lda, (long)ldb, dist, bits, L.n, L.w);
+    }
+    free(res[0]);
+    free(res[1]);
+    CUDA_CHECK(cudaFree(ws));
+    CUDA_CHECK(cudaFree(dA));
+    CUDA_CHECK(cudaFree(dB));
+    CUDA_CHECK(cudaFree(dC));
+    free(A), free(B), free(h);
+}
+
 int main(int argc, char **argv)
 {
     int ncases = argc > 1 ? atoi(argv[1]) : 200;
@@ -195,6 +329,11 @@ int main(int argc, char **argv)
     int64_t maxdim = argc > 3 ? atoll(argv[3]) : 300, maxk = argc > 4 ? atoll(argv[4]) : 700;
     rng_state ^= seed;
     printf("test_oz2_bits: %d cases, seed %llu\n", ncases, (unsigned long long)seed);
+    int nlayers = argc > 3 ? 2 : 12;
+    for (int i = 0; i < nlayers; i++)
+        run_layers(i);
+    printf("layer checks: %d cases, %d failures%s\n", nlayers, layer_failures,
+           oz2_gemm_sm90_engine() ? " (both engines)" : " (portable engine only: no sm_90a engine here)");
     for (int i = 0; i < ncases; i++)
         run_case(i, maxdim, maxk, 0);
     if (argc <= 3) /* the exact-range hazard at large k: constant and sign-aligned data */
