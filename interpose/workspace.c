@@ -1,258 +1,264 @@
-/* interpose/workspace.c: the workspace table.
+/* interpose/workspace.c: the CUDA operations of the workspace table (workspace_table.h) and the shim's calls into it.
  *
- * Keyed by (handle, device, stream) rather than (handle, device): a buffer
- * is then only ever used on one stream, so growing it is a cudaFreeAsync and
- * a cudaMallocAsync on that same stream, stream-ordered after every earlier
- * use, and a change of the handle's stream never needs an order between two
- * streams (the old one may even be destroyed by then). PyTorch keys its cuBLAS
- * workspaces the same way. Entries are told apart by the stream's id as well
- * as its address, since a destroyed stream's address can come back. A buffer that was used inside a stream capture is
- * referenced by the graph: it is never freed before cublasDestroy_v2, only
- * retired when the entry grows. The total is capped by OZCRT_MAX_WORKSPACE_MB.
- *
- * Locking: g_lock guards the list and the total; each entry has its own lock,
- * held from acquire to release, so a handle shared by threads never sees its
- * buffer freed between taking it and enqueueing the work. */
+ * Every operation runs in relaxed stream-capture mode (the table brackets
+ * them with relax/restore): a thread capturing in global mode, PyTorch's
+ * default, is then not invalidated by an allocation, free or event query of
+ * another thread's call. Stream-ordered allocation (cudaMallocAsync from the
+ * device's default pool) where the device supports memory pools, cudaMalloc
+ * elsewhere and for captured calls (their buffers must not become graph
+ * memory nodes). At exit, buffers of destroyed graphs are freed. */
 #include "workspace.h"
 
 #include <pthread.h>
-#include <stdint.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <cuda_runtime_api.h>
 
 #include "policy.h"
 
-#define OZCRT_WS_GRANULE ((size_t)2 << 20) /* grow in 2 MiB steps */
-#define OZCRT_WS_MAX_RETIRED 16
-
-typedef struct ws_entry {
-    struct ws_entry *next;
-    cublasHandle_t handle;
-    int dev;
-    cudaStream_t stream;
-    unsigned long long stream_id; /* cudaStreamGetId: a destroyed stream's address can come back */
-    pthread_mutex_t lock;
-    void *ptr;
-    size_t bytes;
-    int captured; /* ptr is referenced by a captured graph */
-    void *retired[OZCRT_WS_MAX_RETIRED];
-    size_t retired_bytes[OZCRT_WS_MAX_RETIRED];
-    int nretired;
-} ws_entry;
-
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static ws_entry *g_entries;
-static size_t g_total; /* bytes allocated, retired ones included */
-
-static ws_entry *find_or_add(cublasHandle_t handle, int dev, cudaStream_t stream, unsigned long long sid,
-                             int any_id)
+/* A failed call must not leave its error for the application's next
+ * cudaGetLastError (cudaErrorNotReady is a query's answer, not an error). */
+static cudaError_t done(cudaError_t err)
 {
-    pthread_mutex_lock(&g_lock);
-    ws_entry *e = g_entries;
-    while (e && !(e->handle == handle && e->dev == dev && e->stream == stream && (any_id || e->stream_id == sid)))
-        e = e->next;
-    if (!e) {
-        e = calloc(1, sizeof *e);
-        if (e) {
-            e->handle = handle;
-            e->dev = dev;
-            e->stream = stream;
-            e->stream_id = sid;
-            pthread_mutex_init(&e->lock, NULL);
-            e->next = g_entries;
-            g_entries = e;
-        }
-    }
-    pthread_mutex_unlock(&g_lock);
-    return e;
-}
-
-/* Releases e's buffer (entry lock held): stream-ordered free, or retired
- * when a graph may use it. */
-static void drop_buffer(ws_entry *e)
-{
-    if (!e->ptr)
-        return;
-    if (e->captured) { /* a graph may still use it: keep it until destroy */
-        if (e->nretired < OZCRT_WS_MAX_RETIRED) {
-            e->retired[e->nretired] = e->ptr;
-            e->retired_bytes[e->nretired++] = e->bytes;
-        } else {
-            ozcrt_log(1, "ozcrt: more than %d captured workspaces retired on one stream: %zu bytes kept until exit",
-                      OZCRT_WS_MAX_RETIRED, e->bytes);
-        }
-    } else {
-        cudaError_t err = cudaFreeAsync(e->ptr, e->stream);
-        if (err != cudaSuccess) {
-            (void)cudaGetLastError();
-            ozcrt_error("ozcrt: cudaFreeAsync of the workspace failed: %s (%zu bytes leaked)",
-                        cudaGetErrorString(err), e->bytes);
-        } else {
-            pthread_mutex_lock(&g_lock);
-            g_total -= e->bytes;
-            pthread_mutex_unlock(&g_lock);
-        }
-    }
-    e->ptr = NULL;
-    e->bytes = 0;
-    e->captured = 0;
-}
-
-/* Replaces e's buffer by one of at least `want` bytes; 1 on success. */
-static int grow(ws_entry *e, size_t want)
-{
-    size_t bytes = (want + OZCRT_WS_GRANULE - 1) / OZCRT_WS_GRANULE * OZCRT_WS_GRANULE;
-    size_t cap = ozcrt_policy_get()->max_workspace_bytes;
-    pthread_mutex_lock(&g_lock);
-    size_t keep = e->captured ? e->bytes : 0; /* a retired buffer still counts */
-    size_t others = g_total - e->bytes;
-    int fits = bytes <= cap && others + keep <= cap - bytes;
-    if (fits)
-        g_total += bytes; /* reserved */
-    pthread_mutex_unlock(&g_lock);
-    if (!fits) {
-        ozcrt_log(2, "ozcrt: workspace of %zu bytes would pass OZCRT_MAX_WORKSPACE_MB", bytes);
-        return 0;
-    }
-    drop_buffer(e);
-    void *p = NULL;
-    cudaError_t err = cudaMallocAsync(&p, bytes, e->stream);
-    if (err != cudaSuccess) {
+    if (err != cudaSuccess && err != cudaErrorNotReady)
         (void)cudaGetLastError();
-        pthread_mutex_lock(&g_lock);
-        g_total -= bytes;
-        pthread_mutex_unlock(&g_lock);
-        ozcrt_log(1, "ozcrt: cudaMallocAsync(%zu) for the workspace failed: %s", bytes, cudaGetErrorString(err));
-        return 0;
-    }
-    e->ptr = p;
-    e->bytes = bytes;
-    ozcrt_log(2, "ozcrt: workspace of handle %p device %d stream %p: %zu bytes", (void *)e->handle, e->dev,
-              (void *)e->stream, bytes);
-    return 1;
+    return err;
 }
+
+static int cu_relax(void)
+{
+    enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    if (done(cudaThreadExchangeStreamCaptureMode(&mode)) != cudaSuccess)
+        mode = cudaStreamCaptureModeRelaxed;
+    return (int)mode;
+}
+
+static void cu_restore(int previous)
+{
+    enum cudaStreamCaptureMode mode = (enum cudaStreamCaptureMode)previous;
+    (void)done(cudaThreadExchangeStreamCaptureMode(&mode));
+}
+
+static cudaError_t cu_capture_status(cudaStream_t s, int *capturing)
+{
+    enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+    cudaError_t err = done(cudaStreamIsCapturing(s, &cs));
+    *capturing = err == cudaSuccess && cs != cudaStreamCaptureStatusNone;
+    return err;
+}
+
+static cudaError_t cu_stream_id(cudaStream_t s, unsigned long long *id)
+{
+    return done(cudaStreamGetId(s, id));
+}
+
+static atomic_int g_pools[OZCRT_WS_MAX_DEVICES]; /* 0: not asked, 1: yes, 2: no */
+
+static int cu_pools_supported(int dev)
+{
+    int known = dev >= 0 && dev < OZCRT_WS_MAX_DEVICES ? atomic_load(&g_pools[dev]) : 0;
+    if (known)
+        return known == 1;
+    int yes = 0;
+    cudaError_t err = done(cudaDeviceGetAttribute(&yes, cudaDevAttrMemoryPoolsSupported, dev));
+    if (err != cudaSuccess)
+        yes = 0;
+    if (!yes)
+        ozcrt_log(1, "ozcrt: device %d has no stream-ordered memory pools: workspaces come from cudaMalloc", dev);
+    if (dev >= 0 && dev < OZCRT_WS_MAX_DEVICES)
+        atomic_store(&g_pools[dev], yes ? 1 : 2);
+    return yes != 0;
+}
+
+static cudaError_t cu_malloc_async(void **p, size_t bytes, cudaStream_t s)
+{
+    return done(cudaMallocAsync(p, bytes, s));
+}
+
+static cudaError_t cu_malloc_plain(void **p, size_t bytes)
+{
+    return done(cudaMalloc(p, bytes));
+}
+
+/* Our own stream per device, for stream-ordered frees of buffers whose uses
+ * have all completed when no live stream of theirs is known. */
+static pthread_mutex_t g_stream_lock = PTHREAD_MUTEX_INITIALIZER;
+static cudaStream_t g_own_stream[OZCRT_WS_MAX_DEVICES];
+
+static cudaError_t own_stream(cudaStream_t *s)
+{
+    int dev = -1;
+    cudaError_t err = done(cudaGetDevice(&dev));
+    if (err != cudaSuccess)
+        return err;
+    if (dev < 0 || dev >= OZCRT_WS_MAX_DEVICES)
+        return cudaErrorInvalidDevice;
+    pthread_mutex_lock(&g_stream_lock);
+    if (!g_own_stream[dev])
+        err = done(cudaStreamCreateWithFlags(&g_own_stream[dev], cudaStreamNonBlocking));
+    *s = g_own_stream[dev];
+    pthread_mutex_unlock(&g_stream_lock);
+    return err;
+}
+
+static cudaError_t cu_free_mem(void *p, int pooled, const cudaStream_t *s)
+{
+    if (!pooled)
+        return done(cudaFree(p));
+    cudaStream_t on;
+    if (s) {
+        on = *s;
+    } else {
+        cudaError_t err = own_stream(&on);
+        if (err != cudaSuccess)
+            return err;
+    }
+    return done(cudaFreeAsync(p, on));
+}
+
+static cudaError_t cu_event_create(cudaEvent_t *ev)
+{
+    return done(cudaEventCreateWithFlags(ev, cudaEventDisableTiming));
+}
+
+static cudaError_t cu_event_destroy(cudaEvent_t ev)
+{
+    return done(cudaEventDestroy(ev));
+}
+
+static cudaError_t cu_event_record(cudaEvent_t ev, cudaStream_t s)
+{
+    return done(cudaEventRecord(ev, s));
+}
+
+static cudaError_t cu_event_query(cudaEvent_t ev)
+{
+    return done(cudaEventQuery(ev));
+}
+
+static cudaError_t cu_event_sync(cudaEvent_t ev)
+{
+    return done(cudaEventSynchronize(ev));
+}
+
+static cudaError_t cu_device_sync(void)
+{
+    return done(cudaDeviceSynchronize());
+}
+
+static cudaError_t cu_get_device(int *dev)
+{
+    return done(cudaGetDevice(dev));
+}
+
+static cudaError_t cu_set_device(int dev)
+{
+    return done(cudaSetDevice(dev));
+}
+
+/* The graph being captured on s takes the only reference to a user object
+ * whose destructor is `release`. */
+static cudaError_t cu_graph_adopt(cudaStream_t s, void *ctx, void (*release)(void *ctx))
+{
+    enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+    cudaGraph_t graph = NULL;
+    cudaError_t err = done(cudaStreamGetCaptureInfo(s, &cs, NULL, &graph, NULL, NULL, NULL));
+    if (err != cudaSuccess)
+        return err;
+    if (cs != cudaStreamCaptureStatusActive || !graph)
+        return cudaErrorStreamCaptureInvalidated;
+    cudaUserObject_t obj;
+    err = done(cudaUserObjectCreate(&obj, ctx, release, 1, cudaUserObjectNoDestructorSync));
+    if (err != cudaSuccess)
+        return err;
+    err = done(cudaGraphRetainUserObject(graph, obj, 1, cudaGraphUserObjectMove));
+    /* On failure the object is left alone: releasing it would run the
+     * destructor, and the caller frees the buffer itself. */
+    return err;
+}
+
+static const char *cu_error_string(cudaError_t err)
+{
+    return cudaGetErrorString(err);
+}
+
+static const ozcrt_ws_ops g_cuda_ops = {
+    .relax = cu_relax,
+    .restore = cu_restore,
+    .capture_status = cu_capture_status,
+    .stream_id = cu_stream_id,
+    .pools_supported = cu_pools_supported,
+    .malloc_async = cu_malloc_async,
+    .malloc_plain = cu_malloc_plain,
+    .free_mem = cu_free_mem,
+    .event_create = cu_event_create,
+    .event_destroy = cu_event_destroy,
+    .event_record = cu_event_record,
+    .event_query = cu_event_query,
+    .event_sync = cu_event_sync,
+    .device_sync = cu_device_sync,
+    .get_device = cu_get_device,
+    .set_device = cu_set_device,
+    .graph_adopt = cu_graph_adopt,
+    .error_string = cu_error_string,
+};
+
+/* ---- process life ---- */
+
+static void at_exit(void)
+{
+    ozcrt_ws_table_drain(&g_cuda_ops);
+}
+
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&g_stream_lock);
+    ozcrt_ws_table_lock();
+}
+
+static void fork_parent(void)
+{
+    ozcrt_ws_table_unlock();
+    pthread_mutex_unlock(&g_stream_lock);
+}
+
+static void fork_child(void)
+{
+    ozcrt_ws_table_reset_after_fork();
+    pthread_mutex_unlock(&g_stream_lock);
+}
+
+/* At the first acquire, after the CUDA runtime has started: atexit handlers
+ * run in reverse order, so ours runs before the runtime's teardown. */
+static pthread_once_t g_life_once = PTHREAD_ONCE_INIT;
+static void register_life(void)
+{
+    if (atexit(at_exit) != 0)
+        ozcrt_error("ozcrt: atexit failed: destroyed graphs' workspaces are left to the process exit");
+    int err = pthread_atfork(fork_prepare, fork_parent, fork_child);
+    if (err != 0)
+        ozcrt_error("ozcrt: pthread_atfork failed (%d): a fork during a workspace call could deadlock the child", err);
+}
+
+/* ---- the shim's calls ---- */
 
 ozcrt_reason ozcrt_workspace_acquire(cublasHandle_t handle, int dev, cudaStream_t stream, size_t min, size_t full,
                                      ozcrt_ws_lease *lease)
 {
-    enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
-    cudaError_t err = cudaStreamIsCapturing(stream, &cs);
-    if (err != cudaSuccess) { /* e.g. the legacy stream while another one captures */
-        (void)cudaGetLastError();
-        return OZCRT_R_CAPTURE_NO_WS;
-    }
-    int capturing = cs != cudaStreamCaptureStatusNone;
-    /* The stream's id, outside captures only: no call but
-     * cudaStreamIsCapturing is made while a capture is under way (one the
-     * runtime deems unsafe would invalidate the application's capture). A
-     * capturing stream is alive, so its address alone names it then. */
-    unsigned long long sid = 0;
-    if (!capturing) {
-        err = cudaStreamGetId(stream, &sid);
-        if (err != cudaSuccess) {
-            (void)cudaGetLastError();
-            return OZCRT_R_NO_WORKSPACE;
-        }
-    }
-    ws_entry *e = find_or_add(handle, dev, stream, sid, capturing);
-    if (!e)
-        return OZCRT_R_NO_WORKSPACE;
-    pthread_mutex_lock(&e->lock);
-    int ok;
-    if (full == 0 || e->bytes >= full)
-        ok = 1;
-    else if (capturing)
-        ok = e->bytes >= min;
-    else
-        ok = grow(e, full) || e->bytes >= min || grow(e, min);
-    if (!ok) {
-        pthread_mutex_unlock(&e->lock);
-        return capturing ? OZCRT_R_CAPTURE_NO_WS : OZCRT_R_NO_WORKSPACE;
-    }
-    if (capturing)
-        e->captured = 1;
-    lease->entry = e;
-    lease->ptr = e->ptr;
-    lease->bytes = e->bytes;
-    return OZCRT_R_EMULATED;
+    pthread_once(&g_life_once, register_life);
+    ozcrt_ws_request rq = {
+        .handle = handle, .dev = dev, .stream = stream, .min = min, .full = full,
+        .cap = ozcrt_policy_get()->max_workspace_bytes,
+    };
+    return ozcrt_ws_table_acquire(&g_cuda_ops, &rq, lease);
 }
 
 void ozcrt_workspace_release(ozcrt_ws_lease *lease)
 {
-    ws_entry *e = lease->entry;
-    if (e)
-        pthread_mutex_unlock(&e->lock);
-    lease->entry = NULL;
-}
-
-static void free_now(void *p)
-{
-    cudaError_t err = cudaFree(p);
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        ozcrt_error("ozcrt: cudaFree of a workspace failed: %s", cudaGetErrorString(err));
-    }
-}
-
-static void free_entry(ws_entry *e)
-{
-    pthread_mutex_lock(&e->lock); /* waits for a thread still enqueueing on it */
-    int cur = -1;
-    cudaError_t err = cudaGetDevice(&cur);
-    if (err == cudaSuccess && cur != e->dev)
-        err = cudaSetDevice(e->dev);
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        ozcrt_error("ozcrt: cannot select device %d to free a workspace: %s", e->dev, cudaGetErrorString(err));
-    }
-    /* As cublasDestroy_v2 itself: wait for the work, then free. The device,
-     * not e->stream: programs often destroy their streams before the handle,
-     * and a destroyed stream must not be touched. */
-    err = cudaDeviceSynchronize();
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        ozcrt_error("ozcrt: cudaDeviceSynchronize before freeing a workspace: %s", cudaGetErrorString(err));
-    }
-    size_t freed = e->bytes;
-    if (e->ptr)
-        free_now(e->ptr);
-    for (int i = 0; i < e->nretired; i++) {
-        free_now(e->retired[i]);
-        freed += e->retired_bytes[i];
-    }
-    if (cur >= 0 && cur != e->dev) {
-        err = cudaSetDevice(cur);
-        if (err != cudaSuccess) {
-            (void)cudaGetLastError();
-            ozcrt_error("ozcrt: cannot restore device %d: %s", cur, cudaGetErrorString(err));
-        }
-    }
-    pthread_mutex_unlock(&e->lock);
-    pthread_mutex_destroy(&e->lock);
-    pthread_mutex_lock(&g_lock);
-    g_total -= freed;
-    pthread_mutex_unlock(&g_lock);
-    free(e);
+    ozcrt_ws_table_release(&g_cuda_ops, lease);
 }
 
 void ozcrt_workspace_destroy_handle(cublasHandle_t handle)
 {
-    ws_entry *mine = NULL;
-    pthread_mutex_lock(&g_lock);
-    for (ws_entry **pp = &g_entries; *pp;) {
-        ws_entry *e = *pp;
-        if (e->handle == handle) {
-            *pp = e->next;
-            e->next = mine;
-            mine = e;
-        } else {
-            pp = &e->next;
-        }
-    }
-    pthread_mutex_unlock(&g_lock);
-    while (mine) {
-        ws_entry *next = mine->next;
-        free_entry(mine);
-        mine = next;
-    }
+    ozcrt_ws_table_destroy_handle(&g_cuda_ops, handle);
 }

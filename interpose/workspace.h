@@ -1,4 +1,6 @@
-/* interpose/workspace.h: device workspace per (handle, device, stream), stream-ordered, freed on cublasDestroy_v2. */
+/* interpose/workspace.h: device workspaces for the emulated calls: per handle, reused across streams once idle, a captured call's owned by its graph.
+ *
+ * The rules are those of workspace_table.h; this is their CUDA side. */
 #ifndef OZCRT_INTERPOSE_WORKSPACE_H
 #define OZCRT_INTERPOSE_WORKSPACE_H
 
@@ -6,24 +8,19 @@
 #include <cublas_v2.h>
 
 #include "stats.h"
+#include "workspace_table.h"
 
-typedef struct ozcrt_ws_lease {
-    void *entry;  /* locked until ozcrt_workspace_release */
-    void *ptr;
-    size_t bytes;
-} ozcrt_ws_lease;
-
-/* A workspace of at least `min` bytes, `full` when it can be had, for use on
- * `stream` of device `dev` by `handle`. Grows with cudaMallocAsync on the
- * stream (no host sync); never allocates while the stream is being captured.
- * Returns OZCRT_R_EMULATED with the lease held (call ozcrt_workspace_release
- * after enqueueing the work), else OZCRT_R_CAPTURE_NO_WS or OZCRT_R_NO_WORKSPACE. */
+/* A workspace of at least `min` bytes, `full` when it can be had, for one
+ * call of `handle` on `stream` of device `dev`, within OZCRT_MAX_WORKSPACE_MB.
+ * On a stream being captured, a fresh buffer that the graph owns. Returns
+ * OZCRT_R_EMULATED with the lease held (call ozcrt_workspace_release after
+ * enqueueing the work), else OZCRT_R_CAPTURE_NO_WS or OZCRT_R_NO_WORKSPACE. */
 ozcrt_reason ozcrt_workspace_acquire(cublasHandle_t handle, int dev, cudaStream_t stream, size_t min, size_t full,
                                      ozcrt_ws_lease *lease);
 void ozcrt_workspace_release(ozcrt_ws_lease *lease);
 
-/* Frees every workspace of `handle` (all devices and streams), after the
- * work queued on them is done. For cublasDestroy_v2. */
+/* Frees every workspace of `handle` (all devices and streams), each after its
+ * last use. For cublasDestroy_v2. */
 void ozcrt_workspace_destroy_handle(cublasHandle_t handle);
 
 #endif
