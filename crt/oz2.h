@@ -279,19 +279,42 @@ OZ_HD int oz2_scaled_int(double x, int sh, uint64_t *mag, int *e)
     return *mag ? neg : 0;
 }
 
-/* The symmetric int8 residue of (-1)^neg * mag * 2^e modulo m (m <= 256,
- * e < 32): the residue r in [0, m) is stored as r - m when r >= 128, so
- * that it lies in [-128, 127] (for 256: the low byte as int8). With m a
- * compile-time constant the divisions are multiplications. */
-OZ_HD int8_t oz2_residue(uint64_t mag, int e, int neg, uint32_t m)
+/* a'' = mag 2^e (e <= 25, so a'' < 2^79) as four 22-bit pieces, lowest
+ * first: a'' = c0 + c1 2^22 + c2 2^44 + c3 2^66. Done once per element;
+ * every modulus then costs three multiply-adds and one remainder. */
+OZ_HD void oz2_split22(uint64_t mag, int e, uint32_t c[4])
 {
-    uint32_t hi = (uint32_t)(mag >> 32), lo = (uint32_t)mag;
-    uint32_t two32 = (uint32_t)((UINT64_C(1) << 32) % m);
-    uint32_t r = ((hi % m) * two32 + lo % m) % m;
-    r = (r * ((UINT32_C(1) << e) % m)) % m;
+    const uint64_t mask = (UINT64_C(1) << 22) - 1;
+    uint64_t lo = mag << e, hi = e ? mag >> (64 - e) : 0; /* bits 0..63 and 64..127 */
+    c[0] = (uint32_t)(lo & mask);
+    c[1] = (uint32_t)((lo >> 22) & mask);
+    c[2] = (uint32_t)(((lo >> 44) | (hi << 20)) & mask);
+    c[3] = (uint32_t)((hi >> 2) & mask);
+}
+
+/* The symmetric int8 residue modulo m (m <= 256) of (-1)^neg times the
+ * integer in pieces c (oz2_split22): the residue r in [0, m) is stored as
+ * r - m when r >= 128, so that it lies in [-128, 127] (for 256: the low
+ * byte as int8). The sum stays below 2^32 (c3 < 2^13, the others < 2^22,
+ * the powers' residues < 256); with m a compile-time constant the powers
+ * fold and the remainder is a multiplication. */
+OZ_HD int8_t oz2_residue22(const uint32_t c[4], int neg, uint32_t m)
+{
+    const uint32_t k1 = (UINT32_C(1) << 22) % m;
+    const uint32_t k2 = (uint32_t)((UINT64_C(1) << 44) % m);
+    const uint32_t k3 = (k2 * k1) % m; /* 2^66 mod m */
+    uint32_t r = (c[3] * k3 + c[2] * k2 + c[1] * k1 + c[0]) % m;
     if (neg && r)
         r = m - r;
     return (int8_t)(r >= 128 ? (int32_t)r - (int32_t)m : (int32_t)r);
+}
+
+/* The same for (-1)^neg mag 2^e (oz2_scaled_int's form), one modulus. */
+OZ_HD int8_t oz2_residue(uint64_t mag, int e, int neg, uint32_t m)
+{
+    uint32_t c[4];
+    oz2_split22(mag, e, c);
+    return oz2_residue22(c, neg, m);
 }
 
 /* ---- step 3: the CRT ---- */

@@ -5,8 +5,8 @@
  * 32 x 8 threads. The doubles are staged through shared memory so that the
  * global reads are coalesced along whichever of r or kk is contiguous; each
  * thread then scales 4 consecutive k of one row (from significand and
- * exponent: a'' can exceed 2^64) and writes 4 residues (one 32-bit word) into
- * each of the N planes. Padding gets zeros, and so do special (Inf/NaN)
+ * exponent: a'' can exceed 2^64), cuts each into 22-bit pieces once, and
+ * writes 4 residues (one 32-bit word) into each of the N planes. Padding gets zeros, and so do special (Inf/NaN)
  * rows, which the fix-up kernel computes instead. */
 __global__ void __launch_bounds__(256) oz2_residues_kernel(oz_view v, oz_operand_ws w, int nmod, int wbits)
 {
@@ -41,15 +41,19 @@ __global__ void __launch_bounds__(256) oz2_residues_kernel(oz_view v, oz_operand
             continue;
         const int sc = scale[r];
         const bool live = r < v.rows && sc != OZ_SCALE_SPECIAL;
-        uint64_t mag[4];
-        int ex[4], neg[4];
-        for (int e = 0; e < 4; e++)
-            neg[e] = oz2_scaled_int(live ? tile[rr][kq + e] : 0.0, live ? wbits - sc : 0, &mag[e], &ex[e]);
+        uint32_t pc[4][4];
+        int neg[4];
+        for (int e = 0; e < 4; e++) {
+            uint64_t mag;
+            int ex;
+            neg[e] = oz2_scaled_int(live ? tile[rr][kq + e] : 0.0, live ? wbits - sc : 0, &mag, &ex);
+            oz2_split22(mag, ex, pc[e]);
+        }
 #define OZ2_RESIDUE_PLANE_(q, m)                                                                 \
         if ((q) < nmod) {                                                                        \
             uint32_t word = 0;                                                                   \
             for (int e = 0; e < 4; e++)                                                          \
-                word |= (uint32_t)(uint8_t)oz2_residue(mag[e], ex[e], neg[e], (m)) << (8 * e);   \
+                word |= (uint32_t)(uint8_t)oz2_residue22(pc[e], neg[e], (m)) << (8 * e);         \
             *(uint32_t *)(w.plane(b, (q)) + r * w.kpad + k0 + kq) = word;                        \
         }
         OZ_ENGINE_MODULI(OZ2_RESIDUE_PLANE_)

@@ -69,8 +69,10 @@ static int scale_operand(const view2 *v, int n, int w, scaled2 *s)
             uint64_t mag;
             int e;
             int neg = oz2_scaled_int(at(v, r, kk), w - sc, &mag, &e);
+            uint32_t pieces[4];
+            oz2_split22(mag, e, pieces);
             for (int q = 0; q < n; q++)
-                res_row(s, q, r)[kk] = oz2_residue(mag, e, neg, oz2_modulus(q));
+                res_row(s, q, r)[kk] = oz2_residue22(pieces, neg, oz2_modulus(q));
         }
     }
     return OZ_REF_OK;
