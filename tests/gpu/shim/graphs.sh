@@ -1,0 +1,103 @@
+#!/bin/sh
+# tests/gpu/shim/graphs.sh: the shim's graph, stream and capture checks on the GPU machine (scripts/gpu-check runs each). Last line PASS or FAIL.
+#
+#   tests/gpu/shim/graphs.sh BUILD_DIR replay|churn|relaxed|torch
+#
+# replay:  graph_replay natively and under the shim: graphs replayed on two
+#          streams with eager calls between them, bit-equal to the eager calls;
+#          the log shows every call of its shape emulated (the captured ones
+#          and the first call of the handle, a captured one, included).
+# churn:   stream_churn under the shim: 1000 streams, memory flat, all emulated.
+# relaxed: capture_relaxed natively and under the shim: a global-mode capture
+#          survives another thread's emulated call (which allocated; the
+#          other call is the warm-up's).
+# torch:   torch_graph_check.py natively and under the shim: the captured
+#          float64 mm is emulated and its replays bit-equal to eager.
+# Outputs and logs go to BUILD_DIR/shim-gpu/.
+set -u
+build=$(cd "${1:?usage: graphs.sh BUILD_DIR CHECK}" && pwd)
+check=${2:?usage: graphs.sh BUILD_DIR replay|churn|relaxed|torch}
+here=$(cd "$(dirname "$0")" && pwd)
+bin=$build/tests/gpu/shim
+out=$build/shim-gpu
+python=${PYTHON:-python3}
+mkdir -p "$out"
+rc=0
+
+summary() { # STATUS DETAIL
+    echo "$1: $check${2:+ ($2)}"
+    [ "$1" = PASS ] || rc=1
+}
+
+# run_prog NAME CMD...: CMD's output in $out/NAME.txt; 0 when it exits 0
+run_prog() {
+    name=$1
+    shift
+    "$@" > "$out/$name.txt" 2>&1
+}
+
+# under_shim NAME CMD...: CMD under libozcrt.so with one log line per call in $out/NAME.log
+under_shim() {
+    name=$1
+    shift
+    rm -f "$out/$name.log"
+    OZCRT_LOG=1 OZCRT_LOG_FILE="$out/$name.log" "$build/interpose/ozcrt-run" -- "$@" > "$out/$name.txt" 2>&1
+}
+
+# calls LOG SHAPE DECISION: log lines of calls of SHAPE ("m=.. n=.. k=..") with that decision
+calls() {
+    grep -c -- "$2 ops=NN batch=1 -> $3" "$1" 2>/dev/null
+}
+
+# expect_calls NAME SHAPE EMULATED: exactly EMULATED calls of SHAPE emulated, none forwarded
+expect_calls() {
+    e=$(calls "$out/$1.log" "$2" emulated)
+    f=$(calls "$out/$1.log" "$2" forward)
+    if [ "${e:-0}" -eq "$3" ] && [ "${f:-0}" -eq 0 ]; then
+        summary PASS "$1: $e calls of $2 emulated, none forwarded"
+    else
+        summary FAIL "$1: ${e:-0} calls of $2 emulated (want $3), ${f:-0} forwarded; see $out/$1.log"
+    fi
+}
+
+last() { tail -n 1 "$out/$1.txt" 2>/dev/null; }
+
+case $check in
+replay)
+    # 1 warm-up + 3 captured calls + 3 eager references + 2 eager calls in each of 20 rounds
+    if run_prog replay-native "$bin/graph_replay"; then summary PASS "native: $(last replay-native)"
+    else summary FAIL "native: $(last replay-native)"; fi
+    if under_shim replay-shim "$bin/graph_replay"; then summary PASS "shim: $(last replay-shim)"
+    else summary FAIL "shim: $(last replay-shim); see $out/replay-shim.txt"; fi
+    expect_calls replay-shim "m=1024 n=1024 k=1024" 47
+    ;;
+churn)
+    if under_shim churn-shim "$bin/stream_churn"; then summary PASS "shim: $(last churn-shim)"
+    else summary FAIL "shim: $(last churn-shim)"; fi
+    expect_calls churn-shim "m=2048 n=2048 k=2048" 1000
+    ;;
+relaxed)
+    if run_prog relaxed-native "$bin/capture_relaxed"; then summary PASS "native: $(last relaxed-native)"
+    else summary FAIL "native: $(last relaxed-native)"; fi
+    if under_shim relaxed-shim "$bin/capture_relaxed"; then summary PASS "shim: $(last relaxed-shim)"
+    else summary FAIL "shim: $(last relaxed-shim)"; fi
+    expect_calls relaxed-shim "m=1024 n=1024 k=1024" 2
+    ;;
+torch)
+    if ! "$python" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+        echo "SKIP: torch: no PyTorch with CUDA"
+        exit 0
+    fi
+    if run_prog torch-native "$python" "$here/torch_graph_check.py"; then summary PASS "native: $(last torch-native)"
+    else summary FAIL "native: $(last torch-native)"; fi
+    if under_shim torch-shim "$python" "$here/torch_graph_check.py"; then summary PASS "shim: $(last torch-shim)"
+    else summary FAIL "shim: $(last torch-shim)"; fi
+    expect_calls torch-shim "m=768 n=768 k=768" 4
+    ;;
+*)
+    echo "graphs.sh: unknown check $check" >&2
+    exit 2
+    ;;
+esac
+echo "$([ $rc -eq 0 ] && echo PASS || echo FAIL): $check"
+exit $rc
