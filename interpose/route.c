@@ -6,7 +6,8 @@
  * m/n/batch == 0, k == 0, sizes below the thresholds, host alpha == 0, the
  * handle's math mode PEDANTIC or FP64_EMULATED_FIXEDPOINT (like
  * CUBLAS_COMPUTE_64F_PEDANTIC: the caller asked for cuBLAS's own numerics),
- * no GPU or one below sm_80, no workspace. Nothing on this path synchronises
+ * no GPU or one below sm_80, no kernel image in this build for the device,
+ * no workspace; a launch that fails is forwarded too. Nothing on this path synchronises
  * the host. In the ozaki2 mode a call whose plan needs more than the 20
  * engine moduli (ozaki2.md step 1: OZCRT_BITS too high for its k) is
  * forwarded (bits-unreachable), checked right after the thresholds. */
@@ -78,6 +79,24 @@ static void count_devices(void)
     }
 }
 
+/* Whether this build has a kernel image the device can run (machine code or
+ * PTX: a GPU newer than the build may have neither), once per device. */
+static atomic_int g_kernel_image[OZCRT_MAX_CACHED_DEVICES]; /* 0: not asked yet, 1: yes, 2: no */
+
+static int has_kernel_image(int dev)
+{
+    int known = dev < OZCRT_MAX_CACHED_DEVICES ? atomic_load(&g_kernel_image[dev]) : 0;
+    if (known)
+        return known == 1;
+    int ok = oz_gemm_device_supported(dev) == 1;
+    if (!ok)
+        ozcrt_log(1, "ozcrt: device %d: this libozcrt.so has no kernel image it can run (build it with a -gencode "
+                     "for this GPU): its calls are forwarded (no-kernel-image)", dev);
+    if (dev < OZCRT_MAX_CACHED_DEVICES)
+        atomic_store(&g_kernel_image[dev], ok ? 1 : 2);
+    return ok;
+}
+
 static ozcrt_reason check_gpu(int *dev)
 {
     pthread_once(&g_count_once, count_devices);
@@ -98,7 +117,9 @@ static ozcrt_reason check_gpu(int *dev)
         if (*dev < OZCRT_MAX_CACHED_DEVICES)
             atomic_store(&g_cc_major[*dev], major);
     }
-    return major >= OZCRT_MIN_CC_MAJOR ? OZCRT_R_EMULATED : OZCRT_R_OLD_GPU;
+    if (major < OZCRT_MIN_CC_MAJOR)
+        return OZCRT_R_OLD_GPU;
+    return has_kernel_image(*dev) ? OZCRT_R_EMULATED : OZCRT_R_NO_KERNEL_IMAGE;
 }
 
 static int has_real(const ozcrt_real_table *r, ozcrt_entry ep)
@@ -261,13 +282,18 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, cublas
                      : oz_gemm_run(&d, lease.ptr, lease.bytes, (void *)stream);
     ozcrt_workspace_release(&lease);
     if (err != 0) {
-        (void)cudaGetLastError();
-        ozcrt_error("ozcrt: %s m=%lld n=%lld k=%lld batch=%lld: %s failed: %s; returning "
-                    "CUBLAS_STATUS_EXECUTION_FAILED",
+        /* A launch error comes back from the launch that failed, and the
+         * kernels that write C come last: the deterministic failures (no
+         * image, too many resources) stop the first launch of the first
+         * group, before C is touched, so cuBLAS can serve the caller's call
+         * as it is. A sticky error (the context is lost) fails cuBLAS too,
+         * and its status is what the caller gets. */
+        (void)cudaGetLastError(); /* clears a launch error; a sticky one stays */
+        ozcrt_error("ozcrt: %s m=%lld n=%lld k=%lld batch=%lld: %s failed: %s; the call goes to cuBLAS "
+                    "(launch-failed)",
                     ozcrt_entry_name(c->ep), (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->batch,
                     ozaki2 ? "oz2_gemm_run" : "oz_gemm_run", cudaGetErrorString((cudaError_t)err));
-        *status = CUBLAS_STATUS_EXECUTION_FAILED;
-        return OZCRT_R_FAILED;
+        return OZCRT_R_LAUNCH_FAILED;
     }
     *status = CUBLAS_STATUS_SUCCESS;
     return OZCRT_R_EMULATED;

@@ -7,10 +7,12 @@
 #include "symbols.h"
 
 /* Every decision with its name in the log and the stats table. All but
- * EMULATED and FAILED mean "forwarded to the real cuBLAS". */
+ * EMULATED and FAILED mean "forwarded to the real cuBLAS". FAILED: taken
+ * but failed (shadow mode's run); a Phase 22 launch that fails is forwarded
+ * as LAUNCH_FAILED instead. */
 #define OZCRT_REASONS(X)                                   \
     X(EMULATED, "emulated")                                \
-    X(FAILED, "launch-failed")                             \
+    X(FAILED, "failed")                                    \
     X(MODE_OFF, "mode-off")                                \
     X(NESTED, "nested")                                    \
     X(INVALID_ARGS, "invalid-args")                        \
@@ -24,7 +26,9 @@
     X(HANDLE_QUERY, "handle-query-failed")                 \
     X(CAPTURE_NO_WS, "capture-no-workspace")               \
     X(NO_WORKSPACE, "no-workspace")                        \
-    X(BITS_UNREACHABLE, "bits-unreachable")
+    X(BITS_UNREACHABLE, "bits-unreachable")                \
+    X(NO_KERNEL_IMAGE, "no-kernel-image")                  \
+    X(LAUNCH_FAILED, "launch-failed")
 
 typedef enum ozcrt_reason {
 #define OZCRT_X_REASON(id, str) OZCRT_R_##id,

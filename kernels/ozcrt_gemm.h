@@ -46,6 +46,12 @@ size_t oz_gemm_workspace_full(const oz_gemm_desc *d);
  * Returns a cudaError_t: cudaSuccess, or the first launch error. */
 int oz_gemm_run(const oz_gemm_desc *d, void *workspace, size_t workspace_bytes, void *stream);
 
+/* 1 when this binary holds a kernel image that `device` can run (machine
+ * code for its architecture, or PTX the driver can compile for it), 0 when
+ * it does not or the device cannot be asked (kernels/device_check.cu). The
+ * router asks once per device and forwards where it is 0 (no-kernel-image). */
+int oz_gemm_device_supported(int device);
+
 #ifdef __cplusplus
 }
 #endif

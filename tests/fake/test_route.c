@@ -1,0 +1,254 @@
+/* tests/fake/test_route.c: the router's GPU-side decisions on the CPU: CUDA runtime and kernels replaced by fakes.
+ *
+ * route.c is compiled into this program (#include) with exported.c, real.c,
+ * policy.c, stats.c and lifecycle.c; the CUDA runtime calls it makes, the
+ * kernel entry points (kernels/ozcrt_gemm.h), the workspace and shadow mode
+ * are small fakes below, and the real cuBLAS is the recording fake
+ * libcublas.so.13 (found by RTLD_NEXT, as in a program that links cuBLAS).
+ * So the paths that need a GPU are taken here without one:
+ *  - a device for which the binary has no kernel image: forwarded as
+ *    no-kernel-image, asked once per device;
+ *  - oz_gemm_run failing (a launch error, nothing written to C): the
+ *    caller's own call goes to cuBLAS, counted and logged as launch-failed,
+ *    and cuBLAS's status comes back (also when that is an error: a sticky
+ *    CUDA error fails cuBLAS too). */
+#include "../../interpose/route.c"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "fake_cublas.h"
+
+/* ---- the fakes: CUDA runtime, kernels, workspace, shadow mode, settings ---- */
+static int g_ndev = 2, g_dev, g_cc_of[2] = {9, 10};
+static int g_image_of[2] = {1, 1}, g_image_asked[2];
+static int g_run_err, g_runs, g_leases;
+static char g_ws[64];
+
+cudaError_t cudaGetDeviceCount(int *n)
+{
+    *n = g_ndev;
+    return cudaSuccess;
+}
+cudaError_t cudaGetDevice(int *d)
+{
+    *d = g_dev;
+    return cudaSuccess;
+}
+cudaError_t cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr attr, int dev)
+{
+    *v = attr == cudaDevAttrComputeCapabilityMajor ? g_cc_of[dev] : 0;
+    return cudaSuccess;
+}
+cudaError_t cudaGetLastError(void)
+{
+    return cudaSuccess;
+}
+const char *cudaGetErrorString(cudaError_t e)
+{
+    return e == cudaErrorLaunchOutOfResources ? "too many resources requested for launch" : "fake CUDA error";
+}
+int oz_gemm_device_supported(int dev)
+{
+    g_image_asked[dev]++;
+    return g_image_of[dev];
+}
+size_t oz_gemm_workspace_min(const oz_gemm_desc *d)
+{
+    (void)d;
+    return sizeof g_ws;
+}
+size_t oz_gemm_workspace_full(const oz_gemm_desc *d)
+{
+    (void)d;
+    return sizeof g_ws;
+}
+int oz_gemm_run(const oz_gemm_desc *d, void *ws, size_t bytes, void *stream)
+{
+    (void)d, (void)ws, (void)bytes, (void)stream;
+    g_runs++;
+    return g_run_err;
+}
+/* the ozaki2 mode is not under test here (the settings say phase22) */
+int oz2_gemm_moduli(int64_t k, int bits, int *w)
+{
+    (void)k, (void)bits, (void)w;
+    fail_msg("oz2_gemm_moduli called in the phase22 mode");
+    return 0;
+}
+size_t oz2_gemm_workspace_min(const oz_gemm_desc *d, int bits)
+{
+    (void)d, (void)bits;
+    return sizeof g_ws;
+}
+size_t oz2_gemm_workspace_full(const oz_gemm_desc *d, int bits)
+{
+    (void)d, (void)bits;
+    return sizeof g_ws;
+}
+int oz2_gemm_run(const oz_gemm_desc *d, int bits, void *ws, size_t bytes, void *stream)
+{
+    (void)d, (void)bits, (void)ws, (void)bytes, (void)stream;
+    fail_msg("oz2_gemm_run called in the phase22 mode");
+    return -1;
+}
+ozcrt_reason ozcrt_workspace_acquire(cublasHandle_t h, int dev, cudaStream_t s, size_t min, size_t full,
+                                     ozcrt_ws_lease *lease)
+{
+    (void)h, (void)dev, (void)s, (void)min, (void)full;
+    g_leases++;
+    lease->ptr = g_ws;
+    lease->bytes = sizeof g_ws;
+    return OZCRT_R_EMULATED;
+}
+void ozcrt_workspace_release(ozcrt_ws_lease *lease)
+{
+    g_leases--;
+    lease->ptr = NULL;
+}
+void ozcrt_workspace_destroy_handle(cublasHandle_t h)
+{
+    (void)h;
+}
+int oz_shadow_gemm(const oz_shadow_site *site, const oz_gemm_desc *d, oz_native_gemm_fn native, void *ctx,
+                   void *ws, size_t ws_bytes, void *stream)
+{
+    (void)site, (void)d, (void)native, (void)ctx, (void)ws, (void)ws_bytes, (void)stream;
+    fail_msg("shadow mode is off in this test");
+    return -1;
+}
+void oz_shadow_report_at_exit(FILE *log)
+{
+    (void)log;
+}
+static const ozcrt_settings g_settings = {.mode = OZCRT_MODE_PHASE22, .min_m = 1, .min_n = 1, .min_k = 1};
+const ozcrt_settings *ozcrt_effective_policy(void)
+{
+    return &g_settings;
+}
+
+/* ---- the tests ---- */
+#define PA ((const double *)0x1000)
+#define PB ((const double *)0x2000)
+#define PC ((double *)0x3000)
+static const double one = 1.0, half = 0.5;
+static cublasHandle_t g_h;
+
+static uint64_t count_of(ozcrt_reason r)
+{
+    uint64_t calls, by[OZCRT_R_COUNT];
+    double flop;
+    assert_int_equal(ozcrt_stats_read(OZCRT_EP_cublasDgemm_v2, &calls, by, &flop), 0);
+    return by[r];
+}
+
+/* cublasDgemm_v2 through the shim's entry point; the fake cuBLAS answers `fake`. */
+static cublasStatus_t dgemm(cublasStatus_t fake)
+{
+    fake_cublas_reset();
+    fake_cublas_set_status(fake);
+    return cublasDgemm_v2(g_h, CUBLAS_OP_N, CUBLAS_OP_T, 300, 200, 100, &one, PA, 300, PB, 200, &half, PC, 300);
+}
+
+static void assert_forwarded_exactly(void)
+{
+    const fake_call *r = fake_cublas_last();
+    assert_int_equal(fake_cublas_count(), 1);
+    assert_string_equal(r->name, "cublasDgemm_v2");
+    assert_ptr_equal(r->handle, g_h);
+    assert_int_equal(r->transa, CUBLAS_OP_N);
+    assert_int_equal(r->transb, CUBLAS_OP_T);
+    assert_int_equal(r->m, 300);
+    assert_int_equal(r->n, 200);
+    assert_int_equal(r->k, 100);
+    assert_ptr_equal(r->alpha, &one);
+    assert_ptr_equal(r->beta, &half);
+    assert_ptr_equal(r->A, PA);
+    assert_ptr_equal(r->B, PB);
+    assert_ptr_equal(r->C, PC);
+}
+
+/* A device the binary has a kernel image for: emulated, cuBLAS not called. */
+static void t_emulated(void **state)
+{
+    (void)state;
+    g_dev = 0;
+    g_run_err = 0;
+    int runs = g_runs;
+    assert_int_equal(dgemm(CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
+    assert_int_equal(fake_cublas_count(), 0);
+    assert_int_equal(g_runs, runs + 1);
+    assert_int_equal(g_leases, 0);
+}
+
+/* No kernel image for device 1 (say a GPU newer than the build): forwarded,
+ * reason no-kernel-image, the kernels never run; the answer is cached per
+ * device, and device 0 is not affected. */
+static void t_no_kernel_image(void **state)
+{
+    (void)state;
+    g_dev = 1;
+    g_image_of[1] = 0;
+    g_run_err = 0;
+    int runs = g_runs;
+    uint64_t before = count_of(OZCRT_R_NO_KERNEL_IMAGE);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(dgemm(CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_ARCH_MISMATCH);
+        assert_forwarded_exactly();
+    }
+    assert_int_equal(g_runs, runs);
+    assert_int_equal(count_of(OZCRT_R_NO_KERNEL_IMAGE), before + 3);
+    assert_int_equal(g_image_asked[1], 1);
+    g_dev = 0;
+    assert_int_equal(dgemm(CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
+    assert_int_equal(g_image_asked[0], 1);
+}
+
+/* The launch fails (nothing written to C): the caller's call goes to cuBLAS,
+ * whose status comes back; counted as launch-failed, the workspace released. */
+static void t_launch_failed(void **state)
+{
+    (void)state;
+    g_dev = 0;
+    g_run_err = cudaErrorLaunchOutOfResources;
+    uint64_t before = count_of(OZCRT_R_LAUNCH_FAILED), failed = count_of(OZCRT_R_FAILED);
+    assert_int_equal(dgemm(CUBLAS_STATUS_SUCCESS), CUBLAS_STATUS_SUCCESS);
+    assert_forwarded_exactly();
+    assert_int_equal(g_leases, 0);
+    assert_int_equal(count_of(OZCRT_R_LAUNCH_FAILED), before + 1);
+    assert_int_equal(count_of(OZCRT_R_FAILED), failed);
+    g_run_err = 0;
+}
+
+/* A sticky error poisons the context: cuBLAS fails too, and its status is what the caller gets. */
+static void t_launch_failed_sticky(void **state)
+{
+    (void)state;
+    g_dev = 0;
+    g_run_err = cudaErrorIllegalAddress;
+    assert_int_equal(dgemm(CUBLAS_STATUS_EXECUTION_FAILED), CUBLAS_STATUS_EXECUTION_FAILED);
+    assert_forwarded_exactly();
+    assert_int_equal(g_leases, 0);
+    g_run_err = 0;
+}
+
+int main(void)
+{
+    ozcrt_stats_set_counting(1);
+    if (cublasCreate_v2(&g_h) != CUBLAS_STATUS_SUCCESS)
+        return 2;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(t_emulated),
+        cmocka_unit_test(t_no_kernel_image),
+        cmocka_unit_test(t_launch_failed),
+        cmocka_unit_test(t_launch_failed_sticky),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    cublasDestroy_v2(g_h);
+    return failed;
+}
