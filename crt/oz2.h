@@ -79,20 +79,22 @@ OZ_HD oz2_uint oz2_uint_diff(const oz2_uint *a, const oz2_uint *b)
     return r;
 }
 
+/* Leading zero bits of a nonzero 32-bit word. */
+OZ_HD int oz2_clz32(uint32_t v)
+{
+#ifdef __CUDA_ARCH__
+    return __clz((int)v);
+#else
+    return __builtin_clz(v);
+#endif
+}
+
 /* The number of significant bits (0 for 0). */
 OZ_HD int oz2_uint_bitlen(const oz2_uint *x)
 {
-    for (int i = OZ2_LIMBS - 1; i >= 0; i--) {
-        uint32_t v = x->w[i];
-        if (v) {
-            int b = 0;
-            while (v) {
-                v >>= 1;
-                b++;
-            }
-            return 32 * i + b;
-        }
-    }
+    for (int i = OZ2_LIMBS - 1; i >= 0; i--)
+        if (x->w[i])
+            return 32 * i + 32 - oz2_clz32(x->w[i]);
     return 0;
 }
 
