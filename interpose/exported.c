@@ -47,7 +47,8 @@ OZCRT_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_
 {
     OZCRT_TAKE(.ep = OZCRT_EP_cublasGemmEx, .handle = handle, .transa = transa, .transb = transb, .m = m, .n = n,
                .k = k, .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = beta, .C = C, .ldc = ldc,
-               .batch = 1, .typed = 1, .Atype = Atype, .Btype = Btype, .Ctype = Ctype, .compute = computeType);
+               .batch = 1, .typed = 1, .Atype = Atype, .Btype = Btype, .Ctype = Ctype, .compute = computeType,
+               .algo = algo);
     OZCRT_FORWARD(cublasGemmEx, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C,
                   Ctype, ldc, computeType, algo);
 }
@@ -78,7 +79,7 @@ OZCRT_EXPORT cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cu
     OZCRT_TAKE(.ep = OZCRT_EP_cublasGemmStridedBatchedEx, .handle = handle, .transa = transa, .transb = transb,
                .m = m, .n = n, .k = k, .alpha = alpha, .A = A, .lda = lda, .strideA = strideA, .B = B, .ldb = ldb,
                .strideB = strideB, .beta = beta, .C = C, .ldc = ldc, .strideC = strideC, .batch = batchCount,
-               .typed = 1, .Atype = Atype, .Btype = Btype, .Ctype = Ctype, .compute = computeType);
+               .typed = 1, .Atype = Atype, .Btype = Btype, .Ctype = Ctype, .compute = computeType, .algo = algo);
     OZCRT_FORWARD(cublasGemmStridedBatchedEx, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B,
                   Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
 }
@@ -108,7 +109,7 @@ OZCRT_EXPORT cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOpe
     OZCRT_TAKE(.ep = OZCRT_EP_cublasGemmBatchedEx, .handle = handle, .transa = transa, .transb = transb, .m = m,
                .n = n, .k = k, .alpha = alpha, .Aarray = Aarray, .lda = lda, .Barray = Barray, .ldb = ldb,
                .beta = beta, .Carray = Carray, .ldc = ldc, .batch = batchCount, .typed = 1, .Atype = Atype,
-               .Btype = Btype, .Ctype = Ctype, .compute = computeType);
+               .Btype = Btype, .Ctype = Ctype, .compute = computeType, .algo = algo);
     OZCRT_FORWARD(cublasGemmBatchedEx, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype,
                   ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
 }

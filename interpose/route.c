@@ -21,6 +21,7 @@
 
 #include "kernels/oz2_gemm.h"
 #include "kernels/ozcrt_gemm.h"
+#include "native.h"
 #include "policy.h"
 #include "real.h"
 #include "shadow.h"
@@ -155,53 +156,6 @@ static oz_gemm_desc make_desc(const ozcrt_call *c, int on_device)
     return d;
 }
 
-/* Shadow mode's native run: the caller's call to the real cuBLAS with only
- * C (C/ldc/strideC, or Carray) replaced by `into`. */
-static int native_into(void *ctx, const oz_gemm_desc *into)
-{
-    const ozcrt_call *c = ctx;
-    const ozcrt_real_table *r = ozcrt_real();
-    const void *al = c->alpha, *be = c->beta;
-    int m = (int)c->m, n = (int)c->n, k = (int)c->k, lda = (int)c->lda, ldb = (int)c->ldb, ldc = (int)into->ldc;
-    cublasStatus_t st = CUBLAS_STATUS_NOT_SUPPORTED;
-    ozcrt_in_real++;
-    switch (c->ep) {
-    case OZCRT_EP_cublasDgemm_v2:
-        st = r->cublasDgemm_v2(c->handle, c->transa, c->transb, m, n, k, al, c->A, lda, c->B, ldb, be, into->C, ldc);
-        break;
-    case OZCRT_EP_cublasDgemm_v2_64:
-        st = r->cublasDgemm_v2_64(c->handle, c->transa, c->transb, c->m, c->n, c->k, al, c->A, c->lda, c->B, c->ldb,
-                                  be, into->C, into->ldc);
-        break;
-    case OZCRT_EP_cublasGemmEx:
-        st = r->cublasGemmEx(c->handle, c->transa, c->transb, m, n, k, al, c->A, c->Atype, lda, c->B, c->Btype, ldb, be,
-                             into->C, c->Ctype, ldc, c->compute, CUBLAS_GEMM_DEFAULT);
-        break;
-    case OZCRT_EP_cublasDgemmStridedBatched:
-        st = r->cublasDgemmStridedBatched(c->handle, c->transa, c->transb, m, n, k, al, c->A, lda, c->strideA, c->B,
-                                          ldb, c->strideB, be, into->C, ldc, into->strideC, (int)c->batch);
-        break;
-    case OZCRT_EP_cublasGemmStridedBatchedEx:
-        st = r->cublasGemmStridedBatchedEx(c->handle, c->transa, c->transb, m, n, k, al, c->A, c->Atype, lda,
-                                           c->strideA, c->B, c->Btype, ldb, c->strideB, be, into->C, c->Ctype, ldc,
-                                           into->strideC, (int)c->batch, c->compute, CUBLAS_GEMM_DEFAULT);
-        break;
-    case OZCRT_EP_cublasDgemmBatched:
-        st = r->cublasDgemmBatched(c->handle, c->transa, c->transb, m, n, k, al, (const double *const *)c->Aarray, lda,
-                                   (const double *const *)c->Barray, ldb, be, into->Carray, ldc, (int)c->batch);
-        break;
-    case OZCRT_EP_cublasGemmBatchedEx:
-        st = r->cublasGemmBatchedEx(c->handle, c->transa, c->transb, m, n, k, al, c->Aarray, c->Atype, lda, c->Barray,
-                                    c->Btype, ldb, be, (void *const *)into->Carray, c->Ctype, ldc, (int)c->batch,
-                                    c->compute, CUBLAS_GEMM_DEFAULT);
-        break;
-    default:
-        break;
-    }
-    ozcrt_in_real--;
-    return (int)st;
-}
-
 /* The shadow report at exit, registered after the CUDA runtime has started
  * (check_gpu ran), so that it runs before the runtime's own teardown. */
 static pthread_once_t g_report_once = PTHREAD_ONCE_INIT;
@@ -273,7 +227,7 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, cublas
     if (s->compare && !ozaki2) { /* OZCRT_COMPARE=1 or ozcrt_set: native into scratch too, compared on the GPU */
         pthread_once(&g_report_once, register_report);
         oz_shadow_site site = {ozcrt_entry_name(c->ep), (int)c->transa, (int)c->transb, c->m, c->n, c->k, c->batch};
-        int st = oz_shadow_gemm(&site, &d, native_into, (void *)c, lease.ptr, lease.bytes, (void *)stream);
+        int st = oz_shadow_gemm(&site, &d, ozcrt_native_into, (void *)c, lease.ptr, lease.bytes, (void *)stream);
         ozcrt_workspace_release(&lease);
         *status = (cublasStatus_t)st;
         return st == 0 ? OZCRT_R_EMULATED : OZCRT_R_FAILED;

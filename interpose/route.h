@@ -23,9 +23,10 @@ typedef struct ozcrt_call {
     const void *const *Barray;
     void *const *Carray;
     int64_t batch;                    /* 1 for the single calls */
-    int typed;                        /* GemmEx family: the four below are set */
+    int typed;                        /* GemmEx family: the five below are set */
     cudaDataType Atype, Btype, Ctype;
     cublasComputeType_t compute;
+    cublasGemmAlgo_t algo;            /* GemmEx family: the caller's algo (shadow mode's native run) */
 } ozcrt_call;
 
 /* Decides and, when the call is taken, enqueues it on the handle's stream.
