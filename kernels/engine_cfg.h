@@ -23,28 +23,46 @@ struct oz_engine_cfg {
     static constexpr int CONSUMERS = 2;
     static constexpr int BLOCKS_PER_CONSUMER = 2;              /* m64 blocks */
     static constexpr int WG_M = MMA_M * BLOCKS_PER_CONSUMER;   /* 128 logical rows per consumer */
-    static constexpr int BLOCK_M = WG_M * CONSUMERS;           /* 256 logical rows of A per tile */
     static constexpr int BLOCK_N = MMA_N;                      /* 128 logical rows of B per tile */
     static constexpr int BLOCK_K = 128;                        /* bytes of K per stage: one 128-byte swizzle row */
-    static constexpr int STAGES = 4;
     static constexpr int THREADS = 128 * (1 + CONSUMERS);
-    static constexpr int A_STAGE = BLOCK_M * BLOCK_K, B_STAGE = BLOCK_N * BLOCK_K;
-    static constexpr int STAGE_BYTES = A_STAGE + B_STAGE;
-    /* + 1024: the base is aligned to the 1024-byte swizzle atom; then 2 STAGES barriers */
-    static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024 + 2 * STAGES * 8;
+    static constexpr int B_STAGE = BLOCK_N * BLOCK_K;
     static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232; /* setmaxnreg */
     static constexpr int GROUP_M = 8;     /* tile rasterization: GROUP_M tile rows walked together (L2 reuse) */
     static constexpr int MAX_CTAS = 160;  /* persistent grid cap: the per-CTA scratch is sized for it */
     static constexpr int ACC = MMA_M * MMA_N / 128; /* accumulators per thread per block: 64 */
     static constexpr int CTHREADS = 128 * CONSUMERS;
+    static constexpr int SMEM_LIMIT = 227 * 1024;
 
     static_assert(THREADS == 384, "one producer and two consumer warpgroups");
     static_assert(BLOCK_K == 128 && BLOCK_K % MMA_K == 0, "a stage row is one 128-byte swizzle row");
-    static_assert(A_STAGE % 1024 == 0 && B_STAGE % 1024 == 0, "stages keep the 1024-byte swizzle alignment");
-    static_assert(SMEM_BYTES <= 227 * 1024, "fits Hopper's 227 KB of shared memory per block");
-    static_assert(BLOCK_M <= 256 && BLOCK_N <= 256, "TMA box dimensions");
+    static_assert(B_STAGE % 1024 == 0, "stages keep the 1024-byte swizzle alignment");
     static_assert(CONSUMER_REGS * CTHREADS + PRODUCER_REGS * 128 <= 65536, "register file");
     static_assert(OZ_PAD_K % BLOCK_K == 0, "K padding is whole stages");
+};
+
+/* How the two consumers share the work. Cooperative: one 256 x 128 tile,
+ * every stage feeds both (consumer w takes A rows [128 w, 128 w + 128)),
+ * and both run their epilogues at the same time. Ping-pong: each consumer
+ * owns its own 128 x 128 tile (the CTA's tiles alternate between them); the
+ * producer loads one modulus's K range for consumer 0, then the same for
+ * consumer 1, and so on, so that one consumer's epilogue runs while the
+ * other's MMAs do; stages are smaller, so the ring is deeper. */
+template <bool PINGPONG>
+struct oz_engine_sched {
+    static constexpr bool PP = PINGPONG;
+    static constexpr int BLOCK_M = PP ? oz_engine_cfg::WG_M : oz_engine_cfg::WG_M * oz_engine_cfg::CONSUMERS;
+    static constexpr int A_STAGE = BLOCK_M * oz_engine_cfg::BLOCK_K;
+    static constexpr int STAGE_BYTES = A_STAGE + oz_engine_cfg::B_STAGE;
+    static constexpr int STAGES = PP ? 7 : 4;
+    static constexpr int EMPTY_ARRIVALS = (PP ? 1 : oz_engine_cfg::CONSUMERS) * 4; /* lane 0 of each consuming warp */
+    /* + 1024: the base is aligned to the 1024-byte swizzle atom; then 2 STAGES + 2 barriers */
+    static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024 + (2 * STAGES + 2) * 8;
+    static_assert(A_STAGE % 1024 == 0, "stages keep the 1024-byte swizzle alignment");
+    static_assert(SMEM_BYTES <= oz_engine_cfg::SMEM_LIMIT, "fits Hopper's 227 KB of shared memory per block");
+    static_assert(BLOCK_M <= 256 && oz_engine_cfg::BLOCK_N <= 256, "TMA box dimensions");
+    static_assert((STAGES + 1) * STAGE_BYTES + 1024 + (2 * (STAGES + 1) + 2) * 8 > oz_engine_cfg::SMEM_LIMIT,
+                  "as many stages as fit");
 };
 
 /* Phase 22 on the engine: the moduli set, K chunk and the per-CTA scratch

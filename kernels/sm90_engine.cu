@@ -72,7 +72,20 @@ struct oz_frag {
     __device__ int col(int idx) const { return col0 + 8 * (idx >> 2) + (idx & 1); }
 };
 
-__device__ __forceinline__ int32_t oz_engine_mod(int32_t x, int q) { return oz_mod_p(x, c_emod[q], c_emu[q]); }
+/* x mod m_q in [0, m_q) for |x| <= 2^30 (every accumulator of a K chunk):
+ * shifted by a multiple of m_q above 2^30 to be non-negative, then one
+ * multiply-high with floor(2^32 / m_q), whose quotient is exact or one
+ * short (y < 2^32), and one correction. */
+#define OZ_EOFF_(i, m) (uint32_t)(((UINT32_C(1) << 30) + (m) - 1) / (m) * (m)),
+static __constant__ uint32_t c_eoff[OZ_ENGINE_NMODULI] = {OZ_ENGINE_MODULI(OZ_EOFF_)};
+#undef OZ_EOFF_
+__device__ __forceinline__ int32_t oz_engine_mod(int32_t x, int q)
+{
+    const uint32_t m = (uint32_t)c_emod[q];
+    const uint32_t y = (uint32_t)x + c_eoff[q];
+    const uint32_t r = y - __umulhi(y, c_emu[q]) * m;
+    return (int32_t)(r >= m ? r - m : r);
+}
 
 /* Keeps the compiler from batching the per-element work (register pressure). */
 __device__ __forceinline__ void oz_fence_regs() { asm volatile("" ::: "memory"); }
@@ -87,7 +100,7 @@ struct oz_mode_p22 {
 
     static __device__ __forceinline__ void modulus_done(const oz_engine_params &P, int32_t (&acc0)[Cfg::ACC],
                                                         int32_t (&acc1)[Cfg::ACC], int q, int64_t c, int64_t nchunks,
-                                                        int64_t b, int tm, int tn, int cw, int ctid)
+                                                        int64_t b, int64_t row0, int64_t col0, int ctid)
     {
         char *scr = P.scratch + (int64_t)blockIdx.x * M::SCRATCH_BYTES;
         uint32_t *res = (uint32_t *)scr + ctid;
@@ -144,16 +157,16 @@ struct oz_mode_p22 {
 #undef OZ_CRT_TERM_
                     /* X = S - q M' with q = rint(S / M'): |X| <= 2^46 is far from M'/2 = 2^46.8,
                      * so the double quotient (error < 2^-40) rounds to the right q. */
-                    const double qd = rint((double)S * inv_M);
-                    const int64_t X = (int64_t)(S - (uint64_t)(int64_t)qd * OZ_P22G_M);
+                    const long long qd = __double2ll_rn(__dmul_rn(__ull2double_rn(S), inv_M));
+                    const int64_t X = (int64_t)(S - (uint64_t)qd * OZ_P22G_M);
                     const double unit = ps == 0 ? 0x1p-34 : ps == 3 ? 0x1p-68 : 0x1p-51;
                     d = __dadd_rn(d, __dmul_rn((double)X, unit));
                 }
                 if (!last) {
                     dacc[idx * Cfg::CTHREADS] = d;
                 } else {
-                    const int64_t i = (int64_t)tm * (Cfg::BLOCK_M / 2) + cw * 64 + fr.row(idx);
-                    const int64_t j = (int64_t)tn * (Cfg::BLOCK_N / 2) + fr.col(idx);
+                    const int64_t i = row0 / 2 + fr.row(idx); /* 128 logical rows: hi and lo of 64 */
+                    const int64_t j = col0 / 2 + fr.col(idx);
                     if (i < P.m && j < P.n) {
                         const int s = sA[i], t = sB[j];
                         if (s != OZ_SCALE_SPECIAL && t != OZ_SCALE_SPECIAL) /* else the fix-up kernel writes it */
@@ -173,7 +186,7 @@ struct oz_mode_res {
 
     static __device__ __forceinline__ void modulus_done(const oz_engine_params &P, int32_t (&acc0)[Cfg::ACC],
                                                         int32_t (&acc1)[Cfg::ACC], int q, int64_t c, int64_t nchunks,
-                                                        int64_t b, int tm, int tn, int cw, int ctid)
+                                                        int64_t b, int64_t row0, int64_t col0, int ctid)
     {
         (void)nchunks;
         const oz_frag fr(ctid);
@@ -183,8 +196,8 @@ struct oz_mode_res {
         for (int h = 0; h < Cfg::BLOCKS_PER_CONSUMER; h++) {
 #pragma unroll
             for (int idx = 0; idx < Cfg::ACC; idx++) {
-                const int64_t i = (int64_t)tm * Cfg::BLOCK_M + cw * Cfg::WG_M + h * Cfg::MMA_M + fr.row(idx);
-                const int64_t j = (int64_t)tn * Cfg::BLOCK_N + fr.col(idx);
+                const int64_t i = row0 + h * Cfg::MMA_M + fr.row(idx);
+                const int64_t j = col0 + fr.col(idx);
                 if (i >= P.res_rows || j >= P.res_cols)
                     continue;
                 int32_t r = oz_engine_mod(h ? acc1[idx] : acc0[idx], q);
@@ -200,7 +213,7 @@ struct oz_mode_res {
     }
 };
 
-template <class Mode>
+template <class Mode, class Sched>
 __global__ void __launch_bounds__(Cfg::THREADS, 1)
     oz_sm90_engine_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
                           const oz_engine_params P)
@@ -208,17 +221,21 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     extern __shared__ __align__(1024) uint8_t smem_raw[];
     const uint32_t sraw = (uint32_t)__cvta_generic_to_shared(smem_raw);
     const uint32_t sA = (sraw + 1023) & ~1023u;
-    const uint32_t sB = sA + Cfg::STAGES * Cfg::A_STAGE;
-    const uint32_t bars = sB + Cfg::STAGES * Cfg::B_STAGE;
+    const uint32_t sB = sA + Sched::STAGES * Sched::A_STAGE;
+    const uint32_t bars = sB + Sched::STAGES * Cfg::B_STAGE;
     auto full = [&](int s) { return bars + 8 * s; };
-    auto empty = [&](int s) { return bars + 8 * (Cfg::STAGES + s); };
+    auto empty = [&](int s) { return bars + 8 * (Sched::STAGES + s); };
+    /* ping-pong: consumer w may run its MMAs when turn(w) says the other's run is done */
+    auto turn = [&](int w) { return bars + 8 * (2 * Sched::STAGES + w); };
     const int wg = threadIdx.x >> 7;
 
     if (threadIdx.x == 0) {
-        for (int s = 0; s < Cfg::STAGES; s++) {
+        for (int s = 0; s < Sched::STAGES; s++) {
             oz_mbar_init(full(s), 1);
-            oz_mbar_init(empty(s), Cfg::CONSUMERS * 4); /* lane 0 of every consumer warp */
+            oz_mbar_init(empty(s), Sched::EMPTY_ARRIVALS);
         }
+        oz_mbar_init(turn(0), 4);
+        oz_mbar_init(turn(1), 4);
         oz_mbar_init_fence();
     }
     __syncthreads();
@@ -228,6 +245,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         const int64_t left = P.kpad - c * Mode::KCHUNK;
         return (int)((left < Mode::KCHUNK ? left : Mode::KCHUNK) / Cfg::BLOCK_K);
     };
+    /* The CTA's tiles: blockIdx.x + i gridDim.x. Cooperative: one tile per
+     * step; ping-pong: tiles i (consumer 0) and i + 1 (consumer 1) per step,
+     * their runs of stages interleaved per (chunk, modulus). */
+    constexpr int STEP = Sched::PP ? 2 : 1;
 
     if (wg == 0) { /* producer */
         oz_setmaxnreg_dec<Cfg::PRODUCER_REGS>();
@@ -237,26 +258,31 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         oz_tma_prefetch_desc(&tmB);
         int st = 0;
         uint32_t ph = 0;
-        for (int64_t t = blockIdx.x; t < P.tiles_total; t += gridDim.x) {
+        auto load_run = [&](int64_t t, int64_t c, int q) {
             int64_t b;
             int tm, tn;
             oz_engine_tile(P, t, b, tm, tn);
-            for (int64_t c = 0; c < nchunks; c++) {
-                const int nk = kblocks(c);
-                for (int q = 0; q < P.nmod; q++) {
-                    for (int kb = 0; kb < nk; kb++) {
-                        oz_mbar_wait(empty(st), ph ^ 1);
-                        oz_mbar_arrive_expect_tx(full(st), Cfg::STAGE_BYTES);
-                        const int32_t k = (int32_t)(c * Mode::KCHUNK + kb * Cfg::BLOCK_K);
-                        oz_tma_load_4d(sA + st * Cfg::A_STAGE, &tmA, full(st), k, tm * Cfg::BLOCK_M, q, (int32_t)b);
-                        oz_tma_load_4d(sB + st * Cfg::B_STAGE, &tmB, full(st), k, tn * Cfg::BLOCK_N, q, (int32_t)b);
-                        if (++st == Cfg::STAGES) {
-                            st = 0;
-                            ph ^= 1;
-                        }
-                    }
+            const int nk = kblocks(c);
+            for (int kb = 0; kb < nk; kb++) {
+                oz_mbar_wait(empty(st), ph ^ 1);
+                oz_mbar_arrive_expect_tx(full(st), Sched::STAGE_BYTES);
+                const int32_t k = (int32_t)(c * Mode::KCHUNK + kb * Cfg::BLOCK_K);
+                oz_tma_load_4d(sA + st * Sched::A_STAGE, &tmA, full(st), k, tm * Sched::BLOCK_M, q, (int32_t)b);
+                oz_tma_load_4d(sB + st * Cfg::B_STAGE, &tmB, full(st), k, tn * Cfg::BLOCK_N, q, (int32_t)b);
+                if (++st == Sched::STAGES) {
+                    st = 0;
+                    ph ^= 1;
                 }
             }
+        };
+        for (int64_t t = blockIdx.x; t < P.tiles_total; t += STEP * (int64_t)gridDim.x) {
+            const int64_t t1 = t + gridDim.x;
+            for (int64_t c = 0; c < nchunks; c++)
+                for (int q = 0; q < P.nmod; q++) {
+                    load_run(t, c, q);
+                    if (Sched::PP && t1 < P.tiles_total)
+                        load_run(t1, c, q);
+                }
         }
         return;
     }
@@ -268,22 +294,45 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     int32_t acc0[Cfg::ACC], acc1[Cfg::ACC];
     int st = 0;
     uint32_t ph = 0;
-    const uint32_t a_off0 = (cw * Cfg::WG_M) * Cfg::BLOCK_K, a_off1 = a_off0 + Cfg::MMA_M * Cfg::BLOCK_K;
-    for (int64_t t = blockIdx.x; t < P.tiles_total; t += gridDim.x) {
+    auto skip = [&](int n) { /* past n stages (the other consumer's run, or the one just used) */
+        st += n;
+        ph ^= (uint32_t)(st / Sched::STAGES) & 1u;
+        st %= Sched::STAGES;
+    };
+    uint32_t turns = 0; /* runs this consumer has taken its turn for */
+    const int a_rows = Sched::PP ? 0 : cw * Cfg::WG_M; /* this consumer's rows of the A stage */
+    const uint32_t a_off0 = a_rows * Cfg::BLOCK_K, a_off1 = a_off0 + Cfg::MMA_M * Cfg::BLOCK_K;
+    for (int64_t t0 = blockIdx.x; t0 < P.tiles_total; t0 += STEP * (int64_t)gridDim.x) {
+        const int64_t t1 = t0 + gridDim.x;
+        const bool has1 = Sched::PP && t1 < P.tiles_total;
+        if (Sched::PP && cw == 1 && !has1)
+            break;
+        const int64_t t = Sched::PP && cw == 1 ? t1 : t0;
         int64_t b;
         int tm, tn;
         oz_engine_tile(P, t, b, tm, tn);
+        const int64_t row0 = (int64_t)tm * Sched::BLOCK_M + a_rows, col0 = (int64_t)tn * Cfg::BLOCK_N;
         for (int64_t c = 0; c < nchunks; c++) {
             const int nk = kblocks(c);
             for (int q = 0; q < P.nmod; q++) {
+                if (Sched::PP && cw == 1)
+                    skip(nk); /* consumer 0's run comes first */
+                /* Ping-pong order: a consumer starts a run only after the other finished its
+                 * previous one, so that it never waits on a stage more than one phase ahead
+                 * (mbarrier parities alias) and its epilogue overlaps the other's MMAs.
+                 * Consumer 0's first wait passes at once (parity of the phase before the
+                 * first). In a last step without a tile for consumer 1, consumer 0 waits once,
+                 * for consumer 1's last run, then has the ring to itself. */
+                if (Sched::PP && (cw == 1 || has1 || (c == 0 && q == 0)))
+                    oz_mbar_wait(turn(cw), (turns++ & 1u) ^ (cw == 0 ? 1u : 0u));
 #pragma unroll
                 for (int i = 0; i < Cfg::ACC; i++)
                     acc0[i] = acc1[i] = 0;
                 int prev = -1;
                 for (int kb = 0; kb < nk; kb++) {
                     oz_mbar_wait(full(st), ph);
-                    const uint64_t da0 = oz_wgmma_desc(sA + st * Cfg::A_STAGE + a_off0);
-                    const uint64_t da1 = oz_wgmma_desc(sA + st * Cfg::A_STAGE + a_off1);
+                    const uint64_t da0 = oz_wgmma_desc(sA + st * Sched::A_STAGE + a_off0);
+                    const uint64_t da1 = oz_wgmma_desc(sA + st * Sched::A_STAGE + a_off1);
                     const uint64_t db = oz_wgmma_desc(sB + st * Cfg::B_STAGE);
                     oz_wgmma_fence();
 #pragma unroll
@@ -296,20 +345,21 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                     if (prev >= 0 && lane0)
                         oz_mbar_arrive(empty(prev));
                     prev = st;
-                    if (++st == Cfg::STAGES) {
-                        st = 0;
-                        ph ^= 1;
-                    }
+                    skip(1);
                 }
                 oz_wgmma_wait<0>();
                 if (prev >= 0 && lane0)
                     oz_mbar_arrive(empty(prev));
+                if (Sched::PP && (cw == 1 || has1) && lane0)
+                    oz_mbar_arrive(turn(cw ^ 1)); /* this run's MMAs are done: the other's turn */
+                if (Sched::PP && cw == 0 && has1)
+                    skip(nk); /* consumer 1's run follows */
 #pragma unroll
                 for (int i = 0; i < Cfg::ACC; i++) { /* the results exist only now: no read may move above the wait */
                     asm volatile("" : "+r"(acc0[i])::"memory");
                     asm volatile("" : "+r"(acc1[i])::"memory");
                 }
-                Mode::modulus_done(P, acc0, acc1, q, c, nchunks, b, tm, tn, cw, ctid);
+                Mode::modulus_done(P, acc0, acc1, q, c, nchunks, b, row0, col0, ctid);
             }
         }
     }
@@ -356,10 +406,16 @@ static cudaError_t oz_make_tmap(CUtensorMap *map, const void *base, int64_t kpad
 
 #define OZ_ENGINE_MAX_DEVICES 64
 
+typedef oz_engine_sched<false> oz_sched_coop;
+typedef oz_engine_sched<true> oz_sched_pp;
+/* The schedule the launchers use: ping-pong unless a benchmark says otherwise. */
+static int g_engine_pingpong = 1;
+extern "C" void oz_engine_bench_schedule(int pingpong) { g_engine_pingpong = pingpong; }
+
 /* SM count of the device, and the shared-memory attribute of the
  * instantiation raised once per device (nothing but launches inside a
  * capture after the first call). */
-template <class Mode>
+template <class Mode, class Sched>
 static cudaError_t oz_engine_prepare(int dev, int *sms)
 {
     static volatile int cached_sms[OZ_ENGINE_MAX_DEVICES];
@@ -370,8 +426,8 @@ static cudaError_t oz_engine_prepare(int dev, int *sms)
     cudaError_t e = cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev);
     if (e != cudaSuccess)
         return e;
-    e = cudaFuncSetAttribute(oz_sm90_engine_kernel<Mode>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             Cfg::SMEM_BYTES);
+    e = cudaFuncSetAttribute(oz_sm90_engine_kernel<Mode, Sched>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             Sched::SMEM_BYTES);
     if (e != cudaSuccess)
         return e;
     if (dev < OZ_ENGINE_MAX_DEVICES)
@@ -379,23 +435,37 @@ static cudaError_t oz_engine_prepare(int dev, int *sms)
     return cudaSuccess;
 }
 
-template <class Mode>
-static cudaError_t oz_engine_launch(const CUtensorMap &ta, const CUtensorMap &tb, oz_engine_params &p, cudaStream_t s)
+/* Fills the tile counts from the logical rows and launches a persistent grid. */
+template <class Mode, class Sched>
+static cudaError_t oz_engine_launch_with(const CUtensorMap &ta, const CUtensorMap &tb, oz_engine_params &p,
+                                         int64_t rows_a, int64_t rows_b, int64_t group, cudaStream_t s)
 {
     int dev = 0, sms = 0;
     cudaError_t e = cudaGetDevice(&dev);
     if (e != cudaSuccess)
         return e;
-    e = oz_engine_prepare<Mode>(dev, &sms);
+    e = oz_engine_prepare<Mode, Sched>(dev, &sms);
     if (e != cudaSuccess)
         return e;
+    p.tiles_m = (int32_t)((rows_a + Sched::BLOCK_M - 1) / Sched::BLOCK_M);
+    p.tiles_n = (int32_t)((rows_b + Cfg::BLOCK_N - 1) / Cfg::BLOCK_N);
+    p.tiles_total = (int64_t)p.tiles_m * p.tiles_n * group;
     if (p.tiles_total <= 0)
         return cudaSuccess;
-    int64_t grid = p.tiles_total < sms ? p.tiles_total : sms;
-    if (grid > Cfg::MAX_CTAS)
-        grid = Cfg::MAX_CTAS;
-    oz_sm90_engine_kernel<Mode><<<(unsigned)grid, Cfg::THREADS, Cfg::SMEM_BYTES, s>>>(ta, tb, p);
+    const int64_t per_cta = Sched::PP ? 2 : 1; /* ping-pong: two tiles in flight per CTA */
+    int64_t grid = (p.tiles_total + per_cta - 1) / per_cta;
+    grid = grid < sms ? grid : sms;
+    grid = grid < Cfg::MAX_CTAS ? grid : Cfg::MAX_CTAS;
+    oz_sm90_engine_kernel<Mode, Sched><<<(unsigned)grid, Cfg::THREADS, Sched::SMEM_BYTES, s>>>(ta, tb, p);
     return cudaGetLastError();
+}
+
+template <class Mode>
+static cudaError_t oz_engine_launch(const CUtensorMap &ta, const CUtensorMap &tb, oz_engine_params &p, int64_t rows_a,
+                                    int64_t rows_b, int64_t group, cudaStream_t s)
+{
+    return g_engine_pingpong ? oz_engine_launch_with<Mode, oz_sched_pp>(ta, tb, p, rows_a, rows_b, group, s)
+                             : oz_engine_launch_with<Mode, oz_sched_coop>(ta, tb, p, rows_a, rows_b, group, s);
 }
 
 /* Whether this binary holds the engine for device dev (compute capability 9.0, sm_90a image). */
@@ -414,19 +484,21 @@ bool oz_engine_usable(int dev)
         (void)cudaGetLastError();
         return false;
     }
-    if (optin < Cfg::SMEM_BYTES)
+    if (optin < oz_sched_pp::SMEM_BYTES || optin < oz_sched_coop::SMEM_BYTES)
         return false;
     cudaFuncAttributes attr;
-    if (cudaFuncGetAttributes(&attr, oz_sm90_engine_kernel<oz_mode_p22>) != cudaSuccess) {
+    if (cudaFuncGetAttributes(&attr, oz_sm90_engine_kernel<oz_mode_p22, oz_sched_pp>) != cudaSuccess) {
         (void)cudaGetLastError();
         return false;
     }
     return attr.binaryVersion == 90;
 }
 
+/* Tiles counted with the smaller tile of the two schedules (the scratch bound). */
 int64_t oz_engine_p22_tiles(int64_t mpad, int64_t npad, int64_t group)
 {
-    return ((2 * mpad + Cfg::BLOCK_M - 1) / Cfg::BLOCK_M) * ((2 * npad + Cfg::BLOCK_N - 1) / Cfg::BLOCK_N) * group;
+    const int64_t bm = oz_sched_pp::BLOCK_M < oz_sched_coop::BLOCK_M ? oz_sched_pp::BLOCK_M : oz_sched_coop::BLOCK_M;
+    return ((2 * mpad + bm - 1) / bm) * ((2 * npad + Cfg::BLOCK_N - 1) / Cfg::BLOCK_N) * group;
 }
 
 int64_t oz_engine_p22_scratch_bytes(int64_t tiles_total)
@@ -435,24 +507,32 @@ int64_t oz_engine_p22_scratch_bytes(int64_t tiles_total)
     return ctas * oz_engine_p22::SCRATCH_BYTES;
 }
 
-cudaError_t oz_launch_p22_engine(const oz_engine_p22_job &job, int64_t group, cudaStream_t s)
+template <class Sched>
+static cudaError_t oz_maps(CUtensorMap *ta, CUtensorMap *tb, const oz_operand_ws &a, const oz_operand_ws &b, int nmod,
+                           int64_t group)
 {
-    const int64_t rows_a = job.a.plane_rows, rows_b = job.b.plane_rows; /* logical: hi and lo */
-    CUtensorMap ta, tb;
-    cudaError_t e = oz_make_tmap(&ta, job.a.plane(0, 0), job.a.kpad, rows_a, OZ_P22G_NMODULI, group,
-                                 job.a.slot_bytes, Cfg::BLOCK_M);
+    cudaError_t e = oz_make_tmap(ta, a.plane(0, 0), a.kpad, a.plane_rows, nmod, group, a.slot_bytes, Sched::BLOCK_M);
     if (e != cudaSuccess)
         return e;
-    e = oz_make_tmap(&tb, job.b.plane(0, 0), job.b.kpad, rows_b, OZ_P22G_NMODULI, group, job.b.slot_bytes,
-                     Cfg::BLOCK_N);
+    return oz_make_tmap(tb, b.plane(0, 0), b.kpad, b.plane_rows, nmod, group, b.slot_bytes, Cfg::BLOCK_N);
+}
+
+static cudaError_t oz_maps_for_schedule(CUtensorMap *ta, CUtensorMap *tb, const oz_operand_ws &a,
+                                        const oz_operand_ws &b, int nmod, int64_t group)
+{
+    return g_engine_pingpong ? oz_maps<oz_sched_pp>(ta, tb, a, b, nmod, group)
+                             : oz_maps<oz_sched_coop>(ta, tb, a, b, nmod, group);
+}
+
+cudaError_t oz_launch_p22_engine(const oz_engine_p22_job &job, int64_t group, cudaStream_t s)
+{
+    CUtensorMap ta, tb;
+    cudaError_t e = oz_maps_for_schedule(&ta, &tb, job.a, job.b, OZ_P22G_NMODULI, group);
     if (e != cudaSuccess)
         return e;
     oz_engine_params p = {};
     p.kpad = job.a.kpad;
     p.nmod = OZ_P22G_NMODULI;
-    p.tiles_m = (int32_t)((rows_a + Cfg::BLOCK_M - 1) / Cfg::BLOCK_M);
-    p.tiles_n = (int32_t)((rows_b + Cfg::BLOCK_N - 1) / Cfg::BLOCK_N);
-    p.tiles_total = (int64_t)p.tiles_m * p.tiles_n * group;
     p.m = job.m;
     p.n = job.n;
     p.ws = job.a.ws;
@@ -462,7 +542,7 @@ cudaError_t oz_launch_p22_engine(const oz_engine_p22_job &job, int64_t group, cu
     p.c = job.c;
     p.sc = job.sc;
     p.scratch = job.scratch;
-    return oz_engine_launch<oz_mode_p22>(ta, tb, p, s);
+    return oz_engine_launch<oz_mode_p22>(ta, tb, p, job.a.plane_rows, job.b.plane_rows, group, s);
 }
 
 cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, cudaStream_t s)
@@ -470,23 +550,15 @@ cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, 
     if (job.nmod < 1 || job.nmod > OZ_ENGINE_NMODULI || job.a.kpad != job.b.kpad)
         return cudaErrorInvalidValue;
     CUtensorMap ta, tb;
-    cudaError_t e = oz_make_tmap(&ta, job.a.plane(0, 0), job.a.kpad, job.a.plane_rows, job.nmod, group,
-                                 job.a.slot_bytes, Cfg::BLOCK_M);
-    if (e != cudaSuccess)
-        return e;
-    e = oz_make_tmap(&tb, job.b.plane(0, 0), job.b.kpad, job.b.plane_rows, job.nmod, group, job.b.slot_bytes,
-                     Cfg::BLOCK_N);
+    cudaError_t e = oz_maps_for_schedule(&ta, &tb, job.a, job.b, job.nmod, group);
     if (e != cudaSuccess)
         return e;
     oz_engine_params p = {};
     p.kpad = job.a.kpad;
     p.nmod = job.nmod;
-    p.tiles_m = (int32_t)((job.a.rows_pad + Cfg::BLOCK_M - 1) / Cfg::BLOCK_M);
-    p.tiles_n = (int32_t)((job.b.rows_pad + Cfg::BLOCK_N - 1) / Cfg::BLOCK_N);
-    p.tiles_total = (int64_t)p.tiles_m * p.tiles_n * group;
     p.res = job.res;
     p.res_item_bytes = job.res_item_bytes;
-    p.res_rows = job.a.rows_pad;
-    p.res_cols = job.b.rows_pad;
-    return oz_engine_launch<oz_mode_res>(ta, tb, p, s);
+    p.res_rows = job.a.plane_rows;
+    p.res_cols = job.b.plane_rows;
+    return oz_engine_launch<oz_mode_res>(ta, tb, p, job.a.plane_rows, job.b.plane_rows, group, s);
 }

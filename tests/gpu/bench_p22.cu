@@ -10,6 +10,8 @@
 #include "kernels/engine.h"
 #include "kernels/ozcrt_gemm.h"
 
+extern "C" void oz_engine_bench_schedule(int pingpong);
+
 #define CHECK(call)                                                                                 \
     do {                                                                                            \
         cudaError_t e_ = (call);                                                                    \
@@ -105,6 +107,10 @@ int main(int argc, char **argv)
     CHECK(cudaMemcpy(dB, H.data(), 8 * bmax, cudaMemcpyHostToDevice));
     int dev = 0;
     CHECK(cudaGetDevice(&dev));
+    if (getenv("OZ_BENCH_COOP")) {
+        oz_engine_bench_schedule(0);
+        printf("engine schedule: cooperative\n");
+    }
     const bool engine = oz_engine_usable(dev);
 
     printf("%-17s %9s %7s %9s %8s %9s %8s %8s %9s %7s %9s\n", "m x n x k", "native", "TFLOPS", "int8 cuB", "TOPS",
