@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "compare/compare.h"
 #include "policy.h"
-#include "shadow.h"
 #include "stats.h"
 
 #define OZCRT_EXPORT __attribute__((visibility("default")))
@@ -24,8 +24,8 @@
 _Static_assert(OZCRT_PHASE22 == OZCRT_MODE_PHASE22 && OZCRT_OFF == OZCRT_MODE_OFF &&
                    OZCRT_OZAKI2 == OZCRT_MODE_OZAKI2 && OZCRT_MODE_COUNT == 3,
                "ozcrt.h's mode numbers are policy.h's");
-_Static_assert(OZCRT_RESULT_NATIVE == OZ_COMPARE_RESULT_NATIVE && OZCRT_RESULT_EMULATED == OZ_COMPARE_RESULT_EMULATED,
-               "ozcrt.h's compare results are shadow.h's");
+_Static_assert(OZCRT_RESULT_NATIVE == OZCMP_RESULT_NATIVE && OZCRT_RESULT_EMULATED == OZCMP_RESULT_EMULATED,
+               "ozcrt.h's compare results are compare/compare.h's");
 
 static ozcrt_settings g_env;  /* written once, under g_env_once */
 static ozcrt_settings g_proc; /* under g_lock */
@@ -41,7 +41,7 @@ static _Thread_local ozcrt_settings t_eff;
 static void read_env(void)
 {
     const ozcrt_policy *p = ozcrt_policy_get();
-    const oz_shadow_config *sc = oz_shadow_config_get();
+    const ozcmp_config *sc = ozcmp_config_get();
     g_env = (ozcrt_settings){
         .mode = p->mode, .min_m = p->min_m, .min_n = p->min_n, .min_k = p->min_k, .bits = p->bits,
         .compare = sc->enabled != 0, .compare_result = (int)sc->result,
@@ -273,10 +273,6 @@ OZCRT_EXPORT int ozcrt_stats_write(const char *path)
 
 OZCRT_EXPORT int ozcrt_report_write(const char *path)
 {
-    oz_shadow_flush();
-    if (path && path[0])
-        return oz_report_write_file(path);
     const ozcrt_policy *p = ozcrt_policy_get();
-    oz_report_print(p->log_level > 0 ? p->log : stderr);
-    return 0;
+    return ozcmp_report_now(path, p->log_level > 0 ? p->log : stderr);
 }

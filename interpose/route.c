@@ -19,12 +19,12 @@
 #include <stdlib.h>
 #include <cuda_runtime_api.h>
 
+#include "compare/compare.h"
 #include "kernels/oz2_gemm.h"
 #include "kernels/ozcrt_gemm.h"
 #include "native.h"
 #include "policy.h"
 #include "real.h"
-#include "shadow.h"
 #include "workspace.h"
 
 #define OZCRT_MIN_CC_MAJOR 8
@@ -162,7 +162,7 @@ static pthread_once_t g_report_once = PTHREAD_ONCE_INIT;
 static void report_at_exit(void)
 {
     const ozcrt_policy *p = ozcrt_policy_get();
-    oz_shadow_report_at_exit(p->log_level > 0 ? p->log : NULL);
+    ozcmp_report_at_exit(p->log_level > 0 ? p->log : NULL);
 }
 static void register_report(void)
 {
@@ -170,7 +170,7 @@ static void register_report(void)
         ozcrt_error("ozcrt: atexit failed: no shadow report will be written");
 }
 
-/* Shadow mode compares the Phase 22 path (shadow.h runs oz_gemm_run): in the
+/* Shadow mode compares the Phase 22 path (compare/compare.h runs oz_gemm_run): in the
  * ozaki2 mode the calls run uncompared, said once. */
 static void warn_shadow_ozaki2(void)
 {
@@ -226,8 +226,9 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, cublas
         warn_shadow_ozaki2();
     if (s->compare && !ozaki2) { /* OZCRT_COMPARE=1 or ozcrt_set: native into scratch too, compared on the GPU */
         pthread_once(&g_report_once, register_report);
-        oz_shadow_site site = {ozcrt_entry_name(c->ep), (int)c->transa, (int)c->transb, c->m, c->n, c->k, c->batch};
-        int st = oz_shadow_gemm(&site, &d, ozcrt_native_into, (void *)c, lease.ptr, lease.bytes, (void *)stream);
+        ozcmp_site site = {ozcrt_entry_name(c->ep), (int)c->transa, (int)c->transb, c->m, c->n, c->k, c->batch};
+        int st = ozcmp_gemm(&site, &d, ozcrt_native_into, (void *)c, lease.ptr, lease.bytes, (void *)stream,
+                            s->compare_result ? OZCMP_RESULT_NATIVE : OZCMP_RESULT_EMULATED);
         ozcrt_workspace_release(&lease);
         *status = (cublasStatus_t)st;
         return st == 0 ? OZCRT_R_EMULATED : OZCRT_R_FAILED;

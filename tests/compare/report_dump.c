@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "interpose/report.h"
+#include "compare/report.h"
 
 int main(int argc, char **argv)
 {
@@ -11,15 +11,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s OUT.csv|OUT.json\n", argv[0]);
         return 2;
     }
-    oz_report *r = oz_report_global();
-    oz_site a = {"cublasDgemm_v2", 0, 1, 1000, 900, 800, 1};
-    oz_site b = {"cublasDgemmStridedBatched", 1, 0, 64, 64, 64, 8};
-    oz_call_metrics m1 = {1.5e-9, 3.25e-7, 2.0e-10, 0, 0, 900000};
-    oz_call_metrics m2 = {0.5e-9, 1.0e-7, 1.0e-10, 0, 0, 900000};
-    oz_call_metrics m3 = {0.0, 0.0, INFINITY, 0, 2, 32768};
-    oz_report_add(r, &a, &m1);
-    oz_report_add(r, &a, &m2);
-    oz_report_add(r, &b, &m3);
-    oz_report_add_skipped(r, &b, OZ_SKIP_CAPTURE);
-    return oz_report_write_file(argv[1]) == 0 ? 0 : 1;
+    ozcmp_report *r = ozcmp_report_global();
+    ozcmp_site a = {"cublasDgemm_v2", 0, 1, 1000, 900, 800, 1};
+    ozcmp_site b = {"cublasDgemmStridedBatched", 1, 0, 64, 64, 64, 8};
+    ozcmp_call_metrics m1 = {1.5e-9, 3.25e-7, 2.0e-10, 0, 0, 900000};
+    ozcmp_call_metrics m2 = {0.5e-9, 1.0e-7, 1.0e-10, 0, 0, 900000};
+    ozcmp_call_metrics m3 = {0.0, 0.0, INFINITY, 0, 2, 32768};
+    ozcmp_report_add(r, &a, &m1);
+    ozcmp_report_add(r, &a, &m2);
+    ozcmp_report_add(r, &b, &m3);
+    ozcmp_report_add_skipped(r, &b, OZCMP_SKIP_CAPTURE);
+    return ozcmp_report_write_file(argv[1]) == 0 ? 0 : 1;
 }

@@ -9,17 +9,17 @@
 #include <math.h>
 #include <string.h>
 
-#include "interpose/metrics.h"
+#include "compare/metrics.h"
 
 /* cmocka 1.1.5 has no assert_double_equal */
 #define assert_close(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
 
-static oz_call_metrics compare(const double *E, const double *N, int64_t m, int64_t n)
+static ozcmp_call_metrics compare(const double *E, const double *N, int64_t m, int64_t n)
 {
-    oz_cmp_accum acc;
-    oz_cmp_accum_init(&acc);
-    oz_cmp_matrix_host(&acc, m, n, E, m, N, m, NULL, NULL, 1.0, 0.0, 1);
-    return oz_cmp_finish(&acc, (uint64_t)(m * n));
+    ozcmp_accum acc;
+    ozcmp_accum_init(&acc);
+    ozcmp_matrix_host(&acc, m, n, E, m, N, m, NULL, NULL, 1.0, 0.0, 1);
+    return ozcmp_finish(&acc, (uint64_t)(m * n));
 }
 
 static void test_hand_computed(void **state)
@@ -28,7 +28,7 @@ static void test_hand_computed(void **state)
     /* column-major 2 x 2; differences 0, 0.5, 1, 0 */
     const double E[4] = {1.0, 2.5, -3.0, 0.0};
     const double N[4] = {1.0, 2.0, -4.0, 0.0};
-    oz_call_metrics r = compare(E, N, 2, 2);
+    ozcmp_call_metrics r = compare(E, N, 2, 2);
     assert_true(r.max_abs == 1.0);
     assert_true(r.max_rel == 0.25); /* 0.5 / 2 and 1 / 4 */
     assert_close(r.normwise, sqrt(1.25 / 21.0), 1e-16);
@@ -43,10 +43,10 @@ static void test_leading_dimension(void **state)
     /* 2 x 2 inside ld 3: the padding row holds garbage that must not count */
     const double E[6] = {1.0, 2.0, NAN, 3.0, 4.0, 1e300};
     const double N[6] = {1.0, 2.0, 0.0, 3.0, 4.5, -1e300};
-    oz_cmp_accum acc;
-    oz_cmp_accum_init(&acc);
-    oz_cmp_matrix_host(&acc, 2, 2, E, 3, N, 3, NULL, NULL, 1.0, 0.0, 1);
-    oz_call_metrics r = oz_cmp_finish(&acc, 4);
+    ozcmp_accum acc;
+    ozcmp_accum_init(&acc);
+    ozcmp_matrix_host(&acc, 2, 2, E, 3, N, 3, NULL, NULL, 1.0, 0.0, 1);
+    ozcmp_call_metrics r = ozcmp_finish(&acc, 4);
     assert_true(r.max_abs == 0.5);
     assert_int_equal(r.nonfinite_mismatch, 0);
     assert_int_equal(acc.finite_pairs, 4);
@@ -56,7 +56,7 @@ static void test_zero_native(void **state)
 {
     (void)state;
     const double Z[4] = {0.0, 0.0, -0.0, 0.0};
-    oz_call_metrics r = compare(Z, Z, 2, 2);
+    ozcmp_call_metrics r = compare(Z, Z, 2, 2);
     assert_true(r.max_abs == 0.0 && r.max_rel == 0.0);
     assert_true(r.normwise == 0.0); /* 0/0 -> 0 */
 
@@ -74,13 +74,13 @@ static void test_nonfinite(void **state)
     const double E[8] = {NAN, INFINITY, INFINITY, NAN, 1.0, NAN, -INFINITY, 2.0};
     const double N[8] = {NAN, INFINITY, -INFINITY, 1.0, INFINITY, INFINITY, -INFINITY, 2.5};
     /* match, match, sign mismatch, NaN vs finite, finite vs Inf, NaN vs Inf, match, finite */
-    oz_call_metrics r = compare(E, N, 8, 1);
+    ozcmp_call_metrics r = compare(E, N, 8, 1);
     assert_int_equal(r.nonfinite_mismatch, 4);
     assert_true(r.max_abs == 0.5); /* only the finite pair counts */
     assert_true(r.max_rel == 0.2);
     assert_close(r.normwise, 0.2, 1e-16);
-    assert_int_equal(oz_cmp_nonfinite_mismatch(-NAN, NAN), 0);
-    assert_int_equal(oz_cmp_nonfinite_mismatch(1.0, 2.0), 0);
+    assert_int_equal(ozcmp_nonfinite_mismatch(-NAN, NAN), 0);
+    assert_int_equal(ozcmp_nonfinite_mismatch(1.0, 2.0), 0);
 }
 
 static void test_extreme_scales(void **state)
@@ -92,7 +92,7 @@ static void test_extreme_scales(void **state)
         N[i] = 1e300 * (i + 1);
         E[i] = N[i] * (1.0 + 0x1p-30);
     }
-    oz_call_metrics r = compare(E, N, 3, 1);
+    ozcmp_call_metrics r = compare(E, N, 3, 1);
     assert_close(r.normwise, 0x1p-30, 0x1p-50);
     for (int i = 0; i < 3; i++) {
         N[i] = 1e-300 * (i + 1);
@@ -112,40 +112,40 @@ static void test_norm_ratio_bins(void **state)
 {
     (void)state;
     double num[3] = {0, 0, 0}, den[3] = {0, 0, 0};
-    assert_true(oz_cmp_norm_ratio(num, den) == 0.0);
+    assert_true(ozcmp_norm_ratio(num, den) == 0.0);
     den[1] = 4.0;
-    assert_true(oz_cmp_norm_ratio(num, den) == 0.0);
+    assert_true(ozcmp_norm_ratio(num, den) == 0.0);
     num[1] = 1.0;
-    assert_true(oz_cmp_norm_ratio(num, den) == 0.5);
+    assert_true(ozcmp_norm_ratio(num, den) == 0.5);
     /* num in the big bin: 1 * 2^1200 over 4 -> sqrt = 2^600 / 2 */
     num[1] = 0.0;
     num[2] = 1.0;
-    assert_true(oz_cmp_norm_ratio(num, den) == 0x1p599);
+    assert_true(ozcmp_norm_ratio(num, den) == 0x1p599);
     den[1] = 0.0;
-    assert_true(isinf(oz_cmp_norm_ratio(num, den)));
+    assert_true(isinf(ozcmp_norm_ratio(num, den)));
 }
 
 static void test_bound(void **state)
 {
     (void)state;
     /* s = t = 0, k = 4096, alpha = 1, beta = 0 */
-    double allowed = oz_cmp_allowed(1.0, 0.0, 0.5, 0, 0, 4096);
+    double allowed = ozcmp_allowed(1.0, 0.0, 0.5, 0, 0, 4096);
     double path = oz_error_bound(1.0, 1.0, 0.0, 4096.0, 0, 0, 4096);
     double native = 4098.0 * 0x1p-53 / (1.0 - 4098.0 * 0x1p-53) * 4096.0;
     assert_true(allowed == path + native);
     assert_true(allowed > 4096.0 * 0x1p-34 && allowed < 4096.0 * 0x1p-33);
     /* beta != 0 only adds the C_old term */
-    assert_true(oz_cmp_allowed(1.0, 1.0, 0.5, 0, 0, 4096) > allowed);
+    assert_true(ozcmp_allowed(1.0, 1.0, 0.5, 0, 0, 4096) > allowed);
     /* scales move it by powers of two; special rows are not bounded */
-    assert_true(oz_cmp_allowed(1.0, 0.0, 0.5, 3, -5, 4096) < allowed);
-    assert_true(isinf(oz_cmp_allowed(1.0, 0.0, 0.5, OZ_SCALE_SPECIAL, 0, 4096)));
+    assert_true(ozcmp_allowed(1.0, 0.0, 0.5, 3, -5, 4096) < allowed);
+    assert_true(isinf(ozcmp_allowed(1.0, 0.0, 0.5, OZ_SCALE_SPECIAL, 0, 4096)));
 
     const double N[2] = {0.25, 0.25};
     const double E[2] = {0.25 + allowed * 0.5, 0.25 + allowed * 4.0};
     const int s[2] = {0, 0}, t[1] = {0};
-    oz_cmp_accum acc;
-    oz_cmp_accum_init(&acc);
-    oz_cmp_matrix_host(&acc, 2, 1, E, 2, N, 2, s, t, 1.0, 0.0, 4096);
+    ozcmp_accum acc;
+    ozcmp_accum_init(&acc);
+    ozcmp_matrix_host(&acc, 2, 1, E, 2, N, 2, s, t, 1.0, 0.0, 4096);
     assert_int_equal(acc.beyond_bound, 1);
 }
 
@@ -157,7 +157,7 @@ static void test_scales(void **state)
     /* B is 3 x 2 (ldb 3), op(B) = B: columns {0.25, 4, 1}, {NaN, 0, 0} */
     const double B[6] = {0.25, 4.0, 1.0, NAN, 0.0, 0.0};
     int s[2], t[2];
-    oz_cmp_scales_host(0, 0, 2, 2, 3, A, 2, B, 3, s, t);
+    ozcmp_scales_host(0, 0, 2, 2, 3, A, 2, B, 3, s, t);
     assert_int_equal(s[0], 2); /* 3 < 2^2 */
     assert_int_equal(s[1], 0); /* all zero */
     assert_int_equal(t[0], 3); /* 4 < 2^3 */
@@ -166,7 +166,7 @@ static void test_scales(void **state)
     /* Bt is 3 x 2 (ldb 3) holding A^T; op(B) = Bt^T = A: column j of op(B) is A's column j */
     const double Bt[6] = {1.0, -3.0, 0.5, 0.0, 0.0, 0.0};
     int s3[3], t3[3];
-    oz_cmp_scales_host(1, 1, 3, 3, 2, A, 2, Bt, 3, s3, t3);
+    ozcmp_scales_host(1, 1, 3, 3, 2, A, 2, Bt, 3, s3, t3);
     assert_int_equal(s3[0], 1);
     assert_int_equal(s3[1], 2);
     assert_int_equal(s3[2], 0);
@@ -180,14 +180,14 @@ static void test_merge(void **state)
     (void)state;
     const double E[4] = {1.0, 2.5, NAN, 7.0};
     const double N[4] = {1.5, 2.0, 1.0, 7.25};
-    oz_cmp_accum whole, a, b;
-    oz_cmp_accum_init(&whole);
-    oz_cmp_accum_init(&a);
-    oz_cmp_accum_init(&b);
-    oz_cmp_matrix_host(&whole, 4, 1, E, 4, N, 4, NULL, NULL, 1.0, 0.0, 1);
-    oz_cmp_matrix_host(&a, 2, 1, E, 2, N, 2, NULL, NULL, 1.0, 0.0, 1);
-    oz_cmp_matrix_host(&b, 2, 1, E + 2, 2, N + 2, 2, NULL, NULL, 1.0, 0.0, 1);
-    oz_cmp_accum_merge(&a, &b);
+    ozcmp_accum whole, a, b;
+    ozcmp_accum_init(&whole);
+    ozcmp_accum_init(&a);
+    ozcmp_accum_init(&b);
+    ozcmp_matrix_host(&whole, 4, 1, E, 4, N, 4, NULL, NULL, 1.0, 0.0, 1);
+    ozcmp_matrix_host(&a, 2, 1, E, 2, N, 2, NULL, NULL, 1.0, 0.0, 1);
+    ozcmp_matrix_host(&b, 2, 1, E + 2, 2, N + 2, 2, NULL, NULL, 1.0, 0.0, 1);
+    ozcmp_accum_merge(&a, &b);
     assert_memory_equal(&a, &whole, sizeof a);
 }
 

@@ -11,50 +11,50 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "interpose/report.h"
+#include "compare/report.h"
 
 /* cmocka 1.1.5 has no assert_double_equal */
 #define assert_close(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
 
-static oz_call_metrics met(double nw, double abs_, double rel, uint64_t bound, uint64_t nonfin)
+static ozcmp_call_metrics met(double nw, double abs_, double rel, uint64_t bound, uint64_t nonfin)
 {
-    oz_call_metrics m = {abs_, rel, nw, bound, nonfin, 100};
+    ozcmp_call_metrics m = {abs_, rel, nw, bound, nonfin, 100};
     return m;
 }
 
 /* Four sites: one with a NaN mismatch (must come first), two ordered by
  * normwise, two with equal normwise ordered by max abs, one never compared. */
-static oz_report *sample(void)
+static ozcmp_report *sample(void)
 {
-    oz_report *r = oz_report_new();
-    oz_site a = {"cublasDgemm_v2", 0, 0, 4096, 4096, 4096, 1};
-    oz_site b = {"cublasDgemmStridedBatched", 1, 0, 128, 64, 256, 32};
-    oz_site c = {"cublasGemmEx", 0, 1, 100, 200, 300, 1};
-    oz_site d = {"cublasDgemm_v2_64", 0, 0, 10, 10, 10, 1};
-    oz_site e = {"cublasDgemmBatched", 1, 1, 7, 61, 68, 3};
-    oz_site z = {"cublasGemmBatchedEx", 0, 0, 5, 5, 5, 1};
-    oz_call_metrics ma1 = met(1e-10, 2e-9, 1e-6, 0, 0), ma2 = met(3e-10, 1e-9, 5e-6, 2, 0);
-    oz_report_add(r, &a, &ma1);
-    oz_report_add(r, &a, &ma2);
-    oz_call_metrics mb = met(5e-10, 1e-9, 1e-7, 0, 0);
-    oz_report_add(r, &b, &mb);
-    oz_call_metrics mc = met(5e-10, 4e-9, INFINITY, 0, 0);
-    oz_report_add(r, &c, &mc);
-    oz_call_metrics md = met(1e-16, 1e-17, 1e-16, 0, 3);
-    oz_report_add(r, &d, &md);
-    oz_call_metrics me = met(INFINITY, 1e-300, 0.5, 0, 0);
-    oz_report_add(r, &e, &me);
-    oz_report_add_skipped(r, &a, OZ_SKIP_CAPTURE);
-    oz_report_add_skipped(r, &z, OZ_SKIP_NO_MEMORY);
+    ozcmp_report *r = ozcmp_report_new();
+    ozcmp_site a = {"cublasDgemm_v2", 0, 0, 4096, 4096, 4096, 1};
+    ozcmp_site b = {"cublasDgemmStridedBatched", 1, 0, 128, 64, 256, 32};
+    ozcmp_site c = {"cublasGemmEx", 0, 1, 100, 200, 300, 1};
+    ozcmp_site d = {"cublasDgemm_v2_64", 0, 0, 10, 10, 10, 1};
+    ozcmp_site e = {"cublasDgemmBatched", 1, 1, 7, 61, 68, 3};
+    ozcmp_site z = {"cublasGemmBatchedEx", 0, 0, 5, 5, 5, 1};
+    ozcmp_call_metrics ma1 = met(1e-10, 2e-9, 1e-6, 0, 0), ma2 = met(3e-10, 1e-9, 5e-6, 2, 0);
+    ozcmp_report_add(r, &a, &ma1);
+    ozcmp_report_add(r, &a, &ma2);
+    ozcmp_call_metrics mb = met(5e-10, 1e-9, 1e-7, 0, 0);
+    ozcmp_report_add(r, &b, &mb);
+    ozcmp_call_metrics mc = met(5e-10, 4e-9, INFINITY, 0, 0);
+    ozcmp_report_add(r, &c, &mc);
+    ozcmp_call_metrics md = met(1e-16, 1e-17, 1e-16, 0, 3);
+    ozcmp_report_add(r, &d, &md);
+    ozcmp_call_metrics me = met(INFINITY, 1e-300, 0.5, 0, 0);
+    ozcmp_report_add(r, &e, &me);
+    ozcmp_report_add_skipped(r, &a, OZCMP_SKIP_CAPTURE);
+    ozcmp_report_add_skipped(r, &z, OZCMP_SKIP_NO_MEMORY);
     return r;
 }
 
 static void test_aggregate_and_sort(void **state)
 {
     (void)state;
-    oz_report *r = sample();
-    oz_report_row *rows, total;
-    size_t n = oz_report_rows(r, &rows, &total);
+    ozcmp_report *r = sample();
+    ozcmp_report_row *rows, total;
+    size_t n = ozcmp_report_rows(r, &rows, &total);
     assert_int_equal(n, 6);
     assert_string_equal(rows[0].entry, "cublasDgemm_v2_64");          /* NaN/Inf mismatch */
     assert_string_equal(rows[1].entry, "cublasDgemmBatched");         /* normwise inf */
@@ -62,9 +62,9 @@ static void test_aggregate_and_sort(void **state)
     assert_string_equal(rows[3].entry, "cublasDgemmStridedBatched");  /* 5e-10, abs 1e-9 */
     assert_string_equal(rows[4].entry, "cublasDgemm_v2");
     assert_string_equal(rows[5].entry, "cublasGemmBatchedEx");        /* never compared */
-    const oz_report_row *a = &rows[4];
+    const ozcmp_report_row *a = &rows[4];
     assert_int_equal(a->calls, 2);
-    assert_int_equal(a->not_compared[OZ_SKIP_CAPTURE], 1);
+    assert_int_equal(a->not_compared[OZCMP_SKIP_CAPTURE], 1);
     assert_true(a->normwise_worst == 3e-10);
     assert_close(a->normwise_mean, 2e-10, 1e-25);
     assert_true(a->max_abs_worst == 2e-9);
@@ -73,24 +73,24 @@ static void test_aggregate_and_sort(void **state)
     assert_int_equal(a->beyond_bound_worst, 2);
     assert_int_equal(a->elements, 200);
     assert_int_equal(rows[5].calls, 0);
-    assert_int_equal(rows[5].not_compared[OZ_SKIP_NO_MEMORY], 1);
+    assert_int_equal(rows[5].not_compared[OZCMP_SKIP_NO_MEMORY], 1);
     assert_int_equal(total.calls, 6);
     assert_true(isinf(total.normwise_worst));
     assert_int_equal(total.nonfinite_total, 3);
-    assert_int_equal(total.not_compared[OZ_SKIP_CAPTURE], 1);
-    assert_int_equal(total.not_compared[OZ_SKIP_NO_MEMORY], 1);
+    assert_int_equal(total.not_compared[OZCMP_SKIP_CAPTURE], 1);
+    assert_int_equal(total.not_compared[OZCMP_SKIP_NO_MEMORY], 1);
     free(rows);
-    oz_report_free(r);
+    ozcmp_report_free(r);
 }
 
 static void test_render_width(void **state)
 {
     (void)state;
-    oz_report *r = sample();
+    ozcmp_report *r = sample();
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    oz_report_render(r, f);
+    ozcmp_report_render(r, f);
     fclose(f);
     int lines = 0;
     for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
@@ -101,7 +101,7 @@ static void test_render_width(void **state)
     free(buf);
     /* the content, on a fresh copy */
     f = open_memstream(&buf, &len);
-    oz_report_render(r, f);
+    ozcmp_report_render(r, f);
     fclose(f);
     assert_non_null(strstr(buf, "cublasDgemmStridedBatched TN 128x64x256*32"));
     assert_non_null(strstr(buf, "cublasDgemm_v2 NN 4096x4096x4096"));
@@ -112,7 +112,7 @@ static void test_render_width(void **state)
     /* worst first: the NaN site is printed before the 4096 one */
     assert_true(strstr(buf, "cublasDgemm_v2_64") < strstr(buf, "cublasDgemm_v2 NN"));
     free(buf);
-    oz_report_free(r);
+    ozcmp_report_free(r);
 }
 
 /* ---- a CSV reader for exactly the format written ---- */
@@ -123,7 +123,7 @@ static int op_of(const char *s)
 }
 
 /* Sets the field `key` of row from text `val`; returns 1 if known. */
-static int set_field(oz_report_row *row, const char *key, const char *val)
+static int set_field(ozcmp_report_row *row, const char *key, const char *val)
 {
     if (!strcmp(key, "entry"))
         return snprintf(row->entry, sizeof row->entry, "%s", val), 1;
@@ -131,22 +131,22 @@ static int set_field(oz_report_row *row, const char *key, const char *val)
         return row->transa = op_of(val), 1;
     if (!strcmp(key, "transb"))
         return row->transb = op_of(val), 1;
-#define OZ_X_INT(name, member) \
+#define OZCMP_X_INT(name, member) \
     if (!strcmp(key, name))    \
         return row->member = strtoull(val, NULL, 10), 1;
-#define OZ_X_DBL(name, member) \
+#define OZCMP_X_DBL(name, member) \
     if (!strcmp(key, name))    \
         return row->member = strtod(val, NULL), 1;
-    OZ_REPORT_NUM_FIELDS(OZ_X_INT, OZ_X_DBL)
-#undef OZ_X_INT
-#undef OZ_X_DBL
-    for (int s = 0; s < OZ_SKIP_COUNT; s++)
-        if (!strcmp(key, oz_skip_reason_name((oz_skip_reason)s)))
+    OZCMP_REPORT_NUM_FIELDS(OZCMP_X_INT, OZCMP_X_DBL)
+#undef OZCMP_X_INT
+#undef OZCMP_X_DBL
+    for (int s = 0; s < OZCMP_SKIP_COUNT; s++)
+        if (!strcmp(key, ozcmp_skip_reason_name((ozcmp_skip_reason)s)))
             return row->not_compared[s] = strtoull(val, NULL, 10), 1;
     return 0;
 }
 
-static size_t parse_csv(char *text, oz_report_row *rows, size_t max)
+static size_t parse_csv(char *text, ozcmp_report_row *rows, size_t max)
 {
     char *save = NULL;
     char *header = strtok_r(text, "\n", &save);
@@ -195,7 +195,7 @@ static const char *read_string(const char *p, char *out, size_t len)
     return p + 1;
 }
 
-static const char *read_object(const char *p, oz_report_row *row)
+static const char *read_object(const char *p, ozcmp_report_row *row)
 {
     memset(row, 0, sizeof *row);
     p = skip_ws(p);
@@ -225,7 +225,7 @@ static const char *read_object(const char *p, oz_report_row *row)
     return p + 1;
 }
 
-static size_t parse_json(const char *text, oz_report_row *rows, size_t max, oz_report_row *total)
+static size_t parse_json(const char *text, ozcmp_report_row *rows, size_t max, ozcmp_report_row *total)
 {
     const char *p = strstr(text, "\"ozcrt_report\": 1");
     assert_non_null(p);
@@ -246,30 +246,30 @@ static size_t parse_json(const char *text, oz_report_row *rows, size_t max, oz_r
     return n;
 }
 
-static void assert_rows_equal(const oz_report_row *a, const oz_report_row *b)
+static void assert_rows_equal(const ozcmp_report_row *a, const ozcmp_report_row *b)
 {
     /* memcmp would see padding and the unused tail of entry: compare fields */
     assert_string_equal(a->entry, b->entry);
     assert_int_equal(a->transa, b->transa);
     assert_int_equal(a->transb, b->transb);
-#define OZ_X_INT(name, member) assert_true(a->member == b->member);
-#define OZ_X_DBL(name, member) assert_memory_equal(&a->member, &b->member, sizeof(double));
-    OZ_REPORT_NUM_FIELDS(OZ_X_INT, OZ_X_DBL)
-#undef OZ_X_INT
-#undef OZ_X_DBL
+#define OZCMP_X_INT(name, member) assert_true(a->member == b->member);
+#define OZCMP_X_DBL(name, member) assert_memory_equal(&a->member, &b->member, sizeof(double));
+    OZCMP_REPORT_NUM_FIELDS(OZCMP_X_INT, OZCMP_X_DBL)
+#undef OZCMP_X_INT
+#undef OZCMP_X_DBL
     assert_memory_equal(a->not_compared, b->not_compared, sizeof a->not_compared);
 }
 
 static void test_csv_roundtrip(void **state)
 {
     (void)state;
-    oz_report *r = sample();
-    oz_report_row *rows, total, back[16];
-    size_t n = oz_report_rows(r, &rows, &total);
+    ozcmp_report *r = sample();
+    ozcmp_report_row *rows, total, back[16];
+    size_t n = ozcmp_report_rows(r, &rows, &total);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    assert_int_equal(oz_report_write_csv(r, f), 0);
+    assert_int_equal(ozcmp_report_write_csv(r, f), 0);
     fclose(f);
     assert_int_equal(parse_csv(buf, back, 16), n);
     for (size_t i = 0; i < n; i++)
@@ -277,19 +277,19 @@ static void test_csv_roundtrip(void **state)
     assert_true(isinf(back[1].normwise_worst)); /* "inf" read back */
     free(buf);
     free(rows);
-    oz_report_free(r);
+    ozcmp_report_free(r);
 }
 
 static void test_json_roundtrip(void **state)
 {
     (void)state;
-    oz_report *r = sample();
-    oz_report_row *rows, total, back[16], back_total;
-    size_t n = oz_report_rows(r, &rows, &total);
+    ozcmp_report *r = sample();
+    ozcmp_report_row *rows, total, back[16], back_total;
+    size_t n = ozcmp_report_rows(r, &rows, &total);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    assert_int_equal(oz_report_write_json(r, f), 0);
+    assert_int_equal(ozcmp_report_write_json(r, f), 0);
     fclose(f);
     assert_non_null(strstr(buf, "1e999"));
     assert_int_equal(parse_json(buf, back, 16, &back_total), n);
@@ -298,50 +298,50 @@ static void test_json_roundtrip(void **state)
     assert_rows_equal(&total, &back_total);
     free(buf);
     free(rows);
-    oz_report_free(r);
+    ozcmp_report_free(r);
 }
 
 static void test_empty_report(void **state)
 {
     (void)state;
-    oz_report *r = oz_report_new();
+    ozcmp_report *r = ozcmp_report_new();
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    assert_int_equal(oz_report_write_json(r, f), 0);
+    assert_int_equal(ozcmp_report_write_json(r, f), 0);
     fclose(f);
-    oz_report_row back[2], total;
+    ozcmp_report_row back[2], total;
     assert_int_equal(parse_json(buf, back, 2, &total), 0);
     assert_int_equal(total.calls, 0);
     free(buf);
     f = open_memstream(&buf, &len);
-    oz_report_render(r, f);
+    ozcmp_report_render(r, f);
     fclose(f);
     assert_non_null(strstr(buf, "0 call sites"));
     free(buf);
-    oz_report_free(r);
+    ozcmp_report_free(r);
 }
 
 static void test_global_write_file(void **state)
 {
     (void)state;
-    oz_site s = {"cublasDgemm_v2", 1, 1, 33, 44, 55, 1};
-    oz_call_metrics m = met(0.125, 0.25, 0.5, 1, 0);
-    oz_report_add(oz_report_global(), &s, &m);
+    ozcmp_site s = {"cublasDgemm_v2", 1, 1, 33, 44, 55, 1};
+    ozcmp_call_metrics m = met(0.125, 0.25, 0.5, 1, 0);
+    ozcmp_report_add(ozcmp_report_global(), &s, &m);
     char dir[] = "/tmp/ozcrt-report-XXXXXX";
     assert_non_null(mkdtemp(dir));
     char csv[64], json[80];
     snprintf(csv, sizeof csv, "%s/r.csv", dir);
     snprintf(json, sizeof json, "%s/r.json", dir);
-    assert_int_equal(oz_report_write_file(csv), 0);
-    assert_int_equal(oz_report_write_file(json), 0);
+    assert_int_equal(ozcmp_report_write_file(csv), 0);
+    assert_int_equal(ozcmp_report_write_file(json), 0);
     char text[4096];
     FILE *f = fopen(csv, "r");
     size_t got = fread(text, 1, sizeof text - 1, f);
     fclose(f);
     text[got] = 0;
     assert_true(strncmp(text, "entry,transa,transb,m,n,k,batch,calls", 37) == 0);
-    oz_report_row back[2], total;
+    ozcmp_report_row back[2], total;
     assert_int_equal(parse_csv(text, back, 2), 1);
     assert_int_equal(back[0].m, 33);
     assert_true(back[0].max_rel_worst == 0.5);
@@ -352,7 +352,7 @@ static void test_global_write_file(void **state)
     assert_int_equal(parse_json(text, back, 2, &total), 1);
     assert_int_equal(back[0].transa, 1);
     assert_int_equal(total.beyond_bound_total, 1);
-    assert_int_equal(oz_report_write_file("/nonexistent-dir/x.json"), -1);
+    assert_int_equal(ozcmp_report_write_file("/nonexistent-dir/x.json"), -1);
     unlink(csv);
     unlink(json);
     rmdir(dir);

@@ -1,4 +1,4 @@
-/* tests/gpu/compare/check_compare.c: the shadow-mode kernels (compare_*.cu) against interpose/metrics.c on random, poisoned device data.
+/* tests/gpu/compare/check_compare.c: the shadow-mode kernels (compare/kernel_*.cu) against compare/metrics.c on random, poisoned device data.
  *
  * Plain C, no cmocka; run on the GPU machine. Prints one line per case and
  * "check_compare: N failures"; exit status 1 on any failure. OZ_TEST_SEED=n
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interpose/metrics.h"
-#include "kernels/compare_metrics.h"
+#include "compare/metrics.h"
+#include "compare/kernels.h"
 #include "tests/gpu/gpu_util.h" /* CUDA_CHECK */
 
 static int g_failures;
@@ -114,7 +114,7 @@ static void free_problem(problem *p)
     free(p->N);
 }
 
-/* One problem through oz_cmp_scales and oz_cmp_metrics, strided or as
+/* One problem through ozcmp_scales and ozcmp_metrics, strided or as
  * pointer arrays, alpha/beta on host or device; checked against the host. */
 static void run_case(problem *p, int arrays, int on_device, double alpha, double beta)
 {
@@ -159,32 +159,32 @@ static void run_case(problem *p, int arrays, int on_device, double alpha, double
     d.scalars_on_device = on_device;
 
     uint64_t *dabs;
-    oz_cmp_accum *drec;
+    ozcmp_accum *drec;
     size_t absn = (size_t)(p->batch * (p->m + p->n));
     CUDA_CHECK(cudaMalloc((void **)&dabs, absn * sizeof *dabs));
     CUDA_CHECK(cudaMalloc((void **)&drec, sizeof *drec));
     CUDA_CHECK(cudaMemset(dabs, 0xa5, absn * sizeof *dabs)); /* poison: the launchers must initialise */
     CUDA_CHECK(cudaMemset(drec, 0xa5, sizeof *drec));
-    expect(oz_cmp_scales(&d, dabs, dabs + p->batch * p->m, s) == 0, "oz_cmp_scales returns 0");
-    oz_mat_view ve = {dE, NULL, p->ldc, p->sC}, vn = {dN, NULL, p->ldc, p->sC};
+    expect(ozcmp_scales(&d, dabs, dabs + p->batch * p->m, s) == 0, "ozcmp_scales returns 0");
+    ozcmp_mat_view ve = {dE, NULL, p->ldc, p->sC}, vn = {dN, NULL, p->ldc, p->sC};
     if (arrays) {
-        ve = (oz_mat_view){NULL, (const double *const *)(dptr + 2 * p->batch), p->ldc, 0};
-        vn = (oz_mat_view){NULL, (const double *const *)(dptr + 3 * p->batch), p->ldc, 0};
+        ve = (ozcmp_mat_view){NULL, (const double *const *)(dptr + 2 * p->batch), p->ldc, 0};
+        vn = (ozcmp_mat_view){NULL, (const double *const *)(dptr + 3 * p->batch), p->ldc, 0};
     }
-    expect(oz_cmp_metrics(&d, ve, vn, dabs, dabs + p->batch * p->m, drec, s) == 0, "oz_cmp_metrics returns 0");
+    expect(ozcmp_metrics(&d, ve, vn, dabs, dabs + p->batch * p->m, drec, s) == 0, "ozcmp_metrics returns 0");
     uint64_t *habs = malloc(absn * sizeof *habs);
-    oz_cmp_accum gpu;
+    ozcmp_accum gpu;
     CUDA_CHECK(cudaMemcpyAsync(habs, dabs, absn * sizeof *habs, cudaMemcpyDeviceToHost, s));
     CUDA_CHECK(cudaMemcpyAsync(&gpu, drec, sizeof gpu, cudaMemcpyDeviceToHost, s));
     CUDA_CHECK(cudaStreamSynchronize(s));
 
     /* host model */
-    oz_cmp_accum host;
-    oz_cmp_accum_init(&host);
+    ozcmp_accum host;
+    ozcmp_accum_init(&host);
     int *sc = malloc((size_t)(p->m + p->n + 1) * sizeof *sc);
     int scale_bad = 0;
     for (int64_t b = 0; b < p->batch; b++) {
-        oz_cmp_scales_host(p->transa, p->transb, p->m, p->n, p->k, p->A + b * p->sA, p->lda, p->B + b * p->sB, p->ldb,
+        ozcmp_scales_host(p->transa, p->transb, p->m, p->n, p->k, p->A + b * p->sA, p->lda, p->B + b * p->sB, p->ldb,
                            sc, sc + p->m);
         for (int64_t i = 0; i < p->m; i++) {
             double v;
@@ -196,7 +196,7 @@ static void run_case(problem *p, int arrays, int on_device, double alpha, double
             memcpy(&v, &habs[p->batch * p->m + b * p->n + j], sizeof v);
             scale_bad += oz_scale_exponent(v) != sc[p->m + j];
         }
-        oz_cmp_matrix_host(&host, p->m, p->n, p->E + b * p->sC, p->ldc, p->N + b * p->sC, p->ldc, sc, sc + p->m,
+        ozcmp_matrix_host(&host, p->m, p->n, p->E + b * p->sC, p->ldc, p->N + b * p->sC, p->ldc, sc, sc + p->m,
                            alpha, beta, p->k);
     }
     expect(scale_bad == 0, "scale exponents equal the host's");
@@ -205,11 +205,11 @@ static void run_case(problem *p, int arrays, int on_device, double alpha, double
     expect(gpu.beyond_bound == host.beyond_bound, "beyond-bound count equal");
     expect(gpu.nonfinite_mismatch == host.nonfinite_mismatch, "NaN/Inf mismatch count equal");
     expect(gpu.finite_pairs == host.finite_pairs, "finite pair count equal");
-    for (int i = 0; i < OZ_CMP_NBINS; i++) {
+    for (int i = 0; i < OZCMP_NBINS; i++) {
         expect(fabs(gpu.sq_diff[i] - host.sq_diff[i]) <= 1e-12 * host.sq_diff[i], "sum of squares (diff) close");
         expect(fabs(gpu.sq_native[i] - host.sq_native[i]) <= 1e-12 * host.sq_native[i], "sum of squares (native) close");
     }
-    oz_call_metrics mg = oz_cmp_finish(&gpu, 0), mh = oz_cmp_finish(&host, 0);
+    ozcmp_call_metrics mg = ozcmp_finish(&gpu, 0), mh = ozcmp_finish(&host, 0);
     printf("  gpu: max abs %.3e max rel %.3e normwise %.6e beyond %llu nonfinite %llu; host normwise %.6e\n",
            mg.max_abs, mg.max_rel, mg.normwise, (unsigned long long)mg.beyond_bound,
            (unsigned long long)mg.nonfinite_mismatch, mh.normwise);
@@ -229,7 +229,7 @@ static void run_case(problem *p, int arrays, int on_device, double alpha, double
     CUDA_CHECK(cudaStreamDestroy(s));
 }
 
-/* oz_cmp_copy: strided and pointer arrays, the mirrored alignment, padding untouched. */
+/* ozcmp_copy: strided and pointer arrays, the mirrored alignment, padding untouched. */
 static void check_copy(void)
 {
     printf("case copy\n");
@@ -248,9 +248,9 @@ static void check_copy(void)
         hp[b] = src + b * stride + b * 3 + 1; /* odd offsets: alignments 8, 32, 56 mod 256 */
     CUDA_CHECK(cudaMemcpy(srcp, hp, sizeof hp, cudaMemcpyHostToDevice));
     int64_t slot = ((ld * (n - 1) + m + 31) / 32) * 32 + 32;
-    oz_mat_view sv = {NULL, (const double *const *)srcp, ld, 0};
-    oz_mat_out dv = {dst, NULL, ld, slot};
-    expect(oz_cmp_copy(m, n, batch, sv, dv, ptrs, 1, 1, NULL) == 0, "copy returns 0");
+    ozcmp_mat_view sv = {NULL, (const double *const *)srcp, ld, 0};
+    ozcmp_mat_out dv = {dst, NULL, ld, slot};
+    expect(ozcmp_copy(m, n, batch, sv, dv, ptrs, 1, 1, NULL) == 0, "copy returns 0");
     double *got[3];
     CUDA_CHECK(cudaMemcpy(got, ptrs, sizeof got, cudaMemcpyDeviceToHost));
     int bad = 0;
@@ -270,9 +270,9 @@ static void check_copy(void)
     expect(bad == 0, "pointer-array copy: data, mirrored alignment, untouched padding");
     /* strided back-copy into a fresh buffer */
     CUDA_CHECK(cudaMemset(dst, 0, (size_t)(stride * batch) * sizeof *dst));
-    oz_mat_view s2 = {src, NULL, ld, stride};
-    oz_mat_out d2 = {dst, NULL, ld, stride};
-    expect(oz_cmp_copy(m, n, batch, s2, d2, NULL, 0, 1, NULL) == 0, "strided copy returns 0");
+    ozcmp_mat_view s2 = {src, NULL, ld, stride};
+    ozcmp_mat_out d2 = {dst, NULL, ld, stride};
+    expect(ozcmp_copy(m, n, batch, s2, d2, NULL, 0, 1, NULL) == 0, "strided copy returns 0");
     CUDA_CHECK(cudaMemcpy(back, dst, (size_t)(stride * batch) * sizeof *back, cudaMemcpyDeviceToHost));
     bad = 0;
     for (int64_t b = 0; b < batch; b++)

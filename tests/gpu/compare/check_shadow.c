@@ -1,7 +1,7 @@
-/* tests/gpu/compare/check_shadow.c: oz_shadow_gemm end to end with real cuBLAS as the native path, and the env parsers.
+/* tests/gpu/compare/check_shadow.c: ozcmp_gemm end to end with real cuBLAS as the native path, and the env parsers.
  *
  * usage: check_shadow [native]   ("native": runs with OZCRT_COMPARE_RESULT=native)
- * For each call shape: C after oz_shadow_gemm must equal a plain oz_gemm_run
+ * For each call shape: C after ozcmp_gemm must equal a plain oz_gemm_run
  * (emulated) or a plain cuBLAS call (native) bit for bit, and the report's
  * numbers must equal the host model's on (emulated, native) copies. A call
  * under graph capture is counted "not compared" and replays correctly. */
@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interpose/metrics.h"
-#include "interpose/report.h"
-#include "interpose/shadow.h"
+#include "compare/metrics.h"
+#include "compare/report.h"
+#include "compare/compare.h"
 
 static int g_failures;
 
@@ -38,7 +38,7 @@ typedef struct native_ctx {
     cublasHandle_t h;
 } native_ctx;
 
-/* The native path for oz_shadow_gemm: the real cuBLAS call writing C per `into`. */
+/* The native path for ozcmp_gemm: the real cuBLAS call writing C per `into`. */
 static int native_gemm(void *ctx, const oz_gemm_desc *d)
 {
     cublasHandle_t h = ((native_ctx *)ctx)->h;
@@ -134,8 +134,8 @@ static void run_case(cublasHandle_t h, cudaStream_t s, const char *entry, int ta
         else if (t == 1)
             CK(oz_gemm_run(&dt, ws, wsb, s));
         else {
-            oz_shadow_site site = {entry, ta, tb, m, n, k, batch};
-            CK(oz_shadow_gemm(&site, &dt, native_gemm, &ctx, ws, wsb, s));
+            ozcmp_site site = {entry, ta, tb, m, n, k, batch};
+            CK(ozcmp_gemm(&site, &dt, native_gemm, &ctx, ws, wsb, s, want_native ? OZCMP_RESULT_NATIVE : OZCMP_RESULT_EMULATED));
         }
     }
     CK(cudaStreamSynchronize(s));
@@ -147,18 +147,18 @@ static void run_case(cublasHandle_t h, cudaStream_t s, const char *entry, int ta
            want_native ? "C == plain cuBLAS bit for bit (OZCRT_COMPARE_RESULT=native)" : "C == plain oz_gemm_run bit for bit");
 
     /* the host model on the two references */
-    oz_cmp_accum acc;
-    oz_cmp_accum_init(&acc);
+    ozcmp_accum acc;
+    ozcmp_accum_init(&acc);
     int *st = malloc((size_t)(m + n) * sizeof *st);
     for (int64_t b = 0; b < batch; b++) {
-        oz_cmp_scales_host(ta, tb, m, n, k, hA + b * sA, lda, hB + b * sB, ldb, st, st + m);
-        oz_cmp_matrix_host(&acc, m, n, he + b * sC, ldc, hn + b * sC, ldc, st, st + m, alpha, beta, k);
+        ozcmp_scales_host(ta, tb, m, n, k, hA + b * sA, lda, hB + b * sB, ldb, st, st + m);
+        ozcmp_matrix_host(&acc, m, n, he + b * sC, ldc, hn + b * sC, ldc, st, st + m, alpha, beta, k);
     }
-    oz_call_metrics want = oz_cmp_finish(&acc, (uint64_t)(m * n * batch));
-    oz_shadow_flush();
-    oz_report_row *rows, total;
-    size_t nrows = oz_report_rows(oz_report_global(), &rows, &total);
-    const oz_report_row *row = NULL;
+    ozcmp_call_metrics want = ozcmp_finish(&acc, (uint64_t)(m * n * batch));
+    ozcmp_flush();
+    ozcmp_report_row *rows, total;
+    size_t nrows = ozcmp_report_rows(ozcmp_report_global(), &rows, &total);
+    const ozcmp_report_row *row = NULL;
     for (size_t i = 0; i < nrows; i++)
         if (!strcmp(rows[i].entry, entry) && rows[i].m == m && rows[i].n == n && rows[i].k == k && rows[i].batch == batch)
             row = &rows[i];
@@ -187,9 +187,9 @@ static void run_case(cublasHandle_t h, cudaStream_t s, const char *entry, int ta
         dt.Carray = (double *const *)(ptrs + 2 * batch);
     }
     CK(cudaMemcpy(C, C0, cbytes, cudaMemcpyDeviceToDevice));
-    oz_shadow_site site = {entry, ta, tb, m, n, k, batch};
+    ozcmp_site site = {entry, ta, tb, m, n, k, batch};
     CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-    int st_cap = oz_shadow_gemm(&site, &dt, native_gemm, &ctx, ws, wsb, s);
+    int st_cap = ozcmp_gemm(&site, &dt, native_gemm, &ctx, ws, wsb, s, want_native ? OZCMP_RESULT_NATIVE : OZCMP_RESULT_EMULATED);
     CK(cudaStreamEndCapture(s, &g));
     CK(st_cap);
     CK(cudaGraphInstantiate(&ge, g, 0));
@@ -197,12 +197,12 @@ static void run_case(cublasHandle_t h, cudaStream_t s, const char *entry, int ta
     CK(cudaStreamSynchronize(s));
     CK(cudaMemcpy(hc, C, cbytes, cudaMemcpyDeviceToHost));
     expect(memcmp(hc, want_native ? hn : he, cbytes) == 0, "captured call replays to the same bits");
-    nrows = oz_report_rows(oz_report_global(), &rows, &total);
+    nrows = ozcmp_report_rows(ozcmp_report_global(), &rows, &total);
     row = NULL;
     for (size_t i = 0; i < nrows; i++)
         if (!strcmp(rows[i].entry, entry) && rows[i].m == m && rows[i].batch == batch)
             row = &rows[i];
-    expect(row && row->calls == 1 && row->not_compared[OZ_SKIP_CAPTURE] == 1, "capture counted as not compared");
+    expect(row && row->calls == 1 && row->not_compared[OZCMP_SKIP_CAPTURE] == 1, "capture counted as not compared");
     free(rows);
     CK(cudaGraphExecDestroy(ge));
     CK(cudaGraphDestroy(g));
@@ -216,16 +216,16 @@ static void check_env_parsers(void)
 {
     printf("case env parsers\n");
     int v = 5;
-    oz_compare_result r;
+    ozcmp_result r;
     const char *f;
-    expect(oz_shadow_parse_compare(NULL, &v) == 0 && v == 0, "OZCRT_COMPARE unset -> 0");
-    expect(oz_shadow_parse_compare("1", &v) == 1 && v == 1, "OZCRT_COMPARE=1");
-    expect(oz_shadow_parse_compare("yes", &v) == -1 && v == 0, "OZCRT_COMPARE=yes warns, 0");
-    expect(oz_shadow_parse_result("native", &r) == 1 && r == OZ_COMPARE_RESULT_NATIVE, "RESULT=native");
-    expect(oz_shadow_parse_result("", &r) == 0 && r == OZ_COMPARE_RESULT_EMULATED, "RESULT empty -> emulated");
-    expect(oz_shadow_parse_result("both", &r) == -1 && r == OZ_COMPARE_RESULT_EMULATED, "RESULT=both warns");
-    expect(oz_shadow_parse_report_file("r.csv", &f) == 1 && !strcmp(f, "r.csv"), "REPORT_FILE=r.csv");
-    expect(oz_shadow_parse_report_file("r.txt", &f) == -1 && !strcmp(f, "r.txt"), "REPORT_FILE=r.txt warns, JSON");
+    expect(ozcmp_parse_compare(NULL, &v) == 0 && v == 0, "OZCRT_COMPARE unset -> 0");
+    expect(ozcmp_parse_compare("1", &v) == 1 && v == 1, "OZCRT_COMPARE=1");
+    expect(ozcmp_parse_compare("yes", &v) == -1 && v == 0, "OZCRT_COMPARE=yes warns, 0");
+    expect(ozcmp_parse_result("native", &r) == 1 && r == OZCMP_RESULT_NATIVE, "RESULT=native");
+    expect(ozcmp_parse_result("", &r) == 0 && r == OZCMP_RESULT_EMULATED, "RESULT empty -> emulated");
+    expect(ozcmp_parse_result("both", &r) == -1 && r == OZCMP_RESULT_EMULATED, "RESULT=both warns");
+    expect(ozcmp_parse_report_file("r.csv", &f) == 1 && !strcmp(f, "r.csv"), "REPORT_FILE=r.csv");
+    expect(ozcmp_parse_report_file("r.txt", &f) == -1 && !strcmp(f, "r.txt"), "REPORT_FILE=r.txt warns, JSON");
 }
 
 int main(int argc, char **argv)
@@ -244,7 +244,7 @@ int main(int argc, char **argv)
     run_case(h, s, "cublasDgemmStridedBatched", 0, 1, 64, 96, 128, 5, 0, 1, -2.0, 1.0, want_native);
     run_case(h, s, "cublasDgemmBatched", 1, 1, 50, 70, 90, 4, 1, 0, 0.75, 0.25, want_native);
     run_case(h, s, "cublasDgemmBatched", 0, 0, 33, 17, 65, 3, 1, 1, 1.0, 0.0, want_native);
-    oz_shadow_report_at_exit(stdout);
+    ozcmp_report_at_exit(stdout);
     CK(cublasDestroy(h));
     printf("check_shadow%s: %d failure%s\n", want_native ? " native" : "", g_failures, g_failures == 1 ? "" : "s");
     return g_failures ? 1 : 0;

@@ -1,19 +1,19 @@
-/* kernels/compare_metrics.h: the C API of the shadow-mode GPU kernels (emulated vs native C, scale exponents, scratch copies).
+/* compare/kernels.h: the C API of the shadow-mode GPU kernels (emulated vs native C, scale exponents, scratch copies).
  *
- * Three kernels, one per file: compare_metrics.cu (the per-call metrics of
- * interpose/metrics.h), compare_scales.cu (max |.| of the rows of op(A) and
- * columns of op(B), for the error bound), compare_copy.cu (C <-> scratch for
+ * Three kernels, one per file: kernel_metrics.cu (the per-call metrics of
+ * compare/metrics.h), kernel_scales.cu (max |.| of the rows of op(A) and
+ * columns of op(B), for the error bound), kernel_copy.cu (C <-> scratch for
  * strided and pointer-array batches). Every function enqueues on `stream` (a
  * cudaStream_t), never synchronises or allocates, initialises its own
  * outputs, and returns a cudaError_t (0 = cudaSuccess, else the first error,
  * also printed with file and line on stderr). */
-#ifndef OZCRT_KERNELS_COMPARE_METRICS_H
-#define OZCRT_KERNELS_COMPARE_METRICS_H
+#ifndef OZCRT_COMPARE_KERNELS_H
+#define OZCRT_COMPARE_KERNELS_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "ozcrt_gemm.h"
-#include "../interpose/metrics.h"
+#include "compare/metrics.h"
+#include "kernels/ozcrt_gemm.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,33 +21,33 @@ extern "C" {
 
 /* A batch of column-major matrices on the device: item b is array[b] when
  * array is not NULL (a device array of device pointers), else base + b stride. */
-typedef struct oz_mat_view {
+typedef struct ozcmp_mat_view {
     const double *base;
     const double *const *array;
     int64_t ld, stride;
-} oz_mat_view;
+} ozcmp_mat_view;
 
 /* Writable form, for copy destinations. */
-typedef struct oz_mat_out {
+typedef struct ozcmp_mat_out {
     double *base;
     double *const *array;
     int64_t ld, stride;
-} oz_mat_out;
+} ozcmp_mat_out;
 
 /* max |.| of every row of op(A) into absmax_a[b m + i] and every column of
- * op(B) into absmax_b[b n + j], as bit patterns (oz_cmp_bits; NaN beats +Inf
+ * op(B) into absmax_b[b n + j], as bit patterns (ozcmp_bits; NaN beats +Inf
  * beats everything), for batch items b < d->batch. oz_scale_exponent() of
  * the value gives the s_i, t_j of the Phase 22 bound. Reads A, B as described
  * by d (pointer arrays when d->Aarray is set). */
-int oz_cmp_scales(const oz_gemm_desc *d, uint64_t *absmax_a, uint64_t *absmax_b, void *stream);
+int ozcmp_scales(const oz_gemm_desc *d, uint64_t *absmax_a, uint64_t *absmax_b, void *stream);
 
 /* Compares the m x n (x batch) emulated result against the native one and
  * reduces the metrics of the whole call into *record (device memory, zeroed
- * here first). absmax_a / absmax_b from oz_cmp_scales(), or both NULL to skip
+ * here first). absmax_a / absmax_b from ozcmp_scales(), or both NULL to skip
  * the bound check. m, n, k, batch, alpha, beta and scalars_on_device are
  * taken from d (alpha and beta are read on the device in device pointer mode). */
-int oz_cmp_metrics(const oz_gemm_desc *d, oz_mat_view emulated, oz_mat_view native,
-                   const uint64_t *absmax_a, const uint64_t *absmax_b, oz_cmp_accum *record, void *stream);
+int ozcmp_metrics(const oz_gemm_desc *d, ozcmp_mat_view emulated, ozcmp_mat_view native,
+                   const uint64_t *absmax_a, const uint64_t *absmax_b, ozcmp_accum *record, void *stream);
 
 /* Copies the m x n (x batch) matrices src into dst when `copy` is set.
  * When ptrs_out is not NULL (a device array of batch pointers) it also
@@ -55,7 +55,7 @@ int oz_cmp_metrics(const oz_gemm_desc *d, oz_mat_view emulated, oz_mat_view nati
  * dst.base + b dst.stride, moved up by (address of src item b mod 256) when
  * `mirror_align` is set (so a scratch copy has the caller's alignment; leave
  * 256 bytes of room per item). With copy == 0 only the pointers are written. */
-int oz_cmp_copy(int64_t m, int64_t n, int64_t batch, oz_mat_view src, oz_mat_out dst,
+int ozcmp_copy(int64_t m, int64_t n, int64_t batch, ozcmp_mat_view src, ozcmp_mat_out dst,
                 double **ptrs_out, int mirror_align, int copy, void *stream);
 
 #ifdef __cplusplus

@@ -1,6 +1,6 @@
-/* kernels/compare_scales.cu: max |.| of the rows of op(A) and the columns of op(B), for the shadow-mode error bound. */
-#include "compare_check.cuh"
-#include "compare_metrics.h"
+/* compare/kernel_scales.cu: max |.| of the rows of op(A) and the columns of op(B), for the shadow-mode error bound. */
+#include "compare/kernel_check.cuh"
+#include "compare/kernels.h"
 
 namespace {
 
@@ -30,7 +30,7 @@ __device__ __forceinline__ unsigned long long abs_bits(double x)
 /* Grid: x over vectors, y over chunks of kChunk elements, z over batch items
  * (each dimension loops when the problem is larger than the grid). One
  * atomicMax per vector and chunk; zeros are skipped (the output starts at 0). */
-__global__ void __launch_bounds__(kThreads) oz_cmp_absmax_kernel(absmax_args a)
+__global__ void __launch_bounds__(kThreads) ozcmp_absmax_kernel(absmax_args a)
 {
     for (int64_t b = blockIdx.z; b < a.batch; b += gridDim.z) {
         const double *x = a.array ? a.array[b] : a.base + b * a.batch_stride;
@@ -65,18 +65,18 @@ __global__ void __launch_bounds__(kThreads) oz_cmp_absmax_kernel(absmax_args a)
 
 static int launch_absmax(absmax_args a, cudaStream_t stream)
 {
-    OZ_CMP_CHECK(cudaMemsetAsync(a.out, 0, (size_t)(a.batch * a.nvec) * sizeof(unsigned long long), stream));
+    OZCMP_CHECK(cudaMemsetAsync(a.out, 0, (size_t)(a.batch * a.nvec) * sizeof(unsigned long long), stream));
     if (a.nvec == 0 || a.len == 0)
         return 0;
     a.warp_per_vector = a.elem_stride == 1;
-    dim3 grid(oz_cmp_blocks(a.nvec, a.warp_per_vector ? kWarps : kThreads, 0x7fffffff),
-              oz_cmp_blocks(a.len, kChunk, OZ_CMP_GRID_YZ_MAX), oz_cmp_blocks(a.batch, 1, OZ_CMP_GRID_YZ_MAX));
-    oz_cmp_absmax_kernel<<<grid, kThreads, 0, stream>>>(a);
-    OZ_CMP_CHECK(cudaGetLastError());
+    dim3 grid(ozcmp_blocks(a.nvec, a.warp_per_vector ? kWarps : kThreads, 0x7fffffff),
+              ozcmp_blocks(a.len, kChunk, OZCMP_GRID_YZ_MAX), ozcmp_blocks(a.batch, 1, OZCMP_GRID_YZ_MAX));
+    ozcmp_absmax_kernel<<<grid, kThreads, 0, stream>>>(a);
+    OZCMP_CHECK(cudaGetLastError());
     return 0;
 }
 
-extern "C" int oz_cmp_scales(const oz_gemm_desc *d, uint64_t *absmax_a, uint64_t *absmax_b, void *stream)
+extern "C" int ozcmp_scales(const oz_gemm_desc *d, uint64_t *absmax_a, uint64_t *absmax_b, void *stream)
 {
     static_assert(sizeof(uint64_t) == sizeof(unsigned long long), "64-bit atomics");
     cudaStream_t s = (cudaStream_t)stream;

@@ -1,5 +1,5 @@
-/* interpose/report.c: per-site aggregation of the shadow-mode metrics and its terminal, CSV and JSON forms. */
-#include "report.h"
+/* compare/report.c: per-site aggregation of the shadow-mode metrics and its terminal, CSV and JSON forms. */
+#include "compare/report.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -7,44 +7,44 @@
 #include <string.h>
 
 /* While aggregating, the *_mean fields of a row hold sums; rows() divides. */
-struct oz_report {
+struct ozcmp_report {
     pthread_mutex_t lock;
-    oz_report_row *sites;
+    ozcmp_report_row *sites;
     size_t nsites, cap;
     size_t *index;      /* open addressing: site number + 1, 0 = empty */
     size_t index_cap;   /* a power of two, at least 2 nsites */
 };
 
 static const char *const g_skip_names[] = {
-#define OZ_X_NAME(id, name, words) name,
-    OZ_SKIP_REASONS(OZ_X_NAME)
-#undef OZ_X_NAME
+#define OZCMP_X_NAME(id, name, words) name,
+    OZCMP_SKIP_REASONS(OZCMP_X_NAME)
+#undef OZCMP_X_NAME
 };
 static const char *const g_skip_words[] = {
-#define OZ_X_WORDS(id, name, words) words,
-    OZ_SKIP_REASONS(OZ_X_WORDS)
-#undef OZ_X_WORDS
+#define OZCMP_X_WORDS(id, name, words) words,
+    OZCMP_SKIP_REASONS(OZCMP_X_WORDS)
+#undef OZCMP_X_WORDS
 };
 
-const char *oz_skip_reason_name(oz_skip_reason why)
+const char *ozcmp_skip_reason_name(ozcmp_skip_reason why)
 {
-    return (unsigned)why < OZ_SKIP_COUNT ? g_skip_names[why] : "?";
+    return (unsigned)why < OZCMP_SKIP_COUNT ? g_skip_names[why] : "?";
 }
 
-const char *oz_skip_reason_words(oz_skip_reason why)
+const char *ozcmp_skip_reason_words(ozcmp_skip_reason why)
 {
-    return (unsigned)why < OZ_SKIP_COUNT ? g_skip_words[why] : "?";
+    return (unsigned)why < OZCMP_SKIP_COUNT ? g_skip_words[why] : "?";
 }
 
-oz_report *oz_report_new(void)
+ozcmp_report *ozcmp_report_new(void)
 {
-    oz_report *r = calloc(1, sizeof *r);
+    ozcmp_report *r = calloc(1, sizeof *r);
     if (r)
         pthread_mutex_init(&r->lock, NULL);
     return r;
 }
 
-void oz_report_free(oz_report *r)
+void ozcmp_report_free(ozcmp_report *r)
 {
     if (!r)
         return;
@@ -65,19 +65,19 @@ static uint64_t site_hash(const char *entry, int ta, int tb, const int64_t dims[
     return h ^ (h >> 29);
 }
 
-static int row_is(const oz_report_row *row, const oz_site *s, const char *entry)
+static int row_is(const ozcmp_report_row *row, const ozcmp_site *s, const char *entry)
 {
     return row->transa == s->transa && row->transb == s->transb && row->m == s->m && row->n == s->n &&
            row->k == s->k && row->batch == s->batch && strcmp(row->entry, entry) == 0;
 }
 
-static size_t row_slot(const oz_report *r, const oz_report_row *row)
+static size_t row_slot(const ozcmp_report *r, const ozcmp_report_row *row)
 {
     int64_t dims[4] = {row->m, row->n, row->k, row->batch};
     return (size_t)site_hash(row->entry, row->transa, row->transb, dims) & (r->index_cap - 1);
 }
 
-static int grow_index(oz_report *r)
+static int grow_index(ozcmp_report *r)
 {
     size_t cap = r->index_cap ? r->index_cap * 2 : 64;
     size_t *idx = calloc(cap, sizeof *idx);
@@ -96,9 +96,9 @@ static int grow_index(oz_report *r)
 }
 
 /* The row of a site, created when new; NULL when out of memory. Lock held. */
-static oz_report_row *find_row(oz_report *r, const oz_site *s)
+static ozcmp_report_row *find_row(ozcmp_report *r, const ozcmp_site *s)
 {
-    char entry[OZ_SITE_ENTRY_MAX];
+    char entry[OZCMP_SITE_ENTRY_MAX];
     snprintf(entry, sizeof entry, "%s", s->entry ? s->entry : "?");
     if (2 * (r->nsites + 1) > r->index_cap && grow_index(r) != 0)
         return NULL;
@@ -109,13 +109,13 @@ static oz_report_row *find_row(oz_report *r, const oz_site *s)
             return &r->sites[r->index[h] - 1];
     if (r->nsites == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 16;
-        oz_report_row *ns = realloc(r->sites, cap * sizeof *ns);
+        ozcmp_report_row *ns = realloc(r->sites, cap * sizeof *ns);
         if (!ns)
             return NULL;
         r->sites = ns;
         r->cap = cap;
     }
-    oz_report_row *row = &r->sites[r->nsites];
+    ozcmp_report_row *row = &r->sites[r->nsites];
     memset(row, 0, sizeof *row);
     memcpy(row->entry, entry, sizeof entry);
     row->transa = s->transa;
@@ -139,10 +139,10 @@ static uint64_t umax(uint64_t a, uint64_t b)
 }
 
 /* Adds row b (sums in its mean fields) into a. */
-static void fold_row(oz_report_row *a, const oz_report_row *b)
+static void fold_row(ozcmp_report_row *a, const ozcmp_report_row *b)
 {
     a->calls += b->calls;
-    for (int i = 0; i < OZ_SKIP_COUNT; i++)
+    for (int i = 0; i < OZCMP_SKIP_COUNT; i++)
         a->not_compared[i] += b->not_compared[i];
     a->elements += b->elements;
     a->normwise_worst = dmax(a->normwise_worst, b->normwise_worst);
@@ -157,9 +157,9 @@ static void fold_row(oz_report_row *a, const oz_report_row *b)
     a->nonfinite_worst = umax(a->nonfinite_worst, b->nonfinite_worst);
 }
 
-void oz_report_add(oz_report *r, const oz_site *site, const oz_call_metrics *m)
+void ozcmp_report_add(ozcmp_report *r, const ozcmp_site *site, const ozcmp_call_metrics *m)
 {
-    oz_report_row one;
+    ozcmp_report_row one;
     memset(&one, 0, sizeof one);
     one.calls = 1;
     one.elements = m->elements;
@@ -169,24 +169,24 @@ void oz_report_add(oz_report *r, const oz_site *site, const oz_call_metrics *m)
     one.beyond_bound_total = one.beyond_bound_worst = m->beyond_bound;
     one.nonfinite_total = one.nonfinite_worst = m->nonfinite_mismatch;
     pthread_mutex_lock(&r->lock);
-    oz_report_row *row = find_row(r, site);
+    ozcmp_report_row *row = find_row(r, site);
     if (row)
         fold_row(row, &one);
     pthread_mutex_unlock(&r->lock);
 }
 
-void oz_report_add_skipped(oz_report *r, const oz_site *site, oz_skip_reason why)
+void ozcmp_report_add_skipped(ozcmp_report *r, const ozcmp_site *site, ozcmp_skip_reason why)
 {
-    if ((unsigned)why >= OZ_SKIP_COUNT)
+    if ((unsigned)why >= OZCMP_SKIP_COUNT)
         return;
     pthread_mutex_lock(&r->lock);
-    oz_report_row *row = find_row(r, site);
+    ozcmp_report_row *row = find_row(r, site);
     if (row)
         row->not_compared[why]++;
     pthread_mutex_unlock(&r->lock);
 }
 
-static void finish_means(oz_report_row *row)
+static void finish_means(ozcmp_report_row *row)
 {
     double c = row->calls ? (double)row->calls : 1.0;
     row->normwise_mean /= c;
@@ -196,7 +196,7 @@ static void finish_means(oz_report_row *row)
 
 static int cmp_rows(const void *pa, const void *pb)
 {
-    const oz_report_row *a = pa, *b = pb;
+    const ozcmp_report_row *a = pa, *b = pb;
     if ((a->calls == 0) != (b->calls == 0))
         return a->calls == 0 ? 1 : -1;
     if ((a->nonfinite_total > 0) != (b->nonfinite_total > 0))
@@ -218,13 +218,13 @@ static int cmp_rows(const void *pa, const void *pb)
     return 0;
 }
 
-size_t oz_report_rows(oz_report *r, oz_report_row **rows, oz_report_row *total)
+size_t ozcmp_report_rows(ozcmp_report *r, ozcmp_report_row **rows, ozcmp_report_row *total)
 {
     memset(total, 0, sizeof *total);
     snprintf(total->entry, sizeof total->entry, "total");
     pthread_mutex_lock(&r->lock);
     size_t n = r->nsites;
-    oz_report_row *out = n ? malloc(n * sizeof *out) : NULL;
+    ozcmp_report_row *out = n ? malloc(n * sizeof *out) : NULL;
     if (out)
         memcpy(out, r->sites, n * sizeof *out);
     pthread_mutex_unlock(&r->lock);
@@ -270,7 +270,7 @@ static void fmt_pair(char *buf, size_t len, double worst, double mean)
 
 #define SITE_W 31
 
-static void render_row(FILE *f, const oz_report_row *row, const char *label)
+static void render_row(FILE *f, const ozcmp_report_row *row, const char *label)
 {
     char nw[48], ab[48], rl[48];
     fmt_pair(nw, sizeof nw, row->normwise_worst, row->normwise_mean);
@@ -287,12 +287,12 @@ static void render_row(FILE *f, const oz_report_row *row, const char *label)
                 nw, ab, rl, (unsigned long long)row->beyond_bound_total, (unsigned long long)row->nonfinite_total);
 }
 
-void oz_report_render(oz_report *r, FILE *f)
+void ozcmp_report_render(ozcmp_report *r, FILE *f)
 {
-    oz_report_row *rows, total;
-    size_t n = oz_report_rows(r, &rows, &total);
+    ozcmp_report_row *rows, total;
+    size_t n = ozcmp_report_rows(r, &rows, &total);
     uint64_t skipped = 0;
-    for (int i = 0; i < OZ_SKIP_COUNT; i++)
+    for (int i = 0; i < OZCMP_SKIP_COUNT; i++)
         skipped += total.not_compared[i];
     fprintf(f, "ozcrt compare: emulated (Phase 22, about 34-bit mantissa) vs native cuBLAS; %zu call site%s\n",
             n, n == 1 ? "" : "s");
@@ -301,7 +301,7 @@ void oz_report_render(oz_report *r, FILE *f)
             "normwise rel", "max abs diff", "max rel diff", ">bound", "nonfin");
     for (size_t i = 0; i < n; i++) {
         char label[128];
-        const oz_report_row *row = &rows[i];
+        const ozcmp_report_row *row = &rows[i];
         if (row->batch > 1)
             snprintf(label, sizeof label, "%s %c%c %lldx%lldx%lld*%lld", row->entry, op_letter(row->transa),
                      op_letter(row->transb), (long long)row->m, (long long)row->n, (long long)row->k,
@@ -315,7 +315,7 @@ void oz_report_render(oz_report *r, FILE *f)
     if (skipped) {
         fprintf(f, "not compared: %llu call%s (", (unsigned long long)skipped, skipped == 1 ? "" : "s");
         const char *sep = "";
-        for (int i = 0; i < OZ_SKIP_COUNT; i++) {
+        for (int i = 0; i < OZCMP_SKIP_COUNT; i++) {
             if (total.not_compared[i]) {
                 fprintf(f, "%s%s %llu", sep, g_skip_words[i], (unsigned long long)total.not_compared[i]);
                 sep = ", ";
@@ -324,7 +324,7 @@ void oz_report_render(oz_report *r, FILE *f)
         fprintf(f, ")\n");
     }
     fprintf(f, "max rel = |emulated - native| / max(|native|, 2^-1022) per element; >bound = beyond the\n"
-               "Phase 22 bound plus native rounding (interpose/metrics.h); nonfin = NaN/Inf mismatches\n");
+               "Phase 22 bound plus native rounding (compare/metrics.h); nonfin = NaN/Inf mismatches\n");
     free(rows);
 }
 
@@ -342,26 +342,26 @@ static void put_double(FILE *f, double x, int json)
         fprintf(f, "%.17g", x);
 }
 
-int oz_report_write_csv(oz_report *r, FILE *f)
+int ozcmp_report_write_csv(ozcmp_report *r, FILE *f)
 {
-    oz_report_row *rows, total;
-    size_t n = oz_report_rows(r, &rows, &total);
+    ozcmp_report_row *rows, total;
+    size_t n = ozcmp_report_rows(r, &rows, &total);
     fputs("entry,transa,transb", f);
-#define OZ_X_HEAD(name, member) fputs("," name, f);
-    OZ_REPORT_NUM_FIELDS(OZ_X_HEAD, OZ_X_HEAD)
-#undef OZ_X_HEAD
-    for (int i = 0; i < OZ_SKIP_COUNT; i++)
+#define OZCMP_X_HEAD(name, member) fputs("," name, f);
+    OZCMP_REPORT_NUM_FIELDS(OZCMP_X_HEAD, OZCMP_X_HEAD)
+#undef OZCMP_X_HEAD
+    for (int i = 0; i < OZCMP_SKIP_COUNT; i++)
         fprintf(f, ",%s", g_skip_names[i]);
     fputc('\n', f);
     for (size_t i = 0; i < n; i++) {
-        const oz_report_row *row = &rows[i];
+        const ozcmp_report_row *row = &rows[i];
         fprintf(f, "%s,%c,%c", row->entry, op_letter(row->transa), op_letter(row->transb));
-#define OZ_X_INT(name, member) fprintf(f, ",%lld", (long long)row->member);
-#define OZ_X_DBL(name, member) fputc(',', f), put_double(f, row->member, 0);
-        OZ_REPORT_NUM_FIELDS(OZ_X_INT, OZ_X_DBL)
-#undef OZ_X_INT
-#undef OZ_X_DBL
-        for (int s = 0; s < OZ_SKIP_COUNT; s++)
+#define OZCMP_X_INT(name, member) fprintf(f, ",%lld", (long long)row->member);
+#define OZCMP_X_DBL(name, member) fputc(',', f), put_double(f, row->member, 0);
+        OZCMP_REPORT_NUM_FIELDS(OZCMP_X_INT, OZCMP_X_DBL)
+#undef OZCMP_X_INT
+#undef OZCMP_X_DBL
+        for (int s = 0; s < OZCMP_SKIP_COUNT; s++)
             fprintf(f, ",%llu", (unsigned long long)row->not_compared[s]);
         fputc('\n', f);
     }
@@ -369,29 +369,29 @@ int oz_report_write_csv(oz_report *r, FILE *f)
     return ferror(f) ? -1 : 0;
 }
 
-static void json_row(FILE *f, const oz_report_row *row, int with_site)
+static void json_row(FILE *f, const ozcmp_report_row *row, int with_site)
 {
     fputc('{', f);
     if (with_site)
         fprintf(f, "\"entry\": \"%s\", \"transa\": \"%c\", \"transb\": \"%c\", ", row->entry,
                 op_letter(row->transa), op_letter(row->transb));
     const char *sep = "";
-#define OZ_X_INT(name, member) \
+#define OZCMP_X_INT(name, member) \
     fprintf(f, "%s\"" name "\": %lld", sep, (long long)row->member), sep = ", ";
-#define OZ_X_DBL(name, member) \
+#define OZCMP_X_DBL(name, member) \
     fprintf(f, "%s\"" name "\": ", sep), put_double(f, row->member, 1), sep = ", ";
-    OZ_REPORT_NUM_FIELDS(OZ_X_INT, OZ_X_DBL)
-#undef OZ_X_INT
-#undef OZ_X_DBL
-    for (int s = 0; s < OZ_SKIP_COUNT; s++)
+    OZCMP_REPORT_NUM_FIELDS(OZCMP_X_INT, OZCMP_X_DBL)
+#undef OZCMP_X_INT
+#undef OZCMP_X_DBL
+    for (int s = 0; s < OZCMP_SKIP_COUNT; s++)
         fprintf(f, ", \"%s\": %llu", g_skip_names[s], (unsigned long long)row->not_compared[s]);
     fputc('}', f);
 }
 
-int oz_report_write_json(oz_report *r, FILE *f)
+int ozcmp_report_write_json(ozcmp_report *r, FILE *f)
 {
-    oz_report_row *rows, total;
-    size_t n = oz_report_rows(r, &rows, &total);
+    ozcmp_report_row *rows, total;
+    size_t n = ozcmp_report_rows(r, &rows, &total);
     fputs("{\"ozcrt_report\": 1, \"sites\": [", f);
     for (size_t i = 0; i < n; i++) {
         fputs(i ? ",\n  " : "\n  ", f);
@@ -406,32 +406,32 @@ int oz_report_write_json(oz_report *r, FILE *f)
 
 /* ---- the process-wide report ---- */
 
-static oz_report *g_report;
+static ozcmp_report *g_report;
 static pthread_once_t g_report_once = PTHREAD_ONCE_INIT;
 
 static void make_global(void)
 {
-    g_report = oz_report_new();
+    g_report = ozcmp_report_new();
 }
 
-oz_report *oz_report_global(void)
+ozcmp_report *ozcmp_report_global(void)
 {
     pthread_once(&g_report_once, make_global);
     return g_report;
 }
 
-void oz_report_print(FILE *f)
+void ozcmp_report_print(FILE *f)
 {
-    oz_report *r = oz_report_global();
+    ozcmp_report *r = ozcmp_report_global();
     if (r) {
-        oz_report_render(r, f ? f : stderr);
+        ozcmp_report_render(r, f ? f : stderr);
         fflush(f ? f : stderr);
     }
 }
 
-int oz_report_write_file(const char *path)
+int ozcmp_report_write_file(const char *path)
 {
-    oz_report *r = oz_report_global();
+    ozcmp_report *r = ozcmp_report_global();
     if (!r || !path || !*path)
         return -1;
     size_t len = strlen(path);
@@ -441,7 +441,7 @@ int oz_report_write_file(const char *path)
         fprintf(stderr, "ozcrt: cannot write OZCRT_REPORT_FILE=\"%s\": %s\n", path, strerror(errno));
         return -1;
     }
-    int rc = csv ? oz_report_write_csv(r, f) : oz_report_write_json(r, f);
+    int rc = csv ? ozcmp_report_write_csv(r, f) : ozcmp_report_write_json(r, f);
     if (fclose(f) != 0)
         rc = -1;
     if (rc != 0)

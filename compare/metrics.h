@@ -1,7 +1,7 @@
-/* interpose/metrics.h: the shadow-mode comparison metrics of one call (emulated C vs native C), plain C for host and device.
+/* compare/metrics.h: the shadow-mode comparison metrics of one call (emulated C vs native C), plain C for host and device.
  *
  * The per-element rules are OZ_HD functions shared with the GPU kernel
- * (kernels/compare_metrics.cu) so both sides apply the same definitions;
+ * (compare/kernel_metrics.cu) so both sides apply the same definitions;
  * metrics.c is the host model over whole matrices, used by the CPU tests and
  * as the reference the GPU test checks the kernel against.
  *
@@ -11,8 +11,8 @@
  *    Pairs with a non-finite member add to nothing else.
  *  - for the finite pairs, d = |e - n|:
  *      max abs difference       max d
- *      max relative difference  max d / max(|n|, OZ_CMP_REL_FLOOR),
- *                               OZ_CMP_REL_FLOOR = DBL_MIN = 2^-1022: the
+ *      max relative difference  max d / max(|n|, OZCMP_REL_FLOOR),
+ *                               OZCMP_REL_FLOOR = DBL_MIN = 2^-1022: the
  *                               smallest normal double; it only keeps n == 0
  *                               from dividing by zero, so the value is a true
  *                               elementwise relative difference (large where
@@ -25,58 +25,58 @@
  *                               C_native == 0 and E != 0. Sums of squares are
  *                               kept in three exponent bins so that neither
  *                               1e200 nor 1e-200 overflows or underflows.
- *      beyond the bound         d > oz_cmp_allowed(): the Phase 22 bound of
+ *      beyond the bound         d > ozcmp_allowed(): the Phase 22 bound of
  *                               reference/bound.h against the exact product
  *                               plus the worst-case bound of native DGEMM's
- *                               own rounding (see oz_cmp_allowed). */
-#ifndef OZCRT_INTERPOSE_METRICS_H
-#define OZCRT_INTERPOSE_METRICS_H
+ *                               own rounding (see ozcmp_allowed). */
+#ifndef OZCRT_COMPARE_METRICS_H
+#define OZCRT_COMPARE_METRICS_H
 
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-#include "../crt/oz_hd.h"
-#include "../slicing/slicing.h"
-#include "../reference/bound.h"
+#include "crt/oz_hd.h"
+#include "reference/bound.h"
+#include "slicing/slicing.h"
 
-#define OZ_CMP_REL_FLOOR DBL_MIN
-#define OZ_CMP_NBINS 3 /* sum-of-squares bins: |x| < 2^-400, middle, |x| > 2^400 */
+#define OZCMP_REL_FLOOR DBL_MIN
+#define OZCMP_NBINS 3 /* sum-of-squares bins: |x| < 2^-400, middle, |x| > 2^400 */
 
 /* The reduction state of one call. The GPU kernel reduces into exactly this
  * layout with atomics (maxima as the bit patterns of non-negative doubles,
  * which order like unsigned integers; sums with double atomicAdd, in no fixed
  * order, so the two sums may differ from the host's in the last bits). */
-typedef struct oz_cmp_accum {
+typedef struct ozcmp_accum {
     uint64_t max_abs_bits;
     uint64_t max_rel_bits;
-    double sq_diff[OZ_CMP_NBINS];   /* bin b holds sum (x 2^(600 (1-b)))^2 */
-    double sq_native[OZ_CMP_NBINS];
+    double sq_diff[OZCMP_NBINS];   /* bin b holds sum (x 2^(600 (1-b)))^2 */
+    double sq_native[OZCMP_NBINS];
     uint64_t beyond_bound;
     uint64_t nonfinite_mismatch;
     uint64_t finite_pairs;
     uint64_t reserved;              /* keeps the size a multiple of 16 */
-} oz_cmp_accum;
+} ozcmp_accum;
 
 /* The metrics of one call, as the report aggregates them. */
-typedef struct oz_call_metrics {
+typedef struct ozcmp_call_metrics {
     double max_abs;
     double max_rel;
     double normwise;
     uint64_t beyond_bound;
     uint64_t nonfinite_mismatch;
     uint64_t elements;              /* m n batch */
-} oz_call_metrics;
+} ozcmp_call_metrics;
 
-OZ_HD int oz_cmp_is_finite(double x)
+OZ_HD int ozcmp_is_finite(double x)
 {
     return x - x == 0.0; /* false for NaN and +-Inf, without isfinite's host/device differences */
 }
 
 /* 1 when e and n disagree in their non-finite status (see above). */
-OZ_HD int oz_cmp_nonfinite_mismatch(double e, double n)
+OZ_HD int ozcmp_nonfinite_mismatch(double e, double n)
 {
-    int fe = oz_cmp_is_finite(e), fn = oz_cmp_is_finite(n);
+    int fe = ozcmp_is_finite(e), fn = ozcmp_is_finite(n);
     if (fe && fn)
         return 0;
     if (fe != fn)
@@ -88,7 +88,7 @@ OZ_HD int oz_cmp_nonfinite_mismatch(double e, double n)
 }
 
 /* The bin of |x| for the sums of squares and its scaled square. */
-OZ_HD int oz_cmp_sq_bin(double x, double *scaled_sq)
+OZ_HD int ozcmp_sq_bin(double x, double *scaled_sq)
 {
     double a = fabs(x);
     if (a > 0x1p400) {
@@ -105,9 +105,9 @@ OZ_HD int oz_cmp_sq_bin(double x, double *scaled_sq)
     return 1;
 }
 
-OZ_HD double oz_cmp_rel(double d, double n)
+OZ_HD double ozcmp_rel(double d, double n)
 {
-    return d / fmax(fabs(n), OZ_CMP_REL_FLOOR);
+    return d / fmax(fabs(n), OZCMP_REL_FLOOR);
 }
 
 /* The largest |e - n| the two paths may differ by at one element, given the
@@ -120,7 +120,7 @@ OZ_HD double oz_cmp_rel(double d, double n)
  *  - native DGEMM's own error, any summation order, is at most
  *    gamma_(k+2) (|alpha| k 2^(s+t) + |beta C_old|), gamma_j = j 2^-53 / (1 - j 2^-53).
  * Rows or columns holding Inf/NaN (OZ_SCALE_SPECIAL) are not bounded: +Inf. */
-OZ_HD double oz_cmp_allowed(double alpha, double beta, double n, int s, int t, int64_t k)
+OZ_HD double ozcmp_allowed(double alpha, double beta, double n, int s, int t, int64_t k)
 {
     if (s == OZ_SCALE_SPECIAL || t == OZ_SCALE_SPECIAL)
         return INFINITY;
@@ -135,7 +135,7 @@ OZ_HD double oz_cmp_allowed(double alpha, double beta, double n, int s, int t, i
 
 /* The bit pattern of a double: for x >= 0 (and +Inf, and NaN with the sign
  * cleared) it orders like the unsigned integer. */
-OZ_HD uint64_t oz_cmp_bits(double x)
+OZ_HD uint64_t ozcmp_bits(double x)
 {
 #ifdef __CUDA_ARCH__
     return (uint64_t)__double_as_longlong(x);
@@ -147,10 +147,10 @@ OZ_HD uint64_t oz_cmp_bits(double x)
 }
 
 /* Adds x^2 to its bin (constant indices, so device code keeps q in registers). */
-OZ_HD void oz_cmp_add_square(double q[OZ_CMP_NBINS], double x)
+OZ_HD void ozcmp_add_square(double q[OZCMP_NBINS], double x)
 {
     double sq;
-    int bin = oz_cmp_sq_bin(x, &sq);
+    int bin = ozcmp_sq_bin(x, &sq);
     if (bin == 0)
         q[0] += sq;
     else if (bin == 1)
@@ -160,22 +160,22 @@ OZ_HD void oz_cmp_add_square(double q[OZ_CMP_NBINS], double x)
 }
 
 /* Adds one element pair (e emulated, n native) to acc; `allowed` is
- * oz_cmp_allowed() for it (+Inf: not checked). THE definition of the
+ * ozcmp_allowed() for it (+Inf: not checked). THE definition of the
  * metrics: the host model and the GPU kernel both call this. */
-OZ_HD void oz_cmp_accum_add(oz_cmp_accum *acc, double e, double n, double allowed)
+OZ_HD void ozcmp_accum_add(ozcmp_accum *acc, double e, double n, double allowed)
 {
-    if (!oz_cmp_is_finite(e) || !oz_cmp_is_finite(n)) {
-        acc->nonfinite_mismatch += (uint64_t)oz_cmp_nonfinite_mismatch(e, n);
+    if (!ozcmp_is_finite(e) || !ozcmp_is_finite(n)) {
+        acc->nonfinite_mismatch += (uint64_t)ozcmp_nonfinite_mismatch(e, n);
         return;
     }
     double d = fabs(e - n);
-    uint64_t db = oz_cmp_bits(d), rb = oz_cmp_bits(oz_cmp_rel(d, n));
+    uint64_t db = ozcmp_bits(d), rb = ozcmp_bits(ozcmp_rel(d, n));
     if (db > acc->max_abs_bits)
         acc->max_abs_bits = db;
     if (rb > acc->max_rel_bits)
         acc->max_rel_bits = rb;
-    oz_cmp_add_square(acc->sq_diff, d);
-    oz_cmp_add_square(acc->sq_native, n);
+    ozcmp_add_square(acc->sq_diff, d);
+    ozcmp_add_square(acc->sq_native, n);
     acc->beyond_bound += (uint64_t)(d > allowed);
     acc->finite_pairs++;
 }
@@ -185,27 +185,27 @@ OZ_HD void oz_cmp_accum_add(oz_cmp_accum *acc, double e, double n, double allowe
 extern "C" {
 #endif
 
-void oz_cmp_accum_init(oz_cmp_accum *acc);
+void ozcmp_accum_init(ozcmp_accum *acc);
 
 /* Merges b into a (max of maxima, sums of sums). */
-void oz_cmp_accum_merge(oz_cmp_accum *a, const oz_cmp_accum *b);
+void ozcmp_accum_merge(ozcmp_accum *a, const ozcmp_accum *b);
 
 /* The metrics from a reduced state; `elements` is copied into the result. */
-oz_call_metrics oz_cmp_finish(const oz_cmp_accum *acc, uint64_t elements);
+ozcmp_call_metrics ozcmp_finish(const ozcmp_accum *acc, uint64_t elements);
 
 /* sqrt(sum num) / sqrt(sum den) from binned sums of squares; 0 when num is 0. */
-double oz_cmp_norm_ratio(const double num[OZ_CMP_NBINS], const double den[OZ_CMP_NBINS]);
+double ozcmp_norm_ratio(const double num[OZCMP_NBINS], const double den[OZCMP_NBINS]);
 
 /* The scale exponents of op(A)'s rows (s[0..m)) and op(B)'s columns
  * (t[0..n)) of one column-major problem, as the GPU computes them
  * (oz_scale_exponent of the max |.|, NaN and Inf giving OZ_SCALE_SPECIAL). */
-void oz_cmp_scales_host(int transa, int transb, int64_t m, int64_t n, int64_t k,
+void ozcmp_scales_host(int transa, int transb, int64_t m, int64_t n, int64_t k,
                         const double *A, int64_t lda, const double *B, int64_t ldb, int *s, int *t);
 
 /* Compares one m x n matrix: emulated E (lde) against native N (ldn), with
  * the scale exponents s, t of the call (NULL: no bound check, nothing counts
  * as beyond the bound), accumulating into acc. */
-void oz_cmp_matrix_host(oz_cmp_accum *acc, int64_t m, int64_t n, const double *E, int64_t lde,
+void ozcmp_matrix_host(ozcmp_accum *acc, int64_t m, int64_t n, const double *E, int64_t lde,
                         const double *N, int64_t ldn, const int *s, const int *t,
                         double alpha, double beta, int64_t k);
 

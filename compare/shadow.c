@@ -1,26 +1,27 @@
-/* interpose/shadow.c: shadow mode: native cuBLAS into scratch beside the emulated call, GPU comparison, asynchronous records (see shadow.h). */
-#include "shadow.h"
+/* compare/shadow.c: shadow mode: native cuBLAS into scratch beside the emulated call, GPU comparison, asynchronous records (see compare.h). */
+#include "compare/compare.h"
 
 #include <cuda_runtime_api.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernels/compare_metrics.h"
-#include "metrics.h"
+#include "compare/kernels.h"
+#include "compare/metrics.h"
 
-#define OZ_SHADOW_MAX_DEVICES 64
-#define OZ_SHADOW_ALIGN 256                 /* bytes; cudaMalloc's alignment, mirrored by scratch */
-#define OZ_STATUS_SUCCESS 0                 /* CUBLAS_STATUS_SUCCESS */
-#define OZ_STATUS_EXECUTION_FAILED 13       /* CUBLAS_STATUS_EXECUTION_FAILED */
+#define OZCMP_MAX_DEVICES 64
+#define OZCMP_ALIGN 256                 /* bytes; cudaMalloc's alignment, mirrored by scratch */
+#define OZCMP_STATUS_SUCCESS 0                 /* CUBLAS_STATUS_SUCCESS */
+#define OZCMP_STATUS_EXECUTION_FAILED 13       /* CUBLAS_STATUS_EXECUTION_FAILED */
 
 /* ---- configuration ---- */
 
-static oz_shadow_config g_cfg;
+static ozcmp_config g_cfg;
 static pthread_once_t g_cfg_once = PTHREAD_ONCE_INIT;
 
-int oz_shadow_parse_compare(const char *value, int *out)
+int ozcmp_parse_compare(const char *value, int *out)
 {
     *out = 0;
     if (!value || !*value)
@@ -34,15 +35,15 @@ int oz_shadow_parse_compare(const char *value, int *out)
     return -1;
 }
 
-int oz_shadow_parse_result(const char *value, oz_compare_result *out)
+int ozcmp_parse_result(const char *value, ozcmp_result *out)
 {
-    *out = OZ_COMPARE_RESULT_EMULATED;
+    *out = OZCMP_RESULT_EMULATED;
     if (!value || !*value)
         return 0;
     if (!strcmp(value, "emulated"))
         return 1;
     if (!strcmp(value, "native")) {
-        *out = OZ_COMPARE_RESULT_NATIVE;
+        *out = OZCMP_RESULT_NATIVE;
         return 1;
     }
     fprintf(stderr, "ozcrt: warning: OZCRT_COMPARE_RESULT=\"%s\" is not emulated or native; "
@@ -50,7 +51,7 @@ int oz_shadow_parse_result(const char *value, oz_compare_result *out)
     return -1;
 }
 
-int oz_shadow_parse_report_file(const char *value, const char **out)
+int ozcmp_parse_report_file(const char *value, const char **out)
 {
     *out = NULL;
     if (!value || !*value)
@@ -66,42 +67,38 @@ int oz_shadow_parse_report_file(const char *value, const char **out)
 
 static void read_config(void)
 {
-    oz_shadow_parse_compare(getenv("OZCRT_COMPARE"), &g_cfg.enabled);
-    oz_shadow_parse_result(getenv("OZCRT_COMPARE_RESULT"), &g_cfg.result);
-    oz_shadow_parse_report_file(getenv("OZCRT_REPORT_FILE"), &g_cfg.report_file);
+    ozcmp_parse_compare(getenv("OZCRT_COMPARE"), &g_cfg.enabled);
+    ozcmp_parse_result(getenv("OZCRT_COMPARE_RESULT"), &g_cfg.result);
+    ozcmp_parse_report_file(getenv("OZCRT_REPORT_FILE"), &g_cfg.report_file);
 }
 
-const oz_shadow_config *oz_shadow_config_get(void)
+const ozcmp_config *ozcmp_config_get(void)
 {
     pthread_once(&g_cfg_once, read_config);
     return &g_cfg;
 }
 
-int oz_shadow_enabled(void)
-{
-    return oz_shadow_config_get()->enabled;
-}
-
 /* ---- the per-device ring of records in flight ---- */
 
 typedef struct shadow_slot {
-    char entry[OZ_SITE_ENTRY_MAX];
-    oz_site site;               /* site.entry points at entry */
+    char entry[OZCMP_SITE_ENTRY_MAX];
+    ozcmp_site site;               /* site.entry points at entry */
     uint64_t elements;
     cudaEvent_t done;           /* recorded after the record's copy into host[] */
 } shadow_slot;
 
 typedef struct shadow_ring {
     int failed;
-    oz_cmp_accum *host;         /* pinned, OZ_SHADOW_RING_SLOTS records */
-    shadow_slot slots[OZ_SHADOW_RING_SLOTS];
+    ozcmp_accum *host;         /* pinned, OZCMP_RING_SLOTS records */
+    shadow_slot slots[OZCMP_RING_SLOTS];
     uint64_t head, tail;        /* slots tail..head-1 are in flight, oldest first */
     cudaMemPool_t pool;
 } shadow_ring;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER; /* rings; taken before the report's lock */
-static shadow_ring *g_rings[OZ_SHADOW_MAX_DEVICES];
+static shadow_ring *g_rings[OZCMP_MAX_DEVICES];
 static int g_atexit_registered;
+static atomic_int g_ran; /* ozcmp_gemm was called */
 
 /* Our CUDA calls must not fail because another thread captures a stream in
  * global mode: relaxed for this thread while we run them. */
@@ -129,12 +126,12 @@ static int cuda_ok(cudaError_t e, const char *what)
 /* Harvests slot `tail` (its event complete, or failed: then counted lost). g_lock held. */
 static void harvest_oldest(shadow_ring *r, cudaError_t wait_status)
 {
-    shadow_slot *sl = &r->slots[r->tail % OZ_SHADOW_RING_SLOTS];
+    shadow_slot *sl = &r->slots[r->tail % OZCMP_RING_SLOTS];
     if (wait_status == cudaSuccess) {
-        oz_call_metrics m = oz_cmp_finish(&r->host[r->tail % OZ_SHADOW_RING_SLOTS], sl->elements);
-        oz_report_add(oz_report_global(), &sl->site, &m);
+        ozcmp_call_metrics m = ozcmp_finish(&r->host[r->tail % OZCMP_RING_SLOTS], sl->elements);
+        ozcmp_report_add(ozcmp_report_global(), &sl->site, &m);
     } else {
-        oz_report_add_skipped(oz_report_global(), &sl->site, OZ_SKIP_LOST);
+        ozcmp_report_add_skipped(ozcmp_report_global(), &sl->site, OZCMP_SKIP_LOST);
     }
     r->tail++;
 }
@@ -144,21 +141,21 @@ static void harvest_oldest(shadow_ring *r, cudaError_t wait_status)
 static void drain(shadow_ring *r, uint64_t keep)
 {
     while (r->tail < r->head) {
-        cudaError_t q = cudaEventQuery(r->slots[r->tail % OZ_SHADOW_RING_SLOTS].done);
+        cudaError_t q = cudaEventQuery(r->slots[r->tail % OZCMP_RING_SLOTS].done);
         if (q == cudaErrorNotReady) {
             if (r->head - r->tail <= keep)
                 break;
-            q = cudaEventSynchronize(r->slots[r->tail % OZ_SHADOW_RING_SLOTS].done);
+            q = cudaEventSynchronize(r->slots[r->tail % OZCMP_RING_SLOTS].done);
         }
         harvest_oldest(r, q);
     }
 }
 
-void oz_shadow_flush(void)
+void ozcmp_flush(void)
 {
     enum cudaStreamCaptureMode mode = relax_capture();
     pthread_mutex_lock(&g_lock);
-    for (int dev = 0; dev < OZ_SHADOW_MAX_DEVICES; dev++)
+    for (int dev = 0; dev < OZCMP_MAX_DEVICES; dev++)
         if (g_rings[dev])
             drain(g_rings[dev], 0);
     pthread_mutex_unlock(&g_lock);
@@ -167,13 +164,13 @@ void oz_shadow_flush(void)
 
 static void flush_at_exit(void)
 {
-    oz_shadow_flush();
+    ozcmp_flush();
 }
 
 /* The ring of `dev`, made on first use; NULL when it cannot be. g_lock held. */
 static shadow_ring *ring_of(int dev)
 {
-    if (dev < 0 || dev >= OZ_SHADOW_MAX_DEVICES)
+    if (dev < 0 || dev >= OZCMP_MAX_DEVICES)
         return NULL;
     shadow_ring *r = g_rings[dev];
     if (r)
@@ -183,10 +180,10 @@ static shadow_ring *ring_of(int dev)
         return NULL;
     g_rings[dev] = r;
     r->failed = 1;
-    if (!cuda_ok(cudaHostAlloc((void **)&r->host, OZ_SHADOW_RING_SLOTS * sizeof *r->host, cudaHostAllocPortable),
+    if (!cuda_ok(cudaHostAlloc((void **)&r->host, OZCMP_RING_SLOTS * sizeof *r->host, cudaHostAllocPortable),
                  "cudaHostAlloc of the record ring"))
         return NULL;
-    for (int i = 0; i < OZ_SHADOW_RING_SLOTS; i++)
+    for (int i = 0; i < OZCMP_RING_SLOTS; i++)
         if (!cuda_ok(cudaEventCreateWithFlags(&r->slots[i].done, cudaEventDisableTiming), "cudaEventCreate"))
             return NULL;
     struct cudaMemPoolProps props;
@@ -229,7 +226,7 @@ static int plan_scratch(const oz_gemm_desc *d, scratch_plan *p)
     if (m <= 0 || n <= 0 || batch <= 0 || ldc < m || n > INT64_MAX / 2 / ldc || batch > INT64_MAX / 8 / (m + n))
         return -1;
     const int64_t item = ldc * (n - 1) + m; /* doubles one column-major item spans */
-    const int64_t lanes = OZ_SHADOW_ALIGN / (int64_t)sizeof(double);
+    const int64_t lanes = OZCMP_ALIGN / (int64_t)sizeof(double);
     int64_t doubles;
     if (d->Aarray) {
         p->c_offset = 0;
@@ -238,44 +235,44 @@ static int plan_scratch(const oz_gemm_desc *d, scratch_plan *p)
             return -1;
         doubles = batch * p->c_stride;
     } else {
-        p->c_offset = (int64_t)(((uintptr_t)d->C % OZ_SHADOW_ALIGN) / sizeof(double));
+        p->c_offset = (int64_t)(((uintptr_t)d->C % OZCMP_ALIGN) / sizeof(double));
         p->c_stride = (batch > 1 && d->strideC >= item) ? d->strideC : item;
         if (batch > 1 && p->c_stride > (INT64_MAX / 16 - item - lanes) / (batch - 1))
             return -1;
         doubles = p->c_offset + (batch - 1) * p->c_stride + item;
     }
-    p->c_bytes = round_up((size_t)doubles * sizeof(double), OZ_SHADOW_ALIGN);
-    p->absa_bytes = round_up((size_t)(batch * m) * sizeof(uint64_t), OZ_SHADOW_ALIGN);
-    p->absb_bytes = round_up((size_t)(batch * n) * sizeof(uint64_t), OZ_SHADOW_ALIGN);
-    p->rec_bytes = round_up(sizeof(oz_cmp_accum), OZ_SHADOW_ALIGN);
-    p->ptr_bytes = d->Aarray ? round_up((size_t)batch * sizeof(double *), OZ_SHADOW_ALIGN) : 0;
+    p->c_bytes = round_up((size_t)doubles * sizeof(double), OZCMP_ALIGN);
+    p->absa_bytes = round_up((size_t)(batch * m) * sizeof(uint64_t), OZCMP_ALIGN);
+    p->absb_bytes = round_up((size_t)(batch * n) * sizeof(uint64_t), OZCMP_ALIGN);
+    p->rec_bytes = round_up(sizeof(ozcmp_accum), OZCMP_ALIGN);
+    p->ptr_bytes = d->Aarray ? round_up((size_t)batch * sizeof(double *), OZCMP_ALIGN) : 0;
     p->total = p->c_bytes + p->absa_bytes + p->absb_bytes + p->rec_bytes + p->ptr_bytes;
     return 0;
 }
 
 /* The call without comparison: what the program asked to receive. */
-static int run_uncompared(const oz_gemm_desc *d, oz_native_gemm_fn native, void *ctx, void *ws, size_t ws_bytes,
-                          void *stream)
+static int run_uncompared(const oz_gemm_desc *d, ozcmp_native_fn native, void *ctx, void *ws, size_t ws_bytes,
+                          void *stream, ozcmp_result result)
 {
-    if (oz_shadow_config_get()->result == OZ_COMPARE_RESULT_NATIVE)
+    if (result == OZCMP_RESULT_NATIVE)
         return native(ctx, d);
-    return oz_gemm_run(d, ws, ws_bytes, stream) == 0 ? OZ_STATUS_SUCCESS : OZ_STATUS_EXECUTION_FAILED;
+    return oz_gemm_run(d, ws, ws_bytes, stream) == 0 ? OZCMP_STATUS_SUCCESS : OZCMP_STATUS_EXECUTION_FAILED;
 }
 
-static int skip(const oz_site *site, oz_skip_reason why, const oz_gemm_desc *d, oz_native_gemm_fn native,
-                void *ctx, void *ws, size_t ws_bytes, void *stream)
+static int skip(const ozcmp_site *site, ozcmp_skip_reason why, const oz_gemm_desc *d, ozcmp_native_fn native,
+                void *ctx, void *ws, size_t ws_bytes, void *stream, ozcmp_result result)
 {
-    oz_report_add_skipped(oz_report_global(), site, why);
-    return run_uncompared(d, native, ctx, ws, ws_bytes, stream);
+    ozcmp_report_add_skipped(ozcmp_report_global(), site, why);
+    return run_uncompared(d, native, ctx, ws, ws_bytes, stream, result);
 }
 
 /* Queues the record's copy into a ring slot; counts it lost if that fails. */
-static void queue_record(shadow_ring *r, const oz_site *site, uint64_t elements, const oz_cmp_accum *rec,
+static void queue_record(shadow_ring *r, const ozcmp_site *site, uint64_t elements, const ozcmp_accum *rec,
                          cudaStream_t s)
 {
     pthread_mutex_lock(&g_lock);
-    drain(r, OZ_SHADOW_RING_SLOTS / 2 - 1);
-    uint64_t idx = r->head % OZ_SHADOW_RING_SLOTS;
+    drain(r, OZCMP_RING_SLOTS / 2 - 1);
+    uint64_t idx = r->head % OZCMP_RING_SLOTS;
     shadow_slot *sl = &r->slots[idx];
     snprintf(sl->entry, sizeof sl->entry, "%s", site->entry ? site->entry : "?");
     sl->site = *site;
@@ -285,24 +282,24 @@ static void queue_record(shadow_ring *r, const oz_site *site, uint64_t elements,
         cuda_ok(cudaEventRecord(sl->done, s), "cudaEventRecord"))
         r->head++;
     else
-        oz_report_add_skipped(oz_report_global(), site, OZ_SKIP_CUDA_ERROR);
+        ozcmp_report_add_skipped(ozcmp_report_global(), site, OZCMP_SKIP_CUDA_ERROR);
     pthread_mutex_unlock(&g_lock);
 }
 
-int oz_shadow_gemm(const oz_shadow_site *site, const oz_gemm_desc *d, oz_native_gemm_fn native, void *native_ctx,
-                   void *ws, size_t ws_bytes, void *stream)
+int ozcmp_gemm(const ozcmp_site *site, const oz_gemm_desc *d, ozcmp_native_fn native, void *native_ctx, void *ws,
+               size_t ws_bytes, void *stream, ozcmp_result result)
 {
-    const oz_shadow_config *cfg = oz_shadow_config_get();
-    const int want_native = cfg->result == OZ_COMPARE_RESULT_NATIVE;
+    const int want_native = result == OZCMP_RESULT_NATIVE;
     cudaStream_t s = (cudaStream_t)stream;
+    atomic_store(&g_ran, 1);
     if (d->m <= 0 || d->n <= 0 || d->batch <= 0) /* nothing to compare */
-        return run_uncompared(d, native, native_ctx, ws, ws_bytes, stream);
+        return run_uncompared(d, native, native_ctx, ws, ws_bytes, stream, result);
 
     enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
     cudaError_t ce = cudaStreamIsCapturing(s, &cap);
     if (ce != cudaSuccess || cap != cudaStreamCaptureStatusNone) {
         (void)cudaGetLastError(); /* an implicit-capture error must not stick to the program's next call */
-        return skip(site, OZ_SKIP_CAPTURE, d, native, native_ctx, ws, ws_bytes, stream);
+        return skip(site, OZCMP_SKIP_CAPTURE, d, native, native_ctx, ws, ws_bytes, stream, result);
     }
 
     int dev = -1;
@@ -315,78 +312,78 @@ int oz_shadow_gemm(const oz_shadow_site *site, const oz_gemm_desc *d, oz_native_
     }
     restore_capture(mode);
     if (!r)
-        return skip(site, OZ_SKIP_CUDA_ERROR, d, native, native_ctx, ws, ws_bytes, stream);
+        return skip(site, OZCMP_SKIP_CUDA_ERROR, d, native, native_ctx, ws, ws_bytes, stream, result);
 
     scratch_plan plan;
     char *block = NULL;
     if (plan_scratch(d, &plan) != 0 ||
         cudaMallocFromPoolAsync((void **)&block, plan.total, r->pool, s) != cudaSuccess) {
         (void)cudaGetLastError();
-        return skip(site, OZ_SKIP_NO_MEMORY, d, native, native_ctx, ws, ws_bytes, stream);
+        return skip(site, OZCMP_SKIP_NO_MEMORY, d, native, native_ctx, ws, ws_bytes, stream, result);
     }
     double *c_mirror = (double *)block;
     uint64_t *absa = (uint64_t *)(block + plan.c_bytes);
     uint64_t *absb = (uint64_t *)(block + plan.c_bytes + plan.absa_bytes);
-    oz_cmp_accum *rec = (oz_cmp_accum *)(block + plan.c_bytes + plan.absa_bytes + plan.absb_bytes);
+    ozcmp_accum *rec = (ozcmp_accum *)(block + plan.c_bytes + plan.absa_bytes + plan.absb_bytes);
     double **ptrs = d->Aarray ? (double **)(block + plan.total - plan.ptr_bytes) : NULL;
     const int beta_may_be_nonzero = d->scalars_on_device || *d->beta != 0.0;
 
     /* The native call's view of C: scratch shaped like the caller's C. */
     oz_gemm_desc into = *d;
-    oz_mat_view caller_c = {d->C, (const double *const *)d->Carray, d->ldc, d->strideC};
-    oz_mat_view native_c;
+    ozcmp_mat_view caller_c = {d->C, (const double *const *)d->Carray, d->ldc, d->strideC};
+    ozcmp_mat_view native_c;
     int rc;
     if (d->Aarray) {
-        oz_mat_out dst = {c_mirror, NULL, d->ldc, plan.c_stride};
-        rc = oz_cmp_copy(d->m, d->n, d->batch, caller_c, dst, ptrs, 1, beta_may_be_nonzero, stream);
+        ozcmp_mat_out dst = {c_mirror, NULL, d->ldc, plan.c_stride};
+        rc = ozcmp_copy(d->m, d->n, d->batch, caller_c, dst, ptrs, 1, beta_may_be_nonzero, stream);
         into.Carray = ptrs;
-        native_c = (oz_mat_view){NULL, (const double *const *)ptrs, d->ldc, 0};
+        native_c = (ozcmp_mat_view){NULL, (const double *const *)ptrs, d->ldc, 0};
     } else {
         double *c0 = c_mirror + plan.c_offset;
-        oz_mat_out dst = {c0, NULL, d->ldc, plan.c_stride};
-        rc = beta_may_be_nonzero ? oz_cmp_copy(d->m, d->n, d->batch, caller_c, dst, NULL, 0, 1, stream) : 0;
+        ozcmp_mat_out dst = {c0, NULL, d->ldc, plan.c_stride};
+        rc = beta_may_be_nonzero ? ozcmp_copy(d->m, d->n, d->batch, caller_c, dst, NULL, 0, 1, stream) : 0;
         into.C = c0;
         into.strideC = plan.c_stride;
-        native_c = (oz_mat_view){c0, NULL, d->ldc, plan.c_stride};
+        native_c = (ozcmp_mat_view){c0, NULL, d->ldc, plan.c_stride};
     }
     if (rc == 0)
-        rc = oz_cmp_scales(d, absa, absb, stream);
+        rc = ozcmp_scales(d, absa, absb, stream);
     if (rc != 0) {
         (void)cudaFreeAsync(block, s);
-        return skip(site, OZ_SKIP_CUDA_ERROR, d, native, native_ctx, ws, ws_bytes, stream);
+        return skip(site, OZCMP_SKIP_CUDA_ERROR, d, native, native_ctx, ws, ws_bytes, stream, result);
     }
 
     int native_status = native(native_ctx, &into);
-    if (native_status != OZ_STATUS_SUCCESS) {
+    if (native_status != OZCMP_STATUS_SUCCESS) {
         (void)cudaFreeAsync(block, s);
-        oz_report_add_skipped(oz_report_global(), site, OZ_SKIP_NATIVE_FAILED);
+        ozcmp_report_add_skipped(ozcmp_report_global(), site, OZCMP_SKIP_NATIVE_FAILED);
         if (want_native)
             return native_status; /* what the program would get without ozcrt */
-        return oz_gemm_run(d, ws, ws_bytes, stream) == 0 ? OZ_STATUS_SUCCESS : OZ_STATUS_EXECUTION_FAILED;
+        return oz_gemm_run(d, ws, ws_bytes, stream) == 0 ? OZCMP_STATUS_SUCCESS : OZCMP_STATUS_EXECUTION_FAILED;
     }
 
-    int status = OZ_STATUS_SUCCESS;
+    int status = OZCMP_STATUS_SUCCESS;
     int emulated_ok = oz_gemm_run(d, ws, ws_bytes, stream) == 0;
-    int compared = emulated_ok && oz_cmp_metrics(d, caller_c, native_c, absa, absb, rec, stream) == 0;
+    int compared = emulated_ok && ozcmp_metrics(d, caller_c, native_c, absa, absb, rec, stream) == 0;
     if (want_native || !emulated_ok) {
-        oz_mat_out back = {d->C, d->Carray, d->ldc, d->strideC};
-        if (oz_cmp_copy(d->m, d->n, d->batch, native_c, back, NULL, 0, 1, stream) != 0)
-            status = OZ_STATUS_EXECUTION_FAILED;
+        ozcmp_mat_out back = {d->C, d->Carray, d->ldc, d->strideC};
+        if (ozcmp_copy(d->m, d->n, d->batch, native_c, back, NULL, 0, 1, stream) != 0)
+            status = OZCMP_STATUS_EXECUTION_FAILED;
     }
     if (compared) {
         mode = relax_capture();
         queue_record(r, site, (uint64_t)(d->m * d->n * d->batch), rec, s);
         restore_capture(mode);
     } else
-        oz_report_add_skipped(oz_report_global(), site, OZ_SKIP_CUDA_ERROR);
+        ozcmp_report_add_skipped(ozcmp_report_global(), site, OZCMP_SKIP_CUDA_ERROR);
     if (!cuda_ok(cudaFreeAsync(block, s), "cudaFreeAsync of the scratch"))
-        status = OZ_STATUS_EXECUTION_FAILED;
+        status = OZCMP_STATUS_EXECUTION_FAILED;
     return status;
 }
 
 /* ---- exit ---- */
 
-void oz_shadow_report_at_exit(FILE *log)
+void ozcmp_report_at_exit(FILE *log)
 {
     static pthread_mutex_t once_lock = PTHREAD_MUTEX_INITIALIZER;
     static int done;
@@ -396,11 +393,20 @@ void oz_shadow_report_at_exit(FILE *log)
     pthread_mutex_unlock(&once_lock);
     if (!first)
         return;
-    oz_shadow_flush();
-    const oz_shadow_config *cfg = oz_shadow_config_get();
-    if (!cfg->enabled)
+    ozcmp_flush();
+    const ozcmp_config *cfg = ozcmp_config_get();
+    if (!cfg->enabled && !atomic_load(&g_ran))
         return;
-    oz_report_print(log ? log : stderr);
+    ozcmp_report_print(log ? log : stderr);
     if (cfg->report_file)
-        (void)oz_report_write_file(cfg->report_file);
+        (void)ozcmp_report_write_file(cfg->report_file);
+}
+
+int ozcmp_report_now(const char *path, FILE *log)
+{
+    ozcmp_flush();
+    if (path && path[0])
+        return ozcmp_report_write_file(path);
+    ozcmp_report_print(log ? log : stderr);
+    return 0;
 }

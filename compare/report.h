@@ -1,4 +1,4 @@
-/* interpose/report.h: the shadow-mode report, aggregated per call site, for a terminal and as CSV or JSON. Plain C.
+/* compare/report.h: the shadow-mode report, aggregated per call site, for a terminal and as CSV or JSON. Plain C.
  *
  * A call site is (entry point, transa, transb, m, n, k, batch). Per site: the
  * calls compared, the calls not compared by reason, and for each metric of
@@ -9,57 +9,57 @@
  * value does not see it), then by worst normwise relative difference, then
  * by worst max abs difference; sites never compared go last.
  *
- * Thread-safe: every function on an oz_report takes its lock. */
-#ifndef OZCRT_INTERPOSE_REPORT_H
-#define OZCRT_INTERPOSE_REPORT_H
+ * Thread-safe: every function on an ozcmp_report takes its lock. */
+#ifndef OZCRT_COMPARE_REPORT_H
+#define OZCRT_COMPARE_REPORT_H
 
 #include <stdint.h>
 #include <stdio.h>
-#include "metrics.h"
+#include "compare/metrics.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* A call site. `entry` is copied (at most OZ_SITE_ENTRY_MAX - 1 chars). */
-typedef struct oz_site {
+/* A call site. `entry` is copied (at most OZCMP_SITE_ENTRY_MAX - 1 chars). */
+typedef struct ozcmp_site {
     const char *entry;
     int transa, transb;         /* 0 = N, 1 = T, 2 = C */
     int64_t m, n, k, batch;
-} oz_site;
+} ozcmp_site;
 
-#define OZ_SITE_ENTRY_MAX 48
+#define OZCMP_SITE_ENTRY_MAX 48
 
 /* Why a call was not compared: X(id, csv/json name, words for the terminal). */
-#define OZ_SKIP_REASONS(X)                                              \
-    X(OZ_SKIP_CAPTURE, "not_compared_capture", "graph capture")         \
-    X(OZ_SKIP_NO_MEMORY, "not_compared_no_memory", "no scratch memory") \
-    X(OZ_SKIP_NATIVE_FAILED, "not_compared_native_failed", "native call failed") \
-    X(OZ_SKIP_CUDA_ERROR, "not_compared_cuda_error", "CUDA error")      \
-    X(OZ_SKIP_LOST, "not_compared_lost", "record lost at exit")
-#define OZ_X_ENUM(id, name, words) id,
-typedef enum { OZ_SKIP_REASONS(OZ_X_ENUM) OZ_SKIP_COUNT } oz_skip_reason;
-#undef OZ_X_ENUM
+#define OZCMP_SKIP_REASONS(X)                                              \
+    X(OZCMP_SKIP_CAPTURE, "not_compared_capture", "graph capture")         \
+    X(OZCMP_SKIP_NO_MEMORY, "not_compared_no_memory", "no scratch memory") \
+    X(OZCMP_SKIP_NATIVE_FAILED, "not_compared_native_failed", "native call failed") \
+    X(OZCMP_SKIP_CUDA_ERROR, "not_compared_cuda_error", "CUDA error")      \
+    X(OZCMP_SKIP_LOST, "not_compared_lost", "record lost at exit")
+#define OZCMP_X_ENUM(id, name, words) id,
+typedef enum { OZCMP_SKIP_REASONS(OZCMP_X_ENUM) OZCMP_SKIP_COUNT } ozcmp_skip_reason;
+#undef OZCMP_X_ENUM
 
 /* One row of the report (a site, or the total with entry "total" and the
  * shape fields 0). Means are over the compared calls (0 when there are none). */
-typedef struct oz_report_row {
-    char entry[OZ_SITE_ENTRY_MAX];
+typedef struct ozcmp_report_row {
+    char entry[OZCMP_SITE_ENTRY_MAX];
     int transa, transb;
     int64_t m, n, k, batch;
     uint64_t calls;                     /* compared */
-    uint64_t not_compared[OZ_SKIP_COUNT];
+    uint64_t not_compared[OZCMP_SKIP_COUNT];
     uint64_t elements;                  /* summed over compared calls */
     double normwise_worst, normwise_mean;
     double max_abs_worst, max_abs_mean;
     double max_rel_worst, max_rel_mean;
     uint64_t beyond_bound_total, beyond_bound_worst;
     uint64_t nonfinite_total, nonfinite_worst;
-} oz_report_row;
+} ozcmp_report_row;
 
 /* The numeric fields in file order (CSV columns, JSON keys), after the
  * entry and ops: X(name, member) for integers, D(name, member) for doubles. */
-#define OZ_REPORT_NUM_FIELDS(X, D)                  \
+#define OZCMP_REPORT_NUM_FIELDS(X, D)                  \
     X("m", m) X("n", n) X("k", k) X("batch", batch) \
     X("calls", calls) X("elements", elements)       \
     D("normwise_worst", normwise_worst) D("normwise_mean", normwise_mean) \
@@ -68,42 +68,42 @@ typedef struct oz_report_row {
     X("beyond_bound_total", beyond_bound_total) X("beyond_bound_worst", beyond_bound_worst) \
     X("nonfinite_total", nonfinite_total) X("nonfinite_worst", nonfinite_worst)
 
-typedef struct oz_report oz_report;
+typedef struct ozcmp_report ozcmp_report;
 
-oz_report *oz_report_new(void);
-void oz_report_free(oz_report *r);
+ozcmp_report *ozcmp_report_new(void);
+void ozcmp_report_free(ozcmp_report *r);
 
 /* Records one compared call / one call not compared. */
-void oz_report_add(oz_report *r, const oz_site *site, const oz_call_metrics *m);
-void oz_report_add_skipped(oz_report *r, const oz_site *site, oz_skip_reason why);
+void ozcmp_report_add(ozcmp_report *r, const ozcmp_site *site, const ozcmp_call_metrics *m);
+void ozcmp_report_add_skipped(ozcmp_report *r, const ozcmp_site *site, ozcmp_skip_reason why);
 
 /* The rows sorted worst first, and the total row. Returns the number of
  * rows; *rows is malloc'ed (free it), NULL when there are none. */
-size_t oz_report_rows(oz_report *r, oz_report_row **rows, oz_report_row *total);
+size_t ozcmp_report_rows(ozcmp_report *r, ozcmp_report_row **rows, ozcmp_report_row *total);
 
 /* The table for a terminal, at most 100 columns. */
-void oz_report_render(oz_report *r, FILE *f);
+void ozcmp_report_render(ozcmp_report *r, FILE *f);
 
 /* Machine-readable forms. CSV: a header line and one line per site (no total
  * line). JSON: {"ozcrt_report": 1, "sites": [...], "total": {...}}. Numbers
  * round-trip exactly (%.17g); +Inf is "inf" in CSV and 1e999 in JSON (a
  * valid JSON number that parsers read as +Inf). Return 0, or -1 on an I/O
  * error (errno set). */
-int oz_report_write_csv(oz_report *r, FILE *f);
-int oz_report_write_json(oz_report *r, FILE *f);
+int ozcmp_report_write_csv(ozcmp_report *r, FILE *f);
+int ozcmp_report_write_json(ozcmp_report *r, FILE *f);
 
 /* The name of a skip reason in files and its words for the terminal. */
-const char *oz_skip_reason_name(oz_skip_reason why);
-const char *oz_skip_reason_words(oz_skip_reason why);
+const char *ozcmp_skip_reason_name(ozcmp_skip_reason why);
+const char *ozcmp_skip_reason_words(ozcmp_skip_reason why);
 
 /* The process-wide report that shadow mode fills, and the two calls the
- * shim makes from its exit handler (after oz_shadow_flush(), shadow.h):
- * oz_report_print: the table to f (stderr, or the OZCRT_LOG_FILE stream);
- * oz_report_write_file: CSV when path ends in ".csv", JSON otherwise; returns
+ * shim makes from its exit handler (after ozcmp_flush(), shadow.h):
+ * ozcmp_report_print: the table to f (stderr, or the OZCRT_LOG_FILE stream);
+ * ozcmp_report_write_file: CSV when path ends in ".csv", JSON otherwise; returns
  * 0, or -1 with a message on stderr. */
-oz_report *oz_report_global(void);
-void oz_report_print(FILE *f);
-int oz_report_write_file(const char *path);
+ozcmp_report *ozcmp_report_global(void);
+void ozcmp_report_print(FILE *f);
+int ozcmp_report_write_file(const char *path);
 
 #ifdef __cplusplus
 }

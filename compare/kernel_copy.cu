@@ -1,8 +1,8 @@
-/* kernels/compare_copy.cu: copies C <-> shadow scratch for strided and pointer-array batches, and builds scratch pointer arrays. */
+/* compare/kernel_copy.cu: copies C <-> shadow scratch for strided and pointer-array batches, and builds scratch pointer arrays. */
 #include <stdint.h>
 
-#include "compare_check.cuh"
-#include "compare_metrics.h"
+#include "compare/kernel_check.cuh"
+#include "compare/kernels.h"
 
 namespace {
 
@@ -11,8 +11,8 @@ constexpr int kAlign = 256; /* bytes: the alignment a scratch item mirrors (cuda
 
 struct copy_args {
     int64_t m, n, batch;
-    oz_mat_view src;
-    oz_mat_out dst;
+    ozcmp_mat_view src;
+    ozcmp_mat_out dst;
     double **ptrs_out;
     int mirror_align, copy;
 };
@@ -21,7 +21,7 @@ struct copy_args {
 
 /* Grid: x over rows, y over columns, z over batch items (each loops). Block
  * (0, 0, b) writes item b's destination address when ptrs_out is set. */
-__global__ void __launch_bounds__(kThreads) oz_cmp_copy_kernel(copy_args a)
+__global__ void __launch_bounds__(kThreads) ozcmp_copy_kernel(copy_args a)
 {
     for (int64_t b = blockIdx.z; b < a.batch; b += gridDim.z) {
         const double *S = a.src.array ? a.src.array[b] : a.src.base + b * a.src.stride;
@@ -43,15 +43,15 @@ __global__ void __launch_bounds__(kThreads) oz_cmp_copy_kernel(copy_args a)
     }
 }
 
-extern "C" int oz_cmp_copy(int64_t m, int64_t n, int64_t batch, oz_mat_view src, oz_mat_out dst,
+extern "C" int ozcmp_copy(int64_t m, int64_t n, int64_t batch, ozcmp_mat_view src, ozcmp_mat_out dst,
                            double **ptrs_out, int mirror_align, int copy, void *stream)
 {
     if (batch <= 0 || (!ptrs_out && (!copy || m <= 0 || n <= 0)))
         return 0;
     copy_args a = {m, n, batch, src, dst, ptrs_out, mirror_align, copy && m > 0 && n > 0};
-    dim3 grid(a.copy ? oz_cmp_blocks(m, kThreads, 0x7fffffff) : 1u,
-              a.copy ? oz_cmp_blocks(n, 1, OZ_CMP_GRID_YZ_MAX) : 1u, oz_cmp_blocks(batch, 1, OZ_CMP_GRID_YZ_MAX));
-    oz_cmp_copy_kernel<<<grid, kThreads, 0, (cudaStream_t)stream>>>(a);
-    OZ_CMP_CHECK(cudaGetLastError());
+    dim3 grid(a.copy ? ozcmp_blocks(m, kThreads, 0x7fffffff) : 1u,
+              a.copy ? ozcmp_blocks(n, 1, OZCMP_GRID_YZ_MAX) : 1u, ozcmp_blocks(batch, 1, OZCMP_GRID_YZ_MAX));
+    ozcmp_copy_kernel<<<grid, kThreads, 0, (cudaStream_t)stream>>>(a);
+    OZCMP_CHECK(cudaGetLastError());
     return 0;
 }

@@ -1,6 +1,6 @@
-/* kernels/compare_metrics.cu: the shadow-mode metrics of one call (interpose/metrics.h), reduced on the GPU into one record. */
-#include "compare_check.cuh"
-#include "compare_metrics.h"
+/* compare/kernel_metrics.cu: the shadow-mode metrics of one call (compare/metrics.h), reduced on the GPU into one record. */
+#include "compare/kernel_check.cuh"
+#include "compare/kernels.h"
 
 namespace {
 
@@ -8,18 +8,18 @@ constexpr int kThreads = 256;   /* along the rows of a column: coalesced */
 constexpr int kWarps = kThreads / 32;
 constexpr int64_t kCols = 16;   /* columns per block */
 static_assert(kThreads % 32 == 0 && kWarps <= 32, "warp 0 reduces the warps' partials");
-static_assert(sizeof(oz_cmp_accum) % 16 == 0, "record layout shared with interpose/metrics.h");
+static_assert(sizeof(ozcmp_accum) % 16 == 0, "record layout shared with compare/metrics.h");
 
 struct metrics_args {
-    oz_mat_view e, n;
+    ozcmp_mat_view e, n;
     int64_t m, ncols, k, batch;
     const unsigned long long *absmax_a, *absmax_b; /* NULL: no bound check */
     double alpha, beta;
     const double *alpha_dev, *beta_dev;            /* device pointer mode */
-    oz_cmp_accum *rec;
+    ozcmp_accum *rec;
 };
 
-/* The Phase 22 scale exponent from a max |.| bit pattern (oz_cmp_scales). */
+/* The Phase 22 scale exponent from a max |.| bit pattern (ozcmp_scales). */
 __device__ __forceinline__ int scale_of(const unsigned long long *absmax, int64_t idx)
 {
     return oz_scale_exponent(__longlong_as_double((long long)absmax[idx]));
@@ -47,14 +47,14 @@ __device__ __forceinline__ double warp_sum(double v)
 }
 
 /* Reduces every field over the block; thread 0 gets the result. */
-__device__ void block_reduce(oz_cmp_accum *acc)
+__device__ void block_reduce(ozcmp_accum *acc)
 {
-    __shared__ oz_cmp_accum part[kWarps];
+    __shared__ ozcmp_accum part[kWarps];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    oz_cmp_accum r;
+    ozcmp_accum r;
     r.max_abs_bits = warp_max(acc->max_abs_bits);
     r.max_rel_bits = warp_max(acc->max_rel_bits);
-    for (int i = 0; i < OZ_CMP_NBINS; i++) {
+    for (int i = 0; i < OZCMP_NBINS; i++) {
         r.sq_diff[i] = warp_sum(acc->sq_diff[i]);
         r.sq_native[i] = warp_sum(acc->sq_native[i]);
     }
@@ -66,11 +66,11 @@ __device__ void block_reduce(oz_cmp_accum *acc)
         part[warp] = r;
     __syncthreads();
     if (warp == 0) {
-        oz_cmp_accum z = {};
-        const oz_cmp_accum &p = lane < kWarps ? part[lane] : z;
+        ozcmp_accum z = {};
+        const ozcmp_accum &p = lane < kWarps ? part[lane] : z;
         r.max_abs_bits = warp_max(p.max_abs_bits);
         r.max_rel_bits = warp_max(p.max_rel_bits);
-        for (int i = 0; i < OZ_CMP_NBINS; i++) {
+        for (int i = 0; i < OZCMP_NBINS; i++) {
             r.sq_diff[i] = warp_sum(p.sq_diff[i]);
             r.sq_native[i] = warp_sum(p.sq_native[i]);
         }
@@ -97,13 +97,13 @@ __device__ __forceinline__ void add_f64(double *dst, double v)
 
 /* Grid: x over rows (one row per thread), y over groups of kCols columns, z
  * over batch items; each loops when the problem is larger. Per thread an
- * oz_cmp_accum in registers fed by oz_cmp_accum_add (the shared definition),
+ * ozcmp_accum in registers fed by ozcmp_accum_add (the shared definition),
  * then a block reduction and one atomic per non-zero field. */
-__global__ void __launch_bounds__(kThreads) oz_cmp_metrics_kernel(metrics_args a)
+__global__ void __launch_bounds__(kThreads) ozcmp_metrics_kernel(metrics_args a)
 {
     const double alpha = a.alpha_dev ? *a.alpha_dev : a.alpha;
     const double beta = a.beta_dev ? *a.beta_dev : a.beta;
-    oz_cmp_accum acc = {};
+    ozcmp_accum acc = {};
     for (int64_t b = blockIdx.z; b < a.batch; b += gridDim.z) {
         const double *E = a.e.array ? a.e.array[b] : a.e.base + b * a.e.stride;
         const double *N = a.n.array ? a.n.array[b] : a.n.base + b * a.n.stride;
@@ -116,21 +116,21 @@ __global__ void __launch_bounds__(kThreads) oz_cmp_metrics_kernel(metrics_args a
                     double allowed = INFINITY;
                     if (a.absmax_a) {
                         const int t = scale_of(a.absmax_b, b * a.ncols + j);
-                        allowed = oz_cmp_allowed(alpha, beta, n, s, t, a.k);
+                        allowed = ozcmp_allowed(alpha, beta, n, s, t, a.k);
                     }
-                    oz_cmp_accum_add(&acc, e, n, allowed);
+                    ozcmp_accum_add(&acc, e, n, allowed);
                 }
             }
         }
     }
     block_reduce(&acc);
     if (threadIdx.x == 0) {
-        oz_cmp_accum *r = a.rec;
+        ozcmp_accum *r = a.rec;
         if (acc.max_abs_bits)
             atomicMax((unsigned long long *)&r->max_abs_bits, (unsigned long long)acc.max_abs_bits);
         if (acc.max_rel_bits)
             atomicMax((unsigned long long *)&r->max_rel_bits, (unsigned long long)acc.max_rel_bits);
-        for (int i = 0; i < OZ_CMP_NBINS; i++) {
+        for (int i = 0; i < OZCMP_NBINS; i++) {
             add_f64(&r->sq_diff[i], acc.sq_diff[i]);
             add_f64(&r->sq_native[i], acc.sq_native[i]);
         }
@@ -140,12 +140,12 @@ __global__ void __launch_bounds__(kThreads) oz_cmp_metrics_kernel(metrics_args a
     }
 }
 
-extern "C" int oz_cmp_metrics(const oz_gemm_desc *d, oz_mat_view emulated, oz_mat_view native,
-                              const uint64_t *absmax_a, const uint64_t *absmax_b, oz_cmp_accum *record, void *stream)
+extern "C" int ozcmp_metrics(const oz_gemm_desc *d, ozcmp_mat_view emulated, ozcmp_mat_view native,
+                              const uint64_t *absmax_a, const uint64_t *absmax_b, ozcmp_accum *record, void *stream)
 {
     static_assert(sizeof(uint64_t) == sizeof(unsigned long long), "64-bit atomics");
     cudaStream_t s = (cudaStream_t)stream;
-    OZ_CMP_CHECK(cudaMemsetAsync(record, 0, sizeof *record, s));
+    OZCMP_CHECK(cudaMemsetAsync(record, 0, sizeof *record, s));
     if (d->m <= 0 || d->n <= 0 || d->batch <= 0)
         return 0;
     metrics_args a = {};
@@ -165,9 +165,9 @@ extern "C" int oz_cmp_metrics(const oz_gemm_desc *d, oz_mat_view emulated, oz_ma
         a.beta = *d->beta;
     }
     a.rec = record;
-    dim3 grid(oz_cmp_blocks(a.m, kThreads, 0x7fffffff), oz_cmp_blocks(a.ncols, kCols, OZ_CMP_GRID_YZ_MAX),
-              oz_cmp_blocks(a.batch, 1, OZ_CMP_GRID_YZ_MAX));
-    oz_cmp_metrics_kernel<<<grid, kThreads, 0, s>>>(a);
-    OZ_CMP_CHECK(cudaGetLastError());
+    dim3 grid(ozcmp_blocks(a.m, kThreads, 0x7fffffff), ozcmp_blocks(a.ncols, kCols, OZCMP_GRID_YZ_MAX),
+              ozcmp_blocks(a.batch, 1, OZCMP_GRID_YZ_MAX));
+    ozcmp_metrics_kernel<<<grid, kThreads, 0, s>>>(a);
+    OZCMP_CHECK(cudaGetLastError());
     return 0;
 }

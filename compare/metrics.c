@@ -1,5 +1,5 @@
-/* interpose/metrics.c: the host model of the shadow-mode metrics (definitions in metrics.h). */
-#include "metrics.h"
+/* compare/metrics.c: the host model of the shadow-mode metrics (definitions in metrics.h). */
+#include "compare/metrics.h"
 
 #include <string.h>
 
@@ -10,18 +10,18 @@ static double bits_to_double(uint64_t u)
     return x;
 }
 
-void oz_cmp_accum_init(oz_cmp_accum *acc)
+void ozcmp_accum_init(ozcmp_accum *acc)
 {
     memset(acc, 0, sizeof *acc);
 }
 
-void oz_cmp_accum_merge(oz_cmp_accum *a, const oz_cmp_accum *b)
+void ozcmp_accum_merge(ozcmp_accum *a, const ozcmp_accum *b)
 {
     if (b->max_abs_bits > a->max_abs_bits)
         a->max_abs_bits = b->max_abs_bits;
     if (b->max_rel_bits > a->max_rel_bits)
         a->max_rel_bits = b->max_rel_bits;
-    for (int i = 0; i < OZ_CMP_NBINS; i++) {
+    for (int i = 0; i < OZCMP_NBINS; i++) {
         a->sq_diff[i] += b->sq_diff[i];
         a->sq_native[i] += b->sq_native[i];
     }
@@ -31,16 +31,16 @@ void oz_cmp_accum_merge(oz_cmp_accum *a, const oz_cmp_accum *b)
 }
 
 /* The highest non-empty bin, -1 if all are zero. */
-static int top_bin(const double q[OZ_CMP_NBINS])
+static int top_bin(const double q[OZCMP_NBINS])
 {
-    for (int i = OZ_CMP_NBINS - 1; i >= 0; i--)
+    for (int i = OZCMP_NBINS - 1; i >= 0; i--)
         if (q[i] > 0.0)
             return i;
     return -1;
 }
 
 /* sum_i q[i] 2^(1200 (i - top)): the sum in units of the top bin. */
-static double in_top_units(const double q[OZ_CMP_NBINS], int top)
+static double in_top_units(const double q[OZCMP_NBINS], int top)
 {
     double v = 0.0;
     for (int i = 0; i <= top; i++)
@@ -48,7 +48,7 @@ static double in_top_units(const double q[OZ_CMP_NBINS], int top)
     return v;
 }
 
-double oz_cmp_norm_ratio(const double num[OZ_CMP_NBINS], const double den[OZ_CMP_NBINS])
+double ozcmp_norm_ratio(const double num[OZCMP_NBINS], const double den[OZCMP_NBINS])
 {
     int tn = top_bin(num), td = top_bin(den);
     if (tn < 0)
@@ -59,12 +59,12 @@ double oz_cmp_norm_ratio(const double num[OZ_CMP_NBINS], const double den[OZ_CMP
     return ldexp(sqrt(vn / vd), 600 * (tn - td));
 }
 
-oz_call_metrics oz_cmp_finish(const oz_cmp_accum *acc, uint64_t elements)
+ozcmp_call_metrics ozcmp_finish(const ozcmp_accum *acc, uint64_t elements)
 {
-    oz_call_metrics r;
+    ozcmp_call_metrics r;
     r.max_abs = bits_to_double(acc->max_abs_bits);
     r.max_rel = bits_to_double(acc->max_rel_bits);
-    r.normwise = oz_cmp_norm_ratio(acc->sq_diff, acc->sq_native);
+    r.normwise = ozcmp_norm_ratio(acc->sq_diff, acc->sq_native);
     r.beyond_bound = acc->beyond_bound;
     r.nonfinite_mismatch = acc->nonfinite_mismatch;
     r.elements = elements;
@@ -85,7 +85,7 @@ static double absmax_strided(const double *x, int64_t len, int64_t step)
     return mx;
 }
 
-void oz_cmp_scales_host(int transa, int transb, int64_t m, int64_t n, int64_t k,
+void ozcmp_scales_host(int transa, int transb, int64_t m, int64_t n, int64_t k,
                         const double *A, int64_t lda, const double *B, int64_t ldb, int *s, int *t)
 {
     /* op(A)[i, l] is A[i + l lda] (N) or A[l + i lda] (T, C). */
@@ -96,15 +96,15 @@ void oz_cmp_scales_host(int transa, int transb, int64_t m, int64_t n, int64_t k,
         t[j] = oz_scale_exponent(transb == 0 ? absmax_strided(B + j * ldb, k, 1) : absmax_strided(B + j, k, ldb));
 }
 
-void oz_cmp_matrix_host(oz_cmp_accum *acc, int64_t m, int64_t n, const double *E, int64_t lde,
+void ozcmp_matrix_host(ozcmp_accum *acc, int64_t m, int64_t n, const double *E, int64_t lde,
                         const double *N, int64_t ldn, const int *s, const int *t,
                         double alpha, double beta, int64_t k)
 {
     for (int64_t j = 0; j < n; j++) {
         for (int64_t i = 0; i < m; i++) {
             double e = E[i + j * lde], nv = N[i + j * ldn];
-            double allowed = (s && t) ? oz_cmp_allowed(alpha, beta, nv, s[i], t[j], k) : INFINITY;
-            oz_cmp_accum_add(acc, e, nv, allowed);
+            double allowed = (s && t) ? ozcmp_allowed(alpha, beta, nv, s[i], t[j], k) : INFINITY;
+            ozcmp_accum_add(acc, e, nv, allowed);
         }
     }
 }
