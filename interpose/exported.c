@@ -2,7 +2,8 @@
  *
  * Each wrapper packs its arguments into an ozcrt_call, lets route.c take the
  * call, and otherwise forwards the caller's own arguments, untouched, to the
- * real cuBLAS. The list must match OZCRT_INTERCEPTED and libozcrt.map. */
+ * real cuBLAS that owns the handle. The list must match OZCRT_INTERCEPTED and
+ * libozcrt.map. */
 #include <cublas_v2.h>
 
 #include "real.h"
@@ -114,8 +115,23 @@ OZCRT_EXPORT cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOpe
                   ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
 }
 
+/* The handle goes to the library that created it (real.h): the caller's own
+ * cuBLAS, where a process holds two. */
+OZCRT_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
+{
+    const ozcrt_real_table *real = ozcrt_real_for_caller(__builtin_return_address(0));
+    if (!real->cublasCreate_v2)
+        return ozcrt_real_missing("cublasCreate_v2");
+    ozcrt_in_real++;
+    cublasStatus_t status = real->cublasCreate_v2(handle);
+    ozcrt_in_real--;
+    if (status == CUBLAS_STATUS_SUCCESS && handle)
+        ozcrt_real_remember(*handle, real);
+    return status;
+}
+
 OZCRT_EXPORT cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
 {
     ozcrt_on_destroy(handle);
-    OZCRT_FORWARD(cublasDestroy_v2, handle);
+    OZCRT_FORWARD_TO(ozcrt_real_forget(handle), cublasDestroy_v2, handle);
 }

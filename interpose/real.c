@@ -11,16 +11,25 @@
  *     then dl_iterate_phdr for any object named libcublas.so* (never
  *     libcublasLt), opened with RTLD_NOLOAD.
  * Resolution runs lazily at the first intercepted call, never in a
- * constructor: the application's cuBLAS may be loaded after us. */
+ * constructor: the application's cuBLAS may be loaded after us.
+ *
+ * That copy is the default. A process may hold two (PyTorch built for one
+ * CUDA major next to CuPy built for another, each RTLD_LOCAL): the shim's
+ * cublasCreate_v2 asks which library its caller's code reaches, that is
+ * dlsym on the caller's own object (dladdr1 of the return address), which
+ * searches the object and its dependencies, never the preloaded shim; the
+ * handle is then tied to that library, and every call on it goes there. */
 #include "real.h"
 
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lifecycle.h"
 #include "policy.h"
 
 _Thread_local int ozcrt_in_real;
@@ -40,11 +49,16 @@ static void tried(const char *what, const char *err)
              err ? err : "not found");
 }
 
-static void fill_from_handle(void *handle)
+static void fill_table(ozcrt_real_table *t, void *handle)
 {
-#define OZCRT_X_DLSYM(name) g_real.name = (ozcrt_##name##_fn)dlsym(handle, #name);
+#define OZCRT_X_DLSYM(name) t->name = (ozcrt_##name##_fn)dlsym(handle, #name);
     OZCRT_ALL_SYMBOLS(OZCRT_X_DLSYM)
 #undef OZCRT_X_DLSYM
+}
+
+static void fill_from_handle(void *handle)
+{
+    fill_table(&g_real, handle);
 }
 
 static void record_path(const void *symbol)
@@ -162,19 +176,159 @@ const ozcrt_real_table *ozcrt_real(void)
     return &g_real;
 }
 
+/* ---- handle -> library, for handles created through the shim by a second copy ---- */
+
+#define OZCRT_MAX_LIBRARIES 8
+
+typedef struct handle_tie {
+    cublasHandle_t handle;
+    const ozcrt_real_table *table;
+} handle_tie;
+
+static pthread_mutex_t g_ties_lock = PTHREAD_MUTEX_INITIALIZER; /* g_libs, g_ties */
+static ozcrt_real_table g_libs[OZCRT_MAX_LIBRARIES];
+static int g_nlibs;
+static handle_tie *g_ties;
+static size_t g_nties_cap;
+static atomic_size_t g_nties; /* read without the lock: 0 means every handle is the default's */
+static pthread_mutex_t g_missing_lock = PTHREAD_MUTEX_INITIALIZER;
+
+__attribute__((constructor)) static void register_locks(void)
+{
+    ozcrt_lifecycle_register_mutex(&g_ties_lock);
+    ozcrt_lifecycle_register_mutex(&g_missing_lock);
+}
+
+/* The table of the library whose cublasCreate_v2 is `create` (in file
+ * `path`), added on first sight. dlopen/dlsym run outside the lock: the
+ * loader's lock may be held by a thread that is about to call us. */
+static const ozcrt_real_table *library_table(void *create, const char *path)
+{
+    pthread_mutex_lock(&g_ties_lock);
+    for (int i = 0; i < g_nlibs; i++)
+        if ((void *)g_libs[i].cublasCreate_v2 == create) {
+            pthread_mutex_unlock(&g_ties_lock);
+            return &g_libs[i];
+        }
+    pthread_mutex_unlock(&g_ties_lock);
+    ozcrt_real_table t = {0};
+    void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD); /* kept: the library stays while handles of it may live */
+    if (!h)
+        return NULL;
+    fill_table(&t, h);
+    if ((void *)t.cublasCreate_v2 != create)
+        return NULL;
+    t.how = "the creating caller's scope";
+    snprintf(t.path, sizeof t.path, "%s", path);
+    const ozcrt_real_table *out = NULL;
+    pthread_mutex_lock(&g_ties_lock);
+    for (int i = 0; i < g_nlibs && !out; i++)
+        if ((void *)g_libs[i].cublasCreate_v2 == create)
+            out = &g_libs[i]; /* another thread was first */
+    if (!out && g_nlibs < OZCRT_MAX_LIBRARIES) {
+        g_libs[g_nlibs] = t;
+        out = &g_libs[g_nlibs++];
+    }
+    pthread_mutex_unlock(&g_ties_lock);
+    if (out)
+        ozcrt_log(2, "ozcrt: a second cuBLAS, for the handles its callers create: %s", path);
+    else
+        ozcrt_error("ozcrt: more than %d cuBLAS libraries in one process: handles of %s go to %s",
+                    OZCRT_MAX_LIBRARIES, path, g_real.path);
+    return out;
+}
+
+const ozcrt_real_table *ozcrt_real_for_caller(const void *ret_addr)
+{
+    const ozcrt_real_table *def = ozcrt_real();
+    if (g_real.how && strcmp(g_real.how, "OZCRT_CUBLAS_LIBRARY") == 0)
+        return def; /* authoritative */
+    Dl_info info;
+    struct link_map *lm = NULL;
+    if (!ret_addr || !dladdr1(ret_addr, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm || !lm->l_name ||
+        !lm->l_name[0])
+        return def; /* the main program (its scope is the global one: RTLD_NEXT found that) or unknown */
+    void *caller = dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD);
+    if (!caller)
+        return def;
+    void *create = dlsym(caller, "cublasCreate_v2"); /* the caller's object and its dependencies */
+    dlclose(caller);
+    Dl_info ci, self;
+    if (!create || create == (void *)def->cublasCreate_v2 || !dladdr(create, &ci) || !ci.dli_fname ||
+        !dladdr((void *)ozcrt_real_for_caller, &self) || ci.dli_fbase == self.dli_fbase)
+        return def; /* the default library, or the shim itself (a caller that links libozcrt.so) */
+    const ozcrt_real_table *t = library_table(create, ci.dli_fname);
+    return t ? t : def;
+}
+
+void ozcrt_real_remember(cublasHandle_t handle, const ozcrt_real_table *table)
+{
+    if (!handle || !table || table == &g_real)
+        return;
+    pthread_mutex_lock(&g_ties_lock);
+    size_t n = atomic_load(&g_nties);
+    size_t i = 0;
+    while (i < n && g_ties[i].handle != handle)
+        i++;
+    if (i == n && n == g_nties_cap) {
+        size_t cap = g_nties_cap ? 2 * g_nties_cap : 16;
+        handle_tie *grown = realloc(g_ties, cap * sizeof *grown);
+        if (!grown) {
+            pthread_mutex_unlock(&g_ties_lock);
+            ozcrt_error("ozcrt: out of memory: calls on handle %p go to %s", (void *)handle, g_real.path);
+            return;
+        }
+        g_ties = grown;
+        g_nties_cap = cap;
+    }
+    g_ties[i] = (handle_tie){handle, table};
+    if (i == n)
+        atomic_store(&g_nties, n + 1);
+    pthread_mutex_unlock(&g_ties_lock);
+}
+
+static const ozcrt_real_table *lookup(cublasHandle_t handle, int drop)
+{
+    if (!handle || atomic_load(&g_nties) == 0)
+        return ozcrt_real();
+    const ozcrt_real_table *t = NULL;
+    pthread_mutex_lock(&g_ties_lock);
+    size_t n = atomic_load(&g_nties);
+    for (size_t i = 0; i < n && !t; i++)
+        if (g_ties[i].handle == handle) {
+            t = g_ties[i].table;
+            if (drop) {
+                g_ties[i] = g_ties[n - 1];
+                atomic_store(&g_nties, n - 1);
+            }
+        }
+    pthread_mutex_unlock(&g_ties_lock);
+    return t ? t : ozcrt_real();
+}
+
+const ozcrt_real_table *ozcrt_real_for(cublasHandle_t handle)
+{
+    return lookup(handle, 0);
+}
+
+const ozcrt_real_table *ozcrt_real_forget(cublasHandle_t handle)
+{
+    return lookup(handle, 1);
+}
+
 cublasStatus_t ozcrt_real_missing(const char *name)
 {
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_t *const lock = &g_missing_lock;
     static char reported[OZCRT_EP_COUNT + 8][48];
     static int nreported;
     int first = 1;
-    pthread_mutex_lock(&lock);
+    pthread_mutex_lock(lock);
     for (int i = 0; i < nreported; i++)
         if (strcmp(reported[i], name) == 0)
             first = 0;
     if (first && nreported < (int)(sizeof reported / sizeof reported[0]))
         snprintf(reported[nreported++], sizeof reported[0], "%s", name);
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(lock);
     if (first) {
         if (g_real.path[0])
             ozcrt_error("ozcrt: the real %s is not in %s (found by %s); returning CUBLAS_STATUS_NOT_INITIALIZED",

@@ -1,4 +1,4 @@
-/* interpose/real.h: the real cuBLAS functions, resolved once from the copy the process loaded. */
+/* interpose/real.h: the real cuBLAS functions: the copy the process loaded, and per handle the copy that created it. */
 #ifndef OZCRT_INTERPOSE_REAL_H
 #define OZCRT_INTERPOSE_REAL_H
 
@@ -12,9 +12,27 @@ typedef struct ozcrt_real_table {
     char path[512];      /* the library's file, "" when unknown */
 } ozcrt_real_table;
 
-/* The table, resolved at the first call (pthread_once, thread-safe).
- * Never NULL; members are NULL when not found (ozcrt_real_missing reports). */
+/* The process's default table, resolved at the first call (pthread_once,
+ * thread-safe). Never NULL; members are NULL when not found
+ * (ozcrt_real_missing reports). */
 const ozcrt_real_table *ozcrt_real(void);
+
+/* Two cuBLAS copies in one process (say PyTorch's and CuPy's, each loaded
+ * RTLD_LOCAL): a handle belongs to the library that created it, and every
+ * call on it goes there.
+ *
+ * ozcrt_real_for_caller: the table of the cuBLAS that the code at `ret_addr`
+ * (the caller of the shim's cublasCreate_v2) reaches through its own
+ * dependencies; the default table for the main program, when
+ * OZCRT_CUBLAS_LIBRARY is set, or when that cannot be told.
+ * ozcrt_real_remember: ties a new handle to its table (nothing is stored for
+ * the default one). ozcrt_real_for: the handle's table, the default one for
+ * handles the shim did not see created. ozcrt_real_forget: the same, and the
+ * tie is dropped (cublasDestroy_v2). */
+const ozcrt_real_table *ozcrt_real_for_caller(const void *ret_addr);
+void ozcrt_real_remember(cublasHandle_t handle, const ozcrt_real_table *table);
+const ozcrt_real_table *ozcrt_real_for(cublasHandle_t handle);
+const ozcrt_real_table *ozcrt_real_forget(cublasHandle_t handle);
 
 /* Reports that the real `name` is missing, once per name, on stderr with what
  * was tried, and returns CUBLAS_STATUS_NOT_INITIALIZED for the caller. */
@@ -24,10 +42,11 @@ cublasStatus_t ozcrt_real_missing(const char *name);
  * makes while we forward to it is forwarded too, never emulated. */
 extern _Thread_local int ozcrt_in_real;
 
-/* Calls the real `name` with the arguments, or reports it missing. */
-#define OZCRT_FORWARD(name, ...)                                    \
+/* Calls `name` of `table` (a const ozcrt_real_table *) with the arguments,
+ * or reports it missing. */
+#define OZCRT_FORWARD_TO(table, name, ...)                          \
     do {                                                            \
-        const ozcrt_real_table *real_ = ozcrt_real();               \
+        const ozcrt_real_table *real_ = (table);                    \
         if (!real_->name)                                           \
             return ozcrt_real_missing(#name);                       \
         ozcrt_in_real++;                                            \
@@ -35,5 +54,8 @@ extern _Thread_local int ozcrt_in_real;
         ozcrt_in_real--;                                            \
         return status_;                                             \
     } while (0)
+
+/* Calls the real `name` of the library that owns `handle` (the first argument). */
+#define OZCRT_FORWARD(name, handle, ...) OZCRT_FORWARD_TO(ozcrt_real_for(handle), name, handle, __VA_ARGS__)
 
 #endif

@@ -184,7 +184,7 @@ static void warn_shadow_ozaki2(void)
  * *nmod: the ozaki2 plan's moduli count (0: Phase 22, or not planned). */
 static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, cublasStatus_t *status, int *nmod)
 {
-    const ozcrt_real_table *real = ozcrt_real();
+    const ozcrt_real_table *real = ozcrt_real_for(c->handle);
     if (c->m < s->min_m || c->n < s->min_n || c->k < s->min_k)
         return OZCRT_R_SMALL;
     const int ozaki2 = s->mode == OZCRT_MODE_OZAKI2;
@@ -269,7 +269,7 @@ int ozcrt_route(const ozcrt_call *c, cublasStatus_t *status)
         r = OZCRT_R_NESTED;
     else if (s->mode == OZCRT_MODE_OFF)
         r = OZCRT_R_MODE_OFF;
-    else if (!has_real(ozcrt_real(), c->ep))
+    else if (!has_real(ozcrt_real_for(c->handle), c->ep))
         return 0; /* the forward reports the missing symbol */
     else if ((r = ozcrt_check_args(c)) == OZCRT_R_EMULATED)
         r = execute(c, s, status, &nmod);

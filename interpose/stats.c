@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "crt/moduli.h"
+#include "lifecycle.h"
 #include "policy.h"
 
 static const char *const g_reason_names[] = {
@@ -109,7 +110,14 @@ int ozcrt_stats_write_table(const char *path)
 
 static void write_table(void)
 {
+    if (ozcrt_lifecycle_is_fork_child())
+        return; /* the table is the parent's file (lifecycle.h) */
     (void)ozcrt_stats_write_table(NULL);
+}
+
+__attribute__((constructor)) static void register_lock(void)
+{
+    ozcrt_lifecycle_register_mutex(&g_stats_lock); /* never held across fork() */
 }
 
 static void register_atexit(void)

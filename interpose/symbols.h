@@ -11,7 +11,8 @@
 
 #include <cublas_v2.h>
 
-/* Exported by libozcrt.so. The GEMMs first: their index is the stats row. */
+/* Exported by libozcrt.so. The GEMMs first: their index is the stats row.
+ * cublasCreate_v2 ties the new handle to the caller's cuBLAS (real.h). */
 #define OZCRT_INTERCEPTED(X)        \
     X(cublasDgemm_v2)               \
     X(cublasDgemm_v2_64)            \
@@ -20,7 +21,8 @@
     X(cublasGemmStridedBatchedEx)   \
     X(cublasDgemmBatched)           \
     X(cublasGemmBatchedEx)          \
-    X(cublasDestroy_v2)
+    X(cublasDestroy_v2)             \
+    X(cublasCreate_v2)
 
 /* Not exported: only resolved from the same library, for the call path. */
 #define OZCRT_HELPERS(X)            \

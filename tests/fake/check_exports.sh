@@ -1,11 +1,12 @@
 #!/bin/sh
-# tests/fake/check_exports.sh: libozcrt.so exports exactly the 8 intercepted names (and the ozcrt_* API of its map) and needs neither libcublas nor the shared cudart.
+# tests/fake/check_exports.sh: libozcrt.so exports exactly the 9 intercepted names (and the ozcrt_* API of its map) and needs neither libcublas nor the shared cudart.
 # usage: check_exports.sh LIBOZCRT [NM] [READELF]
 set -u
 lib=$1
 nm=${2:-nm}
 readelf=${3:-readelf}
-expected='cublasDestroy_v2
+expected='cublasCreate_v2
+cublasDestroy_v2
 cublasDgemmBatched
 cublasDgemmStridedBatched
 cublasDgemm_v2
@@ -26,7 +27,7 @@ if [ -z "$want_api" ] || [ "$api" != "$want_api" ]; then
 fi
 actual=$(printf '%s\n' "$all" | grep -v '^ozcrt_')
 if [ "$actual" != "$(printf '%s\n' "$expected" | LC_ALL=C sort)" ]; then
-    echo "FAIL: exports of $lib differ from the 8 intercepted names:"
+    echo "FAIL: exports of $lib differ from the 9 intercepted names:"
     echo "expected:"; printf '%s\n' "$expected"
     echo "actual:"; printf '%s\n' "$actual"
     exit 1

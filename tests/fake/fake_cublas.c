@@ -17,24 +17,27 @@ struct cublasContext {
 };
 
 static fake_call g_last;
-static int g_count;
+static int g_count, g_queries;
 static cublasStatus_t g_status = CUBLAS_STATUS_SUCCESS;
 
 FAKE_EXPORT const fake_call *fake_cublas_last(void) { return &g_last; }
 FAKE_EXPORT int fake_cublas_count(void) { return g_count; }
 FAKE_EXPORT int fake_cublas_id(void) { return FAKE_CUBLAS_ID; }
+FAKE_EXPORT int fake_cublas_queries(void) { return g_queries; }
 FAKE_EXPORT void fake_cublas_set_status(cublasStatus_t status) { g_status = status; }
 
 FAKE_EXPORT void fake_cublas_reset(void)
 {
     memset(&g_last, 0, sizeof g_last);
     g_count = 0;
+    g_queries = 0;
     g_status = CUBLAS_STATUS_SUCCESS;
 }
 
 static fake_call *record(const char *name, cublasHandle_t handle)
 {
     memset(&g_last, 0, sizeof g_last);
+    g_last.id = FAKE_CUBLAS_ID;
     strncpy(g_last.name, name, sizeof g_last.name - 1);
     g_last.handle = handle;
     g_last.batch = 1;
@@ -76,6 +79,7 @@ FAKE_EXPORT cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_
 
 FAKE_EXPORT cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *stream)
 {
+    g_queries++;
     if (!handle)
         return CUBLAS_STATUS_NOT_INITIALIZED;
     *stream = handle->stream;
@@ -92,6 +96,7 @@ FAKE_EXPORT cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublas
 
 FAKE_EXPORT cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t *mode)
 {
+    g_queries++;
     if (!handle)
         return CUBLAS_STATUS_NOT_INITIALIZED;
     *mode = handle->pointer_mode;
@@ -108,6 +113,7 @@ FAKE_EXPORT cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t
 
 FAKE_EXPORT cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)
 {
+    g_queries++;
     if (!handle)
         return CUBLAS_STATUS_NOT_INITIALIZED;
     *mode = handle->math_mode;

@@ -24,6 +24,7 @@ typedef struct fake_call {
     void *const *Carray;
     int64_t batch;
     int Atype, Btype, Ctype, compute, algo;
+    int id; /* fake_cublas_id() of the library that recorded it (last: tests/python mirrors the layout) */
 } fake_call;
 
 /* The last recorded call, and how many calls were recorded since the reset. */
@@ -34,5 +35,9 @@ void fake_cublas_reset(void);
 void fake_cublas_set_status(cublasStatus_t status);
 /* Which build this is: 13 or 99. */
 int fake_cublas_id(void);
+/* How many handle queries (cublasGetStream_v2, cublasGetPointerMode_v2,
+ * cublasGetMathMode) this library answered since the reset; not recorded
+ * as calls. */
+int fake_cublas_queries(void);
 
 #endif

@@ -13,11 +13,17 @@ static const double one = 1.0, half = 0.5;
 LOCAL_EXPORT cublasStatus_t local_client_dgemm(int m, int n, int k, const void *A, const void *B, void *C,
                                                cublasHandle_t *handle_out);
 LOCAL_EXPORT const fake_call *local_client_last(void);
+/* This library's fake: calls recorded and handle queries answered since its last reset. */
+LOCAL_EXPORT int local_client_count(void);
+LOCAL_EXPORT int local_client_queries(void);
+/* cublasDestroy_v2(h) from this library; the status. */
+LOCAL_EXPORT cublasStatus_t local_client_destroy(cublasHandle_t h);
 
 cublasStatus_t local_client_dgemm(int m, int n, int k, const void *A, const void *B, void *C,
                                   cublasHandle_t *handle_out)
 {
     cublasHandle_t h = NULL;
+    fake_cublas_reset(); /* a status set by an earlier call must not fail the create */
     if (cublasCreate_v2(&h) != CUBLAS_STATUS_SUCCESS)
         return CUBLAS_STATUS_NOT_INITIALIZED;
     *handle_out = h;
@@ -29,4 +35,20 @@ cublasStatus_t local_client_dgemm(int m, int n, int k, const void *A, const void
 const fake_call *local_client_last(void)
 {
     return fake_cublas_last();
+}
+
+int local_client_count(void)
+{
+    return fake_cublas_count();
+}
+
+int local_client_queries(void)
+{
+    return fake_cublas_queries();
+}
+
+cublasStatus_t local_client_destroy(cublasHandle_t h)
+{
+    fake_cublas_reset();
+    return cublasDestroy_v2(h);
 }

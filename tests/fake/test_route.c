@@ -42,7 +42,7 @@ cudaError_t cudaGetDevice(int *d)
 }
 cudaError_t cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr attr, int dev)
 {
-    *v = attr == cudaDevAttrComputeCapabilityMajor ? g_cc_of[dev] : 0;
+    *v = attr == cudaDevAttrComputeCapabilityMajor && dev >= 0 && dev < 2 ? g_cc_of[dev] : 0;
     return cudaSuccess;
 }
 cudaError_t cudaGetLastError(void)

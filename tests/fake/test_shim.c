@@ -34,6 +34,7 @@ static const char *g_suite = "route";
 static int g_off, g_bad_override;
 static const char *g_valid_reason = "no-gpu";
 static cublasHandle_t g_h;
+static cublasStatus_t g_create_status; /* of g_h's cublasCreate_v2, the first intercepted call */
 static char g_stderr[16384];
 static const char *g_warn[8], *g_no_warn[8];
 static int g_nwarn, g_nno_warn;
@@ -336,8 +337,9 @@ static void t_destroy(void **state)
 {
     (void)state;
     cublasHandle_t h = NULL;
-    fake_cublas_reset(); /* the linked fake creates it */
+    fk_reset(); /* the shim's cublasCreate_v2 goes to the fake that gets the calls (the override's, if set) */
     assert_int_equal(cublasCreate_v2(&h), CUBLAS_STATUS_SUCCESS);
+    assert_string_equal(fk_last()->name, "cublasCreate_v2");
     before();
     assert_int_equal(cublasDestroy_v2(h), FAKE_STATUS);
     assert_int_equal(fk_count(), 1);
@@ -376,6 +378,7 @@ static void t_env_warnings(void **state)
 static void t_override_bad(void **state)
 {
     (void)state;
+    assert_int_equal(g_create_status, CUBLAS_STATUS_NOT_INITIALIZED); /* the shim's cublasCreate_v2 too */
     fake_cublas_reset();
     assert_int_equal(cublasDgemm_v2(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &one, PA, 256, PB, 256, &half, PC,
                                     256),
@@ -402,7 +405,8 @@ static void t_override_took_all(void **state)
     assert_int_equal(fake_cublas_count(), 0);
 }
 
-/* The first intercepted call reads the environment: its stderr is kept. */
+/* The first intercepted calls (cublasCreate_v2, then an empty DGEMM) read
+ * the environment: their stderr is kept. */
 static cublasStatus_t first_call_capturing_stderr(void)
 {
     fflush(stderr);
@@ -412,6 +416,7 @@ static cublasStatus_t first_call_capturing_stderr(void)
         fprintf(stderr, "cannot capture stderr\n");
         exit(2);
     }
+    g_create_status = cublasCreate_v2(&g_h);
     cublasStatus_t st = cublasDgemm_v2(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 0, 0, 0, &one, PA, 1, PB, 1, &half, PC, 1);
     fflush(stderr);
     dup2(saved, 2);
@@ -461,9 +466,11 @@ int main(int argc, char **argv)
     }
     if (eff > 300)
         g_valid_reason = "below-threshold";
-    if (cublasCreate_v2(&g_h) != CUBLAS_STATUS_SUCCESS)
-        return 2;
     cublasStatus_t st = first_call_capturing_stderr();
+    if (!g_bad_override && g_create_status != CUBLAS_STATUS_SUCCESS) {
+        fprintf(stderr, "cublasCreate_v2 returned %d\n", (int)g_create_status);
+        return 2;
+    }
     if (!g_bad_override && st != CUBLAS_STATUS_SUCCESS) {
         fprintf(stderr, "the first (empty) call returned %d\n", (int)st);
         return 1;

@@ -1,0 +1,45 @@
+/* interpose/lifecycle.h: the shim across fork() and exit: one pthread_atfork registration for every lock, the process that owns the exit files, CUDA's teardown at exit. */
+#ifndef OZCRT_INTERPOSE_LIFECYCLE_H
+#define OZCRT_INTERPOSE_LIFECYCLE_H
+
+#include <pthread.h>
+
+/* FORK. The shim registers one pthread_atfork handler (here); every lock of
+ * the shim that a thread may hold while another thread calls fork() goes
+ * through it, so that the child never inherits a lock held by a thread that
+ * does not exist there (a deadlock at its next GEMM or at exit).
+ *
+ * ozcrt_lifecycle_register_mutex: a mutex that lives as long as the process
+ * (a static one). Before fork() the registered mutexes are locked in the
+ * order of registration, after it they are unlocked (parent and child). So a
+ * registered mutex must never be held while taking one registered before it.
+ * A static mutex registers from a constructor of its file
+ * (`__attribute__((constructor))`, nothing else there), so it is registered
+ * before any thread can hold it.
+ *
+ * ozcrt_lifecycle_on_fork: for locks that come and go (a table's per-entry
+ * locks, say workspace.c's): `prepare` runs before fork() and takes them,
+ * `parent` and `child` run after and release them (or, in the child,
+ * re-initialise them). Hooks run after the registered mutexes are locked
+ * (prepare, in reverse order of registration) and before they are unlocked
+ * (parent/child, in order of registration). NULL members are skipped.
+ * Both return 0, or -1 when the table is full (an error on stderr). */
+int ozcrt_lifecycle_register_mutex(pthread_mutex_t *m);
+int ozcrt_lifecycle_on_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void));
+
+/* 1 in a process forked (without exec) from the one that loaded the shim,
+ * which owns the exit files: at exit such a child writes no stats table and
+ * no shadow report (they are the parent's files, written by the parent;
+ * the child's own counts are not reported). Its log lines are appended to
+ * the log as usual. A program started by fork + exec loads the shim anew
+ * and owns its own files. */
+int ozcrt_lifecycle_is_fork_child(void);
+
+/* EXIT. 1 for the CUDA error that means the runtime is being torn down
+ * (cudaErrorCudartUnloading: a cublasDestroy_v2 run from a program's atexit
+ * handler or static destructor after the runtime's own). A free that meets
+ * it has nothing left to free (the runtime releases everything) and must
+ * say nothing. */
+int ozcrt_cuda_unloading(int cuda_error);
+
+#endif
