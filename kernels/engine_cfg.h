@@ -27,7 +27,7 @@ struct oz_engine_cfg {
     static constexpr int BLOCK_K = 128;                        /* bytes of K per stage: one 128-byte swizzle row */
     static constexpr int THREADS = 128 * (1 + CONSUMERS);
     static constexpr int B_STAGE = BLOCK_N * BLOCK_K;
-    static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232; /* setmaxnreg */
+    static constexpr int PRODUCER_REGS = 56, CONSUMER_REGS = 224; /* setmaxnreg: the producer loops need more than 40 */
     static constexpr int GROUP_M = 8;     /* tile rasterization: GROUP_M tile rows walked together (L2 reuse) */
     static constexpr int MAX_CTAS = 160;  /* persistent grid cap: the per-CTA scratch is sized for it */
     static constexpr int ACC = MMA_M * MMA_N / 128; /* accumulators per thread per block: 64 */
@@ -47,18 +47,28 @@ struct oz_engine_cfg {
  * owns its own 128 x 128 tile (the CTA's tiles alternate between them); the
  * producer loads one modulus's K range for consumer 0, then the same for
  * consumer 1, and so on, so that one consumer's epilogue runs while the
- * other's MMAs do; stages are smaller, so the ring is deeper. */
-template <bool PINGPONG>
+ * other's MMAs do; stages are smaller, so the ring is deeper. Consumers
+ * release a stage on the empty barriers of every CTA of the cluster (a
+ * peer's multicast writes into it). */
+template <bool PINGPONG, int CLUSTER_>
 struct oz_engine_sched {
     static constexpr bool PP = PINGPONG;
+    /* Cluster of CLUSTER CTAs on neighbouring tiles of one tile row: each
+     * loads 1/CLUSTER of the shared A stage and multicasts it to all, so a
+     * CTA's own L2 traffic per stage falls from A + B to A / CLUSTER + B. */
+    static constexpr int CLUSTER = CLUSTER_;
     static constexpr int BLOCK_M = PP ? oz_engine_cfg::WG_M : oz_engine_cfg::WG_M * oz_engine_cfg::CONSUMERS;
     static constexpr int A_STAGE = BLOCK_M * oz_engine_cfg::BLOCK_K;
     static constexpr int STAGE_BYTES = A_STAGE + oz_engine_cfg::B_STAGE;
     static constexpr int STAGES = PP ? 7 : 4;
-    static constexpr int EMPTY_ARRIVALS = (PP ? 1 : oz_engine_cfg::CONSUMERS) * 4; /* lane 0 of each consuming warp */
+    /* lane 0 of each consuming warp, of every CTA of the cluster */
+    static constexpr int EMPTY_ARRIVALS = (PP ? 1 : oz_engine_cfg::CONSUMERS) * 4 * CLUSTER;
+    static constexpr int A_BOX = BLOCK_M / CLUSTER; /* rows of A one CTA loads per stage */
     /* + 1024: the base is aligned to the 1024-byte swizzle atom; then 2 STAGES + 2 barriers */
     static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024 + (2 * STAGES + 2) * 8;
     static_assert(A_STAGE % 1024 == 0, "stages keep the 1024-byte swizzle alignment");
+    static_assert(CLUSTER == 1 || (!PP && CLUSTER == 2), "multicast with the cooperative schedule, clusters of 2");
+    static_assert((A_STAGE / CLUSTER) % 1024 == 0 && BLOCK_M % CLUSTER == 0, "each CTA's part of A is whole atoms");
     static_assert(SMEM_BYTES <= oz_engine_cfg::SMEM_LIMIT, "fits Hopper's 227 KB of shared memory per block");
     static_assert(BLOCK_M <= 256 && oz_engine_cfg::BLOCK_N <= 256, "TMA box dimensions");
     static_assert((STAGES + 1) * STAGE_BYTES + 1024 + (2 * (STAGES + 1) + 2) * 8 > oz_engine_cfg::SMEM_LIMIT,

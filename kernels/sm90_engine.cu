@@ -44,6 +44,8 @@ struct oz_engine_params {
     int64_t res_item_bytes, res_rows, res_cols;
 };
 
+/* Unit t of the schedule: batch item, tile row, and tile column (a unit is
+ * CLUSTER neighbouring tiles of one tile row; P.tiles_n counts units). */
 __device__ __forceinline__ void oz_engine_tile(const oz_engine_params &P, int64_t t, int64_t &b, int &tm, int &tn)
 {
     const int64_t per = (int64_t)P.tiles_m * P.tiles_n;
@@ -131,19 +133,31 @@ struct oz_mode_p22 {
         }
         const oz_frag fr(ctid);
         const double inv_M = 1.0 / (double)OZ_P22G_M;
-        /* pass ps of element idx is value idx + 32 ps: word (idx / 4) + 8 ps, byte idx % 4 */
-#pragma unroll
-        for (int a = 0; a < M::OUTPUTS / 4; a++) {
-            uint32_t wq[M::NMOD - 1][OZ_P22_NPASSES];
+        /* pass ps of element idx is value idx + 32 ps: word (idx / 4) + 8 ps, byte idx % 4.
+         * The words (and double accumulators) of the next 4 elements are loaded
+         * while these are reconstructed: one L2 latency per call, not per group. */
+        constexpr int GROUPS = M::OUTPUTS / 4;
+        uint32_t wq[M::NMOD - 1][OZ_P22_NPASSES], wn[M::NMOD - 1][OZ_P22_NPASSES];
+        double dq[4], dn[4];
+        auto load_group = [&](int a, uint32_t (&w)[M::NMOD - 1][OZ_P22_NPASSES], double (&dd)[4]) {
 #pragma unroll
             for (int qq = 0; qq < M::NMOD - 1; qq++)
 #pragma unroll
                 for (int ps = 0; ps < OZ_P22_NPASSES; ps++)
-                    wq[qq][ps] = res[(qq * M::WORDS + a + 8 * ps) * Cfg::CTHREADS];
+                    w[qq][ps] = res[(qq * M::WORDS + a + 8 * ps) * Cfg::CTHREADS];
+#pragma unroll
+            for (int bb = 0; bb < 4; bb++)
+                dd[bb] = c == 0 ? 0.0 : dacc[(4 * a + bb) * Cfg::CTHREADS];
+        };
+        load_group(0, wq, dq);
+#pragma unroll
+        for (int a = 0; a < GROUPS; a++) {
+            if (a + 1 < GROUPS)
+                load_group(a + 1, wn, dn);
 #pragma unroll
             for (int bb = 0; bb < 4; bb++) {
                 const int idx = 4 * a + bb;
-                double d = c == 0 ? 0.0 : dacc[idx * Cfg::CTHREADS];
+                double d = dq[bb];
 #pragma unroll
                 for (int ps = 0; ps < OZ_P22_NPASSES; ps++) {
                     const int v = idx + 32 * ps;
@@ -173,6 +187,16 @@ struct oz_mode_p22 {
                             oz_store_epilogue(&C[i + j * P.c.ldc], alpha, beta, ldexp(d, s + t), false);
                     }
                 }
+            }
+            if (a + 1 < GROUPS) {
+#pragma unroll
+                for (int qq = 0; qq < M::NMOD - 1; qq++)
+#pragma unroll
+                    for (int ps = 0; ps < OZ_P22_NPASSES; ps++)
+                        wq[qq][ps] = wn[qq][ps];
+#pragma unroll
+                for (int bb = 0; bb < 4; bb++)
+                    dq[bb] = dn[bb];
             }
             oz_fence_regs();
         }
@@ -229,6 +253,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     auto turn = [&](int w) { return bars + 8 * (2 * Sched::STAGES + w); };
     const int wg = threadIdx.x >> 7;
 
+    constexpr int CL = Sched::CLUSTER;
+    const uint32_t rank = CL > 1 ? oz_cluster_rank() : 0;
+
     if (threadIdx.x == 0) {
         for (int s = 0; s < Sched::STAGES; s++) {
             oz_mbar_init(full(s), 1);
@@ -238,17 +265,22 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         oz_mbar_init(turn(1), 4);
         oz_mbar_init_fence();
     }
-    __syncthreads();
+    if (CL > 1)
+        oz_cluster_sync(); /* the peers' barriers exist before any multicast or remote arrive */
+    else
+        __syncthreads();
 
     const int64_t nchunks = (P.kpad + Mode::KCHUNK - 1) / Mode::KCHUNK;
     auto kblocks = [&](int64_t c) {
         const int64_t left = P.kpad - c * Mode::KCHUNK;
         return (int)((left < Mode::KCHUNK ? left : Mode::KCHUNK) / Cfg::BLOCK_K);
     };
-    /* The CTA's tiles: blockIdx.x + i gridDim.x. Cooperative: one tile per
-     * step; ping-pong: tiles i (consumer 0) and i + 1 (consumer 1) per step,
-     * their runs of stages interleaved per (chunk, modulus). */
+    /* The CTA's units: u0 + i nunits, over the cluster's units (a cluster
+     * walks them together). Cooperative: one unit per step; ping-pong: units
+     * i (consumer 0) and i + 1 (consumer 1) per step, their runs of stages
+     * interleaved per (chunk, modulus). */
     constexpr int STEP = Sched::PP ? 2 : 1;
+    const int64_t u0 = blockIdx.x / CL, nunits = gridDim.x / CL;
 
     if (wg == 0) { /* producer */
         oz_setmaxnreg_dec<Cfg::PRODUCER_REGS>();
@@ -262,12 +294,18 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             int64_t b;
             int tm, tn;
             oz_engine_tile(P, t, b, tm, tn);
+            tn = tn * CL + (int)rank;
             const int nk = kblocks(c);
             for (int kb = 0; kb < nk; kb++) {
-                oz_mbar_wait(empty(st), ph ^ 1);
+                oz_mbar_wait(empty(st), ph ^ 1); /* released by the consumers of every CTA it feeds */
                 oz_mbar_arrive_expect_tx(full(st), Sched::STAGE_BYTES);
                 const int32_t k = (int32_t)(c * Mode::KCHUNK + kb * Cfg::BLOCK_K);
-                oz_tma_load_4d(sA + st * Sched::A_STAGE, &tmA, full(st), k, tm * Sched::BLOCK_M, q, (int32_t)b);
+                if (CL > 1)
+                    oz_tma_load_4d_multicast(sA + st * Sched::A_STAGE + rank * (Sched::A_BOX * Cfg::BLOCK_K), &tmA,
+                                             full(st), k, tm * Sched::BLOCK_M + (int)rank * Sched::A_BOX, q, (int32_t)b,
+                                             (uint16_t)((1u << CL) - 1));
+                else
+                    oz_tma_load_4d(sA + st * Sched::A_STAGE, &tmA, full(st), k, tm * Sched::BLOCK_M, q, (int32_t)b);
                 oz_tma_load_4d(sB + st * Cfg::B_STAGE, &tmB, full(st), k, tn * Cfg::BLOCK_N, q, (int32_t)b);
                 if (++st == Sched::STAGES) {
                     st = 0;
@@ -275,8 +313,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                 }
             }
         };
-        for (int64_t t = blockIdx.x; t < P.tiles_total; t += STEP * (int64_t)gridDim.x) {
-            const int64_t t1 = t + gridDim.x;
+        for (int64_t t = u0; t < P.tiles_total; t += STEP * nunits) {
+            const int64_t t1 = t + nunits;
             for (int64_t c = 0; c < nchunks; c++)
                 for (int q = 0; q < P.nmod; q++) {
                     load_run(t, c, q);
@@ -284,6 +322,14 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                         load_run(t1, c, q);
                 }
         }
+        if (CL > 1) /* stay until every CTA's consumers released every stage: their arrives land here */
+            for (int i = 0; i < Sched::STAGES; i++) {
+                oz_mbar_wait(empty(st), ph ^ 1);
+                if (++st == Sched::STAGES) {
+                    st = 0;
+                    ph ^= 1;
+                }
+            }
         return;
     }
 
@@ -302,8 +348,19 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     uint32_t turns = 0; /* runs this consumer has taken its turn for */
     const int a_rows = Sched::PP ? 0 : cw * Cfg::WG_M; /* this consumer's rows of the A stage */
     const uint32_t a_off0 = a_rows * Cfg::BLOCK_K, a_off1 = a_off0 + Cfg::MMA_M * Cfg::BLOCK_K;
-    for (int64_t t0 = blockIdx.x; t0 < P.tiles_total; t0 += STEP * (int64_t)gridDim.x) {
-        const int64_t t1 = t0 + gridDim.x;
+    auto release = [&](int stage) { /* lane 0 of each warp, on the stage's empty barrier in every CTA */
+        if (!lane0)
+            return;
+        if (CL > 1) {
+#pragma unroll
+            for (int r = 0; r < CL; r++)
+                oz_mbar_arrive_cluster(oz_mapa(empty(stage), (uint32_t)r));
+        } else {
+            oz_mbar_arrive(empty(stage));
+        }
+    };
+    for (int64_t t0 = u0; t0 < P.tiles_total; t0 += STEP * nunits) {
+        const int64_t t1 = t0 + nunits;
         const bool has1 = Sched::PP && t1 < P.tiles_total;
         if (Sched::PP && cw == 1 && !has1)
             break;
@@ -311,6 +368,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         int64_t b;
         int tm, tn;
         oz_engine_tile(P, t, b, tm, tn);
+        tn = tn * CL + (int)rank;
         const int64_t row0 = (int64_t)tm * Sched::BLOCK_M + a_rows, col0 = (int64_t)tn * Cfg::BLOCK_N;
         for (int64_t c = 0; c < nchunks; c++) {
             const int nk = kblocks(c);
@@ -342,14 +400,14 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                     }
                     oz_wgmma_commit();
                     oz_wgmma_wait<1>(); /* the previous stage's MMAs are done: give it back */
-                    if (prev >= 0 && lane0)
-                        oz_mbar_arrive(empty(prev));
+                    if (prev >= 0)
+                        release(prev);
                     prev = st;
                     skip(1);
                 }
                 oz_wgmma_wait<0>();
-                if (prev >= 0 && lane0)
-                    oz_mbar_arrive(empty(prev));
+                if (prev >= 0)
+                    release(prev);
                 if (Sched::PP && (cw == 1 || has1) && lane0)
                     oz_mbar_arrive(turn(cw ^ 1)); /* this run's MMAs are done: the other's turn */
                 if (Sched::PP && cw == 0 && has1)
@@ -406,11 +464,13 @@ static cudaError_t oz_make_tmap(CUtensorMap *map, const void *base, int64_t kpad
 
 #define OZ_ENGINE_MAX_DEVICES 64
 
-typedef oz_engine_sched<false> oz_sched_coop;
-typedef oz_engine_sched<true> oz_sched_pp;
-/* The schedule the launchers use: ping-pong unless a benchmark says otherwise. */
-static int g_engine_pingpong = 1;
-extern "C" void oz_engine_bench_schedule(int pingpong) { g_engine_pingpong = pingpong; }
+typedef oz_engine_sched<false, 1> oz_sched_coop;
+typedef oz_engine_sched<false, 2> oz_sched_coop2;
+typedef oz_engine_sched<true, 1> oz_sched_pp;
+/* The schedule the launchers use: 0 cooperative, 1 ping-pong, 2 cooperative
+ * in clusters of 2 with A multicast (BENCHMARKS.md); benchmarks may switch. */
+static int g_engine_schedule = 2;
+extern "C" void oz_engine_bench_schedule(int schedule) { g_engine_schedule = schedule; }
 
 /* SM count of the device, and the shared-memory attribute of the
  * instantiation raised once per device (nothing but launches inside a
@@ -447,25 +507,43 @@ static cudaError_t oz_engine_launch_with(const CUtensorMap &ta, const CUtensorMa
     e = oz_engine_prepare<Mode, Sched>(dev, &sms);
     if (e != cudaSuccess)
         return e;
+    constexpr int CL = Sched::CLUSTER;
     p.tiles_m = (int32_t)((rows_a + Sched::BLOCK_M - 1) / Sched::BLOCK_M);
-    p.tiles_n = (int32_t)((rows_b + Cfg::BLOCK_N - 1) / Cfg::BLOCK_N);
+    const int64_t tiles_n = (rows_b + Cfg::BLOCK_N - 1) / Cfg::BLOCK_N;
+    p.tiles_n = (int32_t)((tiles_n + CL - 1) / CL); /* units of CL tiles */
     p.tiles_total = (int64_t)p.tiles_m * p.tiles_n * group;
     if (p.tiles_total <= 0)
         return cudaSuccess;
-    const int64_t per_cta = Sched::PP ? 2 : 1; /* ping-pong: two tiles in flight per CTA */
-    int64_t grid = (p.tiles_total + per_cta - 1) / per_cta;
-    grid = grid < sms ? grid : sms;
-    grid = grid < Cfg::MAX_CTAS ? grid : Cfg::MAX_CTAS;
-    oz_sm90_engine_kernel<Mode, Sched><<<(unsigned)grid, Cfg::THREADS, Sched::SMEM_BYTES, s>>>(ta, tb, p);
-    return cudaGetLastError();
+    const int64_t per_cta = Sched::PP ? 2 : 1; /* ping-pong: two units in flight per CTA */
+    int64_t clusters = (p.tiles_total + per_cta - 1) / per_cta;
+    const int64_t max_clusters = (sms < Cfg::MAX_CTAS ? sms : Cfg::MAX_CTAS) / CL;
+    clusters = clusters < max_clusters ? clusters : max_clusters;
+    if (clusters < 1)
+        return cudaErrorInvalidConfiguration;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)(clusters * CL));
+    cfg.blockDim = dim3(Cfg::THREADS);
+    cfg.dynamicSmemBytes = Sched::SMEM_BYTES;
+    cfg.stream = s;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = CL;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, oz_sm90_engine_kernel<Mode, Sched>, ta, tb, p);
 }
 
 template <class Mode>
 static cudaError_t oz_engine_launch(const CUtensorMap &ta, const CUtensorMap &tb, oz_engine_params &p, int64_t rows_a,
                                     int64_t rows_b, int64_t group, cudaStream_t s)
 {
-    return g_engine_pingpong ? oz_engine_launch_with<Mode, oz_sched_pp>(ta, tb, p, rows_a, rows_b, group, s)
-                             : oz_engine_launch_with<Mode, oz_sched_coop>(ta, tb, p, rows_a, rows_b, group, s);
+    switch (g_engine_schedule) {
+    case 1: return oz_engine_launch_with<Mode, oz_sched_pp>(ta, tb, p, rows_a, rows_b, group, s);
+    case 2: return oz_engine_launch_with<Mode, oz_sched_coop2>(ta, tb, p, rows_a, rows_b, group, s);
+    default: return oz_engine_launch_with<Mode, oz_sched_coop>(ta, tb, p, rows_a, rows_b, group, s);
+    }
 }
 
 /* Whether this binary holds the engine for device dev (compute capability 9.0, sm_90a image). */
@@ -484,7 +562,7 @@ bool oz_engine_usable(int dev)
         (void)cudaGetLastError();
         return false;
     }
-    if (optin < oz_sched_pp::SMEM_BYTES || optin < oz_sched_coop::SMEM_BYTES)
+    if (optin < oz_sched_pp::SMEM_BYTES || optin < oz_sched_coop::SMEM_BYTES || optin < oz_sched_coop2::SMEM_BYTES)
         return false;
     cudaFuncAttributes attr;
     if (cudaFuncGetAttributes(&attr, oz_sm90_engine_kernel<oz_mode_p22, oz_sched_pp>) != cudaSuccess) {
@@ -511,7 +589,7 @@ template <class Sched>
 static cudaError_t oz_maps(CUtensorMap *ta, CUtensorMap *tb, const oz_operand_ws &a, const oz_operand_ws &b, int nmod,
                            int64_t group)
 {
-    cudaError_t e = oz_make_tmap(ta, a.plane(0, 0), a.kpad, a.plane_rows, nmod, group, a.slot_bytes, Sched::BLOCK_M);
+    cudaError_t e = oz_make_tmap(ta, a.plane(0, 0), a.kpad, a.plane_rows, nmod, group, a.slot_bytes, Sched::A_BOX);
     if (e != cudaSuccess)
         return e;
     return oz_make_tmap(tb, b.plane(0, 0), b.kpad, b.plane_rows, nmod, group, b.slot_bytes, Cfg::BLOCK_N);
@@ -520,8 +598,11 @@ static cudaError_t oz_maps(CUtensorMap *ta, CUtensorMap *tb, const oz_operand_ws
 static cudaError_t oz_maps_for_schedule(CUtensorMap *ta, CUtensorMap *tb, const oz_operand_ws &a,
                                         const oz_operand_ws &b, int nmod, int64_t group)
 {
-    return g_engine_pingpong ? oz_maps<oz_sched_pp>(ta, tb, a, b, nmod, group)
-                             : oz_maps<oz_sched_coop>(ta, tb, a, b, nmod, group);
+    switch (g_engine_schedule) {
+    case 1: return oz_maps<oz_sched_pp>(ta, tb, a, b, nmod, group);
+    case 2: return oz_maps<oz_sched_coop2>(ta, tb, a, b, nmod, group);
+    default: return oz_maps<oz_sched_coop>(ta, tb, a, b, nmod, group);
+    }
 }
 
 cudaError_t oz_launch_p22_engine(const oz_engine_p22_job &job, int64_t group, cudaStream_t s)

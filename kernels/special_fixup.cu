@@ -33,8 +33,10 @@ cudaError_t oz_launch_special_fixup(const oz_view &va, const oz_view &vb, const 
                                     const oz_operand_ws &wb, const oz_out &c, const oz_scalars &sc,
                                     int64_t m, int64_t n, int64_t group, cudaStream_t s)
 {
+    /* Few blocks along n: items without special values (the usual case) cost
+     * one flag read per block; the others loop over their columns. */
     int64_t by = (n + 7) / 8;
-    dim3 grid((unsigned)((m + 31) / 32), (unsigned)(by < 65535 ? by : 65535), (unsigned)group);
+    dim3 grid((unsigned)((m + 31) / 32), (unsigned)(by < 16 ? by : 16), (unsigned)group);
     oz_special_fixup_kernel<<<grid, dim3(32, 8), 0, s>>>(va, vb, wa, wb, c, sc, m, n);
     return cudaGetLastError();
 }

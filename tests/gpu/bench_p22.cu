@@ -10,7 +10,7 @@
 #include "kernels/engine.h"
 #include "kernels/ozcrt_gemm.h"
 
-extern "C" void oz_engine_bench_schedule(int pingpong);
+extern "C" void oz_engine_bench_schedule(int schedule);
 
 #define CHECK(call)                                                                                 \
     do {                                                                                            \
@@ -107,9 +107,9 @@ int main(int argc, char **argv)
     CHECK(cudaMemcpy(dB, H.data(), 8 * bmax, cudaMemcpyHostToDevice));
     int dev = 0;
     CHECK(cudaGetDevice(&dev));
-    if (getenv("OZ_BENCH_COOP")) {
-        oz_engine_bench_schedule(0);
-        printf("engine schedule: cooperative\n");
+    if (getenv("OZ_BENCH_SCHEDULE")) { /* 0 cooperative, 1 ping-pong, 2 cooperative in clusters of 2 */
+        oz_engine_bench_schedule(atoi(getenv("OZ_BENCH_SCHEDULE")));
+        printf("engine schedule: %s\n", getenv("OZ_BENCH_SCHEDULE"));
     }
     const bool engine = oz_engine_usable(dev);
 
