@@ -23,6 +23,7 @@
 #include "kernels/oz2_gemm.h"
 #include "kernels/ozcrt_gemm.h"
 #include "native.h"
+#include "lifecycle.h"
 #include "policy.h"
 #include "real.h"
 #include "workspace.h"
@@ -161,6 +162,8 @@ static oz_gemm_desc make_desc(const ozcrt_call *c, int on_device)
 static pthread_once_t g_report_once = PTHREAD_ONCE_INIT;
 static void report_at_exit(void)
 {
+    if (ozcrt_lifecycle_is_fork_child())
+        return; /* the report is the parent's (lifecycle.h) */
     const ozcrt_policy *p = ozcrt_policy_get();
     ozcmp_report_at_exit(p->log_level > 0 ? p->log : NULL);
 }
