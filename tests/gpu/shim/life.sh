@@ -1,0 +1,84 @@
+#!/bin/sh
+# tests/gpu/shim/life.sh: the shim in process life on the GPU machine: new GPUs (PTX JIT), two GPUs, exit (scripts/gpu-check runs each). Last line PASS or FAIL.
+#
+#   tests/gpu/shim/life.sh BUILD_DIR ptx-jit|multi-gpu|exit-destroy
+#
+# ptx-jit:      bits_client under the shim as built, then with
+#               CUDA_FORCE_PTX_JIT=1 (the driver compiles the embedded
+#               compute_80 PTX instead of using the machine code, as on a GPU
+#               newer than the build): both pass, every call emulated in both
+#               (none forwarded as no-kernel-image or launch-failed), and the
+#               results' checksums are the same bits.
+# multi-gpu:    multi_gpu under the shim: one handle and one thread per
+#               device, all at once (SKIP with one GPU: run it on nvidia-h200-x2).
+# exit-destroy: exit_destroy under the shim: a handle destroyed by an atexit
+#               handler after the CUDA runtime began unloading; no "ozcrt:"
+#               line on stderr.
+# Outputs go to BUILD_DIR/shim-gpu/.
+set -u
+build=$(cd "${1:?usage: life.sh BUILD_DIR CHECK}" && pwd)
+check=${2:?usage: life.sh BUILD_DIR ptx-jit|multi-gpu|exit-destroy}
+bin=$build/tests/gpu/shim
+out=$build/shim-gpu
+mkdir -p "$out"
+rc=0
+
+summary() { # STATUS DETAIL
+    echo "$1: $check${2:+ ($2)}"
+    [ "$1" = PASS ] || rc=1
+}
+
+# shim NAME CMD...: CMD under libozcrt.so (thresholds 128, stats in $out/NAME.stats); stdout in NAME.txt, stderr in NAME.err
+shim() {
+    name=$1
+    shift
+    rm -f "$out/$name.stats"
+    OZCRT_MIN_M=128 OZCRT_MIN_N=128 OZCRT_MIN_K=128 OZCRT_STATS=1 OZCRT_STATS_FILE="$out/$name.stats" \
+        "$build/interpose/ozcrt-run" -- "$@" > "$out/$name.txt" 2> "$out/$name.err"
+}
+
+# all_emulated STATS ENTRY...: each entry point has calls > 0, all emulated
+all_emulated() {
+    for ep in "$@"; do
+        awk -v ep="$ep" '$1 == ep { found = 1; ok = ($2 > 0 && $3 == $2) } END { exit !(found && ok) }' "$1" \
+            2>/dev/null || return 1
+    done
+}
+
+case $check in
+ptx-jit)
+    if shim bits "$bin/bits_client"; then summary PASS "as built: $(tail -n 1 "$out/bits.txt")"
+    else summary FAIL "as built: exit $?, see $out/bits.txt and .err"; fi
+    if CUDA_FORCE_PTX_JIT=1 shim bits-jit "$bin/bits_client"; then summary PASS "PTX JIT: $(tail -n 1 "$out/bits-jit.txt")"
+    else summary FAIL "PTX JIT: exit $?, see $out/bits-jit.txt and .err"; fi
+    for s in bits bits-jit; do
+        if all_emulated "$out/$s.stats" cublasDgemm_v2 cublasDgemmStridedBatched; then summary PASS "$s: all emulated"
+        else summary FAIL "$s: not all calls emulated, see $out/$s.stats"; fi
+    done
+    grep '^case' "$out/bits.txt" > "$out/bits.cases"
+    grep '^case' "$out/bits-jit.txt" > "$out/bits-jit.cases"
+    if [ -s "$out/bits.cases" ] && cmp -s "$out/bits.cases" "$out/bits-jit.cases"; then
+        summary PASS "$(wc -l < "$out/bits.cases") cases, the same bits with and without JIT"
+    else
+        summary FAIL "the results differ with CUDA_FORCE_PTX_JIT=1: diff $out/bits.cases $out/bits-jit.cases"
+    fi
+    ;;
+multi-gpu)
+    if shim multi "$bin/multi_gpu"; then summary PASS "$(tail -n 1 "$out/multi.txt")"
+    else summary FAIL "exit $?: $(grep FAIL "$out/multi.txt" | head -n 3 | tr '\n' ' ') see $out/multi.txt and .err"; fi
+    ;;
+exit-destroy)
+    if shim exit "$bin/exit_destroy"; then summary PASS "$(head -n 1 "$out/exit.txt")"
+    else summary FAIL "exit $?, see $out/exit.txt and .err"; fi
+    if all_emulated "$out/exit.stats" cublasDgemm_v2; then summary PASS "its calls were emulated"
+    else summary FAIL "its calls were not emulated (no workspace to free at exit), see $out/exit.stats"; fi
+    if grep -q '^ozcrt:' "$out/exit.err"; then summary FAIL "stderr: $(grep '^ozcrt:' "$out/exit.err" | head -n 2 | tr '\n' ' ')"
+    else summary PASS "no ozcrt line on stderr at exit"; fi
+    ;;
+*)
+    echo "life.sh: unknown check $check" >&2
+    exit 2
+    ;;
+esac
+echo "$( [ $rc -eq 0 ] && echo PASS || echo FAIL ): life.sh $check (outputs in $out)"
+exit $rc
