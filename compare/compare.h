@@ -103,6 +103,17 @@ void ozcmp_report_at_exit(FILE *log);
  * empty, the table to `log`. Returns 0, or -1 (a message on stderr). */
 int ozcmp_report_now(const char *path, FILE *log);
 
+/* Compare regions (ozcrt_compare_begin/end, Python's ozcrt.compare()): from
+ * begin to end, every comparison the process finishes also goes into the
+ * region's own report. begin waits for the comparisons in flight (they stay
+ * out) and returns the region's id (>= 0), or -1 (a message on stderr) when
+ * OZCMP_REPORT_MAX_TAPS regions are open. end waits for the comparisons in
+ * flight, closes the region and writes its report to `path` (as
+ * ozcmp_report_now) or, NULL or "", the table to `log`; -1 for an unknown id
+ * or an I/O error (the region is closed all the same). */
+int ozcmp_region_begin(void);
+int ozcmp_region_end(int id, const char *path, FILE *log);
+
 #ifdef __cplusplus
 }
 #endif

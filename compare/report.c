@@ -157,8 +157,11 @@ static void fold_row(ozcmp_report_row *a, const ozcmp_report_row *b)
     a->nonfinite_worst = umax(a->nonfinite_worst, b->nonfinite_worst);
 }
 
+static void tap_add(const ozcmp_report *r, const ozcmp_site *site, const ozcmp_call_metrics *m, int why);
+
 void ozcmp_report_add(ozcmp_report *r, const ozcmp_site *site, const ozcmp_call_metrics *m)
 {
+    tap_add(r, site, m, -1);
     ozcmp_report_row one;
     memset(&one, 0, sizeof one);
     one.calls = 1;
@@ -179,6 +182,7 @@ void ozcmp_report_add_skipped(ozcmp_report *r, const ozcmp_site *site, ozcmp_ski
 {
     if ((unsigned)why >= OZCMP_SKIP_COUNT)
         return;
+    tap_add(r, site, NULL, (int)why);
     pthread_mutex_lock(&r->lock);
     ozcmp_report_row *row = find_row(r, site);
     if (row)
@@ -431,20 +435,72 @@ void ozcmp_report_print(FILE *f)
 
 int ozcmp_report_write_file(const char *path)
 {
-    ozcmp_report *r = ozcmp_report_global();
+    return ozcmp_report_save(ozcmp_report_global(), path);
+}
+
+int ozcmp_report_save(ozcmp_report *r, const char *path)
+{
     if (!r || !path || !*path)
         return -1;
     size_t len = strlen(path);
     int csv = len >= 4 && strcmp(path + len - 4, ".csv") == 0;
     FILE *f = fopen(path, "w");
     if (!f) {
-        fprintf(stderr, "ozcrt: cannot write OZCRT_REPORT_FILE=\"%s\": %s\n", path, strerror(errno));
+        fprintf(stderr, "ozcrt: cannot write the shadow report to \"%s\": %s\n", path, strerror(errno));
         return -1;
     }
     int rc = csv ? ozcmp_report_write_csv(r, f) : ozcmp_report_write_json(r, f);
     if (fclose(f) != 0)
         rc = -1;
     if (rc != 0)
-        fprintf(stderr, "ozcrt: error writing OZCRT_REPORT_FILE=\"%s\"\n", path);
+        fprintf(stderr, "ozcrt: error writing the shadow report to \"%s\"\n", path);
     return rc;
+}
+
+/* ---- region reports attached to the process-wide one ---- */
+
+static pthread_mutex_t g_tap_lock = PTHREAD_MUTEX_INITIALIZER;
+static ozcmp_report *g_taps[OZCMP_REPORT_MAX_TAPS]; /* under g_tap_lock */
+
+/* A record for the process-wide report goes to the attached ones too:
+ * metrics m, or (m NULL) a call not compared for `why`. */
+static void tap_add(const ozcmp_report *r, const ozcmp_site *site, const ozcmp_call_metrics *m, int why)
+{
+    if (!r || r != ozcmp_report_global())
+        return;
+    pthread_mutex_lock(&g_tap_lock);
+    for (int i = 0; i < OZCMP_REPORT_MAX_TAPS; i++) {
+        if (!g_taps[i])
+            continue;
+        if (m)
+            ozcmp_report_add(g_taps[i], site, m);
+        else
+            ozcmp_report_add_skipped(g_taps[i], site, (ozcmp_skip_reason)why);
+    }
+    pthread_mutex_unlock(&g_tap_lock);
+}
+
+int ozcmp_report_tap_attach(ozcmp_report *r)
+{
+    int slot = -1;
+    (void)ozcmp_report_global(); /* g_report is set before any tap can see a record */
+    pthread_mutex_lock(&g_tap_lock);
+    for (int i = 0; r && slot < 0 && i < OZCMP_REPORT_MAX_TAPS; i++)
+        if (!g_taps[i]) {
+            g_taps[i] = r;
+            slot = i;
+        }
+    pthread_mutex_unlock(&g_tap_lock);
+    return slot;
+}
+
+ozcmp_report *ozcmp_report_tap_detach(int slot)
+{
+    if (slot < 0 || slot >= OZCMP_REPORT_MAX_TAPS)
+        return NULL;
+    pthread_mutex_lock(&g_tap_lock);
+    ozcmp_report *r = g_taps[slot];
+    g_taps[slot] = NULL;
+    pthread_mutex_unlock(&g_tap_lock);
+    return r;
 }

@@ -105,6 +105,19 @@ ozcmp_report *ozcmp_report_global(void);
 void ozcmp_report_print(FILE *f);
 int ozcmp_report_write_file(const char *path);
 
+/* Any report r to the file `path`, as ozcmp_report_write_file does. */
+int ozcmp_report_save(ozcmp_report *r, const char *path);
+
+/* Region reports (compare regions: ozcmp_region_begin/end, compare.h): while
+ * attached, every record added to the process-wide report is also added to
+ * each attached report. attach returns the slot (>= 0), or -1 when all
+ * OZCMP_REPORT_MAX_TAPS are taken; detach returns the report of a slot and
+ * frees the slot (NULL for a slot not attached); once it has returned, no
+ * record is added to that report any more. */
+#define OZCMP_REPORT_MAX_TAPS 16
+int ozcmp_report_tap_attach(ozcmp_report *r);
+ozcmp_report *ozcmp_report_tap_detach(int slot);
+
 #ifdef __cplusplus
 }
 #endif

@@ -410,3 +410,35 @@ int ozcmp_report_now(const char *path, FILE *log)
     ozcmp_report_print(log ? log : stderr);
     return 0;
 }
+
+int ozcmp_region_begin(void)
+{
+    ozcmp_flush(); /* what is in flight belongs to before the region */
+    ozcmp_report *r = ozcmp_report_new();
+    int id = r ? ozcmp_report_tap_attach(r) : -1;
+    if (id < 0) {
+        fprintf(stderr, "ozcrt: a compare region cannot begin: %s\n",
+                r ? "too many are open" : "out of memory");
+        ozcmp_report_free(r);
+    }
+    return id;
+}
+
+int ozcmp_region_end(int id, const char *path, FILE *log)
+{
+    ozcmp_flush();
+    ozcmp_report *r = ozcmp_report_tap_detach(id);
+    if (!r) {
+        fprintf(stderr, "ozcrt: warning: no compare region %d is open\n", id);
+        return -1;
+    }
+    int rc = 0;
+    if (path && path[0]) {
+        rc = ozcmp_report_save(r, path);
+    } else {
+        ozcmp_report_render(r, log ? log : stderr);
+        fflush(log ? log : stderr);
+    }
+    ozcmp_report_free(r);
+    return rc;
+}

@@ -276,3 +276,14 @@ OZCRT_EXPORT int ozcrt_report_write(const char *path)
     const ozcrt_policy *p = ozcrt_policy_get();
     return ozcmp_report_now(path, p->log_level > 0 ? p->log : stderr);
 }
+
+OZCRT_EXPORT int ozcrt_compare_begin(void)
+{
+    return ozcmp_region_begin();
+}
+
+OZCRT_EXPORT int ozcrt_compare_end(int id, const char *path)
+{
+    const ozcrt_policy *p = ozcrt_policy_get();
+    return ozcmp_region_end(id, path, p->log_level > 0 ? p->log : stderr);
+}

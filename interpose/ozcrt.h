@@ -127,6 +127,20 @@ int ozcrt_stats_write(const char *path);
  * table to the log (OZCRT_LOG_FILE, else stderr). */
 int ozcrt_report_write(const char *path);
 
+/* A compare region. From ozcrt_compare_begin to ozcrt_compare_end, every
+ * comparison the process finishes is also added to the region's own report
+ * (those in flight at begin are waited for first and stay out; finished
+ * comparisons of other threads' calls during the region are in it too).
+ * Turning shadow mode on for the calls of interest is the caller's part:
+ * OZCRT_KNOB_COMPARE for the thread (what Python's ozcrt.compare() does) or
+ * the process. begin returns the region's id (>= 0), or -1 when too many are
+ * open (16). end waits for the comparisons in flight, closes the region and
+ * writes its report to `path` (".csv": CSV, else JSON, the formats of
+ * OZCRT_REPORT_FILE; NULL or "": the table to the log); -1 for an unknown id
+ * or an I/O error (the region is closed all the same). */
+int ozcrt_compare_begin(void);
+int ozcrt_compare_end(int id, const char *path);
+
 #ifdef __cplusplus
 }
 #endif

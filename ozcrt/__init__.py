@@ -31,8 +31,10 @@ Everything here is a thin ctypes layer over the C API of interpose/ozcrt.h.
 import contextlib
 import ctypes
 import glob
+import json
 import os
 import sys
+import tempfile
 import threading
 
 __all__ = [
@@ -128,6 +130,8 @@ def _declare(lib):
         "ozcrt_stats_clear": (None, []),
         "ozcrt_stats_write": (c.c_int, [c.c_char_p]),
         "ozcrt_report_write": (c.c_int, [c.c_char_p]),
+        "ozcrt_compare_begin": (c.c_int, []),
+        "ozcrt_compare_end": (c.c_int, [c.c_int, c.c_char_p]),
     }
     for name, (res, args) in sigs.items():
         try:
@@ -329,6 +333,50 @@ class mode(region):
     def __enter__(self):
         _L().ozcrt_set(_PROCESS, 0, self._process_before)
         return super().__enter__()
+
+
+class compare(region):
+    """`with ozcrt.compare() as rep:` shadow mode for this thread's calls in
+    the block: every call emulated there also runs natively into scratch and
+    is compared on the GPU. On exit (after waiting for the comparisons in
+    flight) rep.sites is the report of the calls compared during the block,
+    one dict per call site (entry, transa, transb, m, n, k, batch, calls,
+    normwise_worst/_mean, max_rel_worst/_mean, max_abs_worst/_mean,
+    beyond_bound_total/_worst, nonfinite_total/_worst, not_compared_*), worst
+    first, and rep.total the total row. result="native" gives the program the
+    native C instead; other knobs (min_m=1, ...) apply to the block too.
+    Comparisons of other threads' calls that finish during the block are in
+    the report as well (it is process-wide)."""
+
+    def __init__(self, result="emulated", **knobs):
+        super().__init__(compare=True, compare_result=result, **knobs)
+        self.sites = None
+        self.total = None
+        self._ids = []
+
+    def __enter__(self):
+        rid = _L().ozcrt_compare_begin()
+        if rid < 0:
+            raise RuntimeError("ozcrt_compare_begin failed (too many compare regions open?)")
+        self._ids.append(rid)
+        try:
+            return super().__enter__()
+        except BaseException:
+            _L().ozcrt_compare_end(self._ids.pop(), None)
+            raise
+
+    def __exit__(self, *exc):
+        super().__exit__(*exc)
+        rid = self._ids.pop()
+        with tempfile.TemporaryDirectory(prefix="ozcrt-compare-") as d:
+            path = os.path.join(d, "report.json")
+            if _L().ozcrt_compare_end(rid, os.fsencode(path)) != 0:
+                raise OSError("ozcrt: the compare region's report could not be written")
+            with open(path) as f:
+                rep = json.load(f)
+        self.sites = rep["sites"]
+        self.total = rep["total"]
+        return False
 
 
 def stats(clear=False):

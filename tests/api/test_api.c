@@ -183,6 +183,41 @@ static void t_calls_see_the_mode(void **state)
     ozcrt_reset(OZCRT_PROCESS, OZCRT_KNOB_ALL);
 }
 
+/* Compare regions without a GPU: nothing is compared, the reports are empty
+ * and valid, ids are checked. */
+static void t_compare_regions(void **state)
+{
+    (void)state;
+    fake_cublas_reset();
+    int a = ozcrt_compare_begin(), b = ozcrt_compare_begin();
+    assert_true(a >= 0 && b >= 0 && a != b);
+    assert_int_equal(ozcrt_set(OZCRT_THREAD, OZCRT_KNOB_COMPARE, 1), 0);
+    assert_int_equal(call_v2(), CUBLAS_STATUS_SUCCESS); /* forwarded: below the thresholds */
+    char path[] = "/tmp/ozcrt-test-region-XXXXXX.json";
+    int fd = mkstemps(path, 5);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(ozcrt_compare_end(b, path), 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char text[512] = {0};
+    assert_true(fread(text, 1, sizeof text - 1, f) > 0);
+    fclose(f);
+    unlink(path);
+    assert_non_null(strstr(text, "{\"ozcrt_report\": 1, \"sites\": []"));
+    assert_int_equal(ozcrt_compare_end(b, NULL), -1);  /* closed already */
+    assert_int_equal(ozcrt_compare_end(-1, NULL), -1);
+    assert_int_equal(ozcrt_compare_end(1000, NULL), -1);
+    assert_int_equal(ozcrt_compare_end(a, "/nonexistent-dir/r.json"), -1); /* closed all the same */
+    assert_int_equal(ozcrt_compare_end(a, NULL), -1);
+    int ids[17], n = 0;
+    while (n < 17 && (ids[n] = ozcrt_compare_begin()) >= 0)
+        n++;
+    assert_int_equal(n, 16); /* OZCMP_REPORT_MAX_TAPS */
+    while (n > 0)
+        assert_int_equal(ozcrt_compare_end(ids[--n], NULL), 0);
+}
+
 /* ---- threads ---- */
 
 #define CALLS 20000
@@ -323,6 +358,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(t_layers, reset_all, reset_all),
         cmocka_unit_test_setup_teardown(t_bad_values, reset_all, reset_all),
         cmocka_unit_test_setup_teardown(t_calls_see_the_mode, reset_all, reset_all),
+        cmocka_unit_test_setup_teardown(t_compare_regions, reset_all, reset_all),
         cmocka_unit_test_setup_teardown(t_threads, reset_all, reset_all),
         cmocka_unit_test_setup_teardown(t_new_thread_has_no_override, reset_all, reset_all),
     };

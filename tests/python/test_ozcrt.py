@@ -275,6 +275,23 @@ class Output(unittest.TestCase):
         self.assertEqual(rep["ozcrt_report"], 1)
         self.assertEqual(rep["sites"], [])
 
+    def test_compare_region_cpu(self):
+        # no GPU: nothing is compared; the region turns shadow mode on for this thread only
+        other = {}
+        t = threading.Thread(target=lambda: other.update(ozcrt.get()))
+        with ozcrt.compare(result="native", min_m=1, min_n=1, min_k=1) as rep:
+            self.assertEqual((ozcrt.get()["compare"], ozcrt.get()["compare_result"]), (True, "native"))
+            t.start()
+            t.join()
+            dgemm()
+            with ozcrt.compare() as inner:
+                self.assertEqual(ozcrt.get()["compare_result"], "emulated")
+            self.assertEqual(ozcrt.get()["compare_result"], "native")
+        self.assertEqual((other["compare"], ozcrt.get()["compare"]), (False, False))
+        self.assertEqual(rep.sites, [])
+        self.assertEqual(inner.sites, [])
+        self.assertEqual(rep.total["calls"], 0)
+
     def test_log_names_the_reasons(self):
         log = os.environ.get("OZCRT_LOG_FILE")
         if not log:
