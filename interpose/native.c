@@ -7,7 +7,7 @@
 int ozcrt_native_into(void *ctx, const oz_gemm_desc *into)
 {
     const ozcrt_call *c = ctx;
-    const ozcrt_real_table *r = ozcrt_real();
+    const ozcrt_real_table *r = ozcrt_real_for(c->handle);
     const void *al = c->alpha, *be = c->beta;
     int m = (int)c->m, n = (int)c->n, k = (int)c->k, lda = (int)c->lda, ldb = (int)c->ldb, ldc = (int)into->ldc;
     cublasStatus_t st = CUBLAS_STATUS_NOT_SUPPORTED;

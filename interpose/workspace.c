@@ -6,7 +6,8 @@
  * another thread's call. Stream-ordered allocation (cudaMallocAsync from the
  * device's default pool) where the device supports memory pools, cudaMalloc
  * elsewhere and for captured calls (their buffers must not become graph
- * memory nodes). At exit, buffers of destroyed graphs are freed. */
+ * memory nodes). At exit, buffers of destroyed graphs are freed; around
+ * fork() the locks are held (lifecycle.h). */
 #include "workspace.h"
 
 #include <pthread.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <cuda_runtime_api.h>
 
+#include "lifecycle.h"
 #include "policy.h"
 
 /* A failed call must not leave its error for the application's next
@@ -210,22 +212,29 @@ static void at_exit(void)
     ozcrt_ws_table_drain(&g_cuda_ops);
 }
 
+/* fork(): the table's lock, then ours (the order in which the table takes
+ * them: own_stream runs under the table's lock), released in reverse. */
 static void fork_prepare(void)
 {
-    pthread_mutex_lock(&g_stream_lock);
     ozcrt_ws_table_lock();
+    pthread_mutex_lock(&g_stream_lock);
 }
 
 static void fork_parent(void)
 {
-    ozcrt_ws_table_unlock();
     pthread_mutex_unlock(&g_stream_lock);
+    ozcrt_ws_table_unlock();
 }
 
 static void fork_child(void)
 {
-    ozcrt_ws_table_reset_after_fork();
     pthread_mutex_unlock(&g_stream_lock);
+    ozcrt_ws_table_reset_after_fork();
+}
+
+__attribute__((constructor)) static void register_fork(void)
+{
+    (void)ozcrt_lifecycle_on_fork(fork_prepare, fork_parent, fork_child);
 }
 
 /* At the first acquire, after the CUDA runtime has started: atexit handlers
@@ -235,9 +244,6 @@ static void register_life(void)
 {
     if (atexit(at_exit) != 0)
         ozcrt_error("ozcrt: atexit failed: destroyed graphs' workspaces are left to the process exit");
-    int err = pthread_atfork(fork_prepare, fork_parent, fork_child);
-    if (err != 0)
-        ozcrt_error("ozcrt: pthread_atfork failed (%d): a fork during a workspace call could deadlock the child", err);
 }
 
 /* ---- the shim's calls ---- */

@@ -41,6 +41,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "lifecycle.h"
 #include "policy.h"
 
 typedef struct ws_buf {
@@ -100,7 +101,7 @@ static int check(const ozcrt_ws_ops *ops, cudaError_t err, const char *what, siz
 {
     if (err == cudaSuccess)
         return 1;
-    if (err != cudaErrorCudartUnloading)
+    if (!ozcrt_cuda_unloading(err))
         ozcrt_error("ozcrt: workspace: %s (%zu bytes) failed: %s", what, bytes, ops->error_string(err));
     return 0;
 }
