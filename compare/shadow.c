@@ -115,6 +115,24 @@ static void restore_capture(enum cudaStreamCaptureMode mode)
     (void)cudaThreadExchangeStreamCaptureMode(&mode);
 }
 
+/* The scratch, allocated and freed in relaxed capture mode like every
+ * allocation of the shim (another thread may be capturing in global mode). */
+static cudaError_t scratch_alloc(char **block, size_t bytes, cudaMemPool_t pool, cudaStream_t s)
+{
+    enum cudaStreamCaptureMode mode = relax_capture();
+    cudaError_t e = cudaMallocFromPoolAsync((void **)block, bytes, pool, s);
+    restore_capture(mode);
+    return e;
+}
+
+static cudaError_t scratch_free(char *block, cudaStream_t s)
+{
+    enum cudaStreamCaptureMode mode = relax_capture();
+    cudaError_t e = cudaFreeAsync(block, s);
+    restore_capture(mode);
+    return e;
+}
+
 static int cuda_ok(cudaError_t e, const char *what)
 {
     if (e == cudaSuccess)
@@ -317,7 +335,7 @@ int ozcmp_gemm(const ozcmp_site *site, const oz_gemm_desc *d, ozcmp_native_fn na
     scratch_plan plan;
     char *block = NULL;
     if (plan_scratch(d, &plan) != 0 ||
-        cudaMallocFromPoolAsync((void **)&block, plan.total, r->pool, s) != cudaSuccess) {
+        scratch_alloc(&block, plan.total, r->pool, s) != cudaSuccess) {
         (void)cudaGetLastError();
         return skip(site, OZCMP_SKIP_NO_MEMORY, d, native, native_ctx, ws, ws_bytes, stream, result);
     }
@@ -349,13 +367,13 @@ int ozcmp_gemm(const ozcmp_site *site, const oz_gemm_desc *d, ozcmp_native_fn na
     if (rc == 0)
         rc = ozcmp_scales(d, absa, absb, stream);
     if (rc != 0) {
-        (void)cudaFreeAsync(block, s);
+        (void)scratch_free(block, s);
         return skip(site, OZCMP_SKIP_CUDA_ERROR, d, native, native_ctx, ws, ws_bytes, stream, result);
     }
 
     int native_status = native(native_ctx, &into);
     if (native_status != OZCMP_STATUS_SUCCESS) {
-        (void)cudaFreeAsync(block, s);
+        (void)scratch_free(block, s);
         ozcmp_report_add_skipped(ozcmp_report_global(), site, OZCMP_SKIP_NATIVE_FAILED);
         if (want_native)
             return native_status; /* what the program would get without ozcrt */
@@ -376,7 +394,7 @@ int ozcmp_gemm(const ozcmp_site *site, const oz_gemm_desc *d, ozcmp_native_fn na
         restore_capture(mode);
     } else
         ozcmp_report_add_skipped(ozcmp_report_global(), site, OZCMP_SKIP_CUDA_ERROR);
-    if (!cuda_ok(cudaFreeAsync(block, s), "cudaFreeAsync of the scratch"))
+    if (!cuda_ok(scratch_free(block, s), "cudaFreeAsync of the scratch"))
         status = OZCMP_STATUS_EXECUTION_FAILED;
     return status;
 }
