@@ -3,8 +3,8 @@
 #
 #   tests/gpu/compare/run.sh BUILD_DIR
 #
-# 1. check_compare: the compare kernels against interpose/metrics.c;
-# 2. check_shadow (and "native"): oz_shadow_gemm end to end with real cuBLAS;
+# 1. check_compare: the compare kernels against compare/metrics.c;
+# 2. check_shadow (and "native"): ozcmp_gemm end to end with real cuBLAS;
 # 3. ab_client (a plain cuBLAS program) under libozcrt.so with OZCRT_COMPARE=1:
 #    the JSON report lists its 5 sites with the right call counts, and each
 #    site's max abs difference agrees with the client's own (against a CPU
