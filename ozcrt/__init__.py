@@ -18,7 +18,8 @@ other use (set OZCRT_NO_AUTOLOAD=1 to keep `import ozcrt` from loading one);
 $OZCRT_LIB; libozcrt.so next to this package; the source tree's build
 folders (<repo>/build*/interpose/libozcrt.so, sorted by name, the first one
 present). A copy already in the process (LD_PRELOAD, `python -m ozcrt`) is
-always the one used.
+always the one used. When none is found, the import warns (RuntimeWarning)
+and every use raises LibraryNotFound until ozcrt.load(path) succeeds.
 
 Loaded after cuBLAS, the shim would intercept nothing: the import refuses
 (raises ozcrt.LoadError naming the module or the library) when a cuBLAS
@@ -58,6 +59,10 @@ CUBLAS_MODULES = (
 
 class LoadError(ImportError):
     """libozcrt.so cannot be used: not found, loaded too late, or not an ozcrt library."""
+
+
+class LibraryNotFound(LoadError):
+    """No libozcrt.so where the package looks for one."""
 
 
 _lib = None
@@ -167,7 +172,7 @@ def load(path=None):
             cands = [path] if path else _candidates()
             chosen = next((p for p in cands if p and os.path.isfile(p)), None)
             if chosen is None:
-                raise LoadError("libozcrt.so not found (tried: %s); build ozcrt (scripts/run-tests), set "
+                raise LibraryNotFound("libozcrt.so not found (tried: %s); build ozcrt (scripts/run-tests), set "
                                 "OZCRT_LIB=/path/to/libozcrt.so or call ozcrt.load(path)"
                                 % ", ".join(c for c in cands if c))
             late = _late_reason()
@@ -442,4 +447,10 @@ def _running_launcher():
 
 
 if os.environ.get("OZCRT_NO_AUTOLOAD", "") not in ("1", "yes", "true") and not _running_launcher():
-    load()
+    try:
+        load()
+    except LibraryNotFound as e:  # ozcrt.load(path) may still come; every other use raises until then
+        import warnings
+
+        warnings.warn("%s. Nothing is intercepted until ozcrt.load(path) is called (before torch, cupy, ...)."
+                      % e, RuntimeWarning, stacklevel=2)

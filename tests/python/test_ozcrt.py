@@ -132,10 +132,32 @@ class Loading(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("LIB " + os.path.abspath(LIB), r.stdout)
 
-    def test_not_found_message(self):
-        r = run_py("import ozcrt", {"OZCRT_LIB": "/nonexistent/libozcrt.so"})
-        self.assertNotEqual(r.returncode, 0)
-        self.assertIn("libozcrt.so not found (tried: /nonexistent/libozcrt.so)", r.stderr)
+    def test_not_found_then_load(self):
+        r = run_py("""
+            import sys
+            import ozcrt                      # warns: not found
+            assert not ozcrt.loaded()
+            try:
+                ozcrt.stats()
+            except ozcrt.LibraryNotFound as e:
+                print("RAISED", e)
+            print("LOADED", ozcrt.load(sys.argv[1]), ozcrt.get()["mode"])
+        """, {"OZCRT_LIB": "/nonexistent/libozcrt.so"}, args=[os.path.abspath(LIB)])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("RuntimeWarning: libozcrt.so not found (tried: /nonexistent/libozcrt.so)", r.stderr)
+        self.assertIn("RAISED libozcrt.so not found", r.stdout)
+        self.assertIn("LOADED %s phase22" % os.path.abspath(LIB), r.stdout)
+
+    def test_no_autoload_then_explicit_path(self):
+        r = run_py("""
+            import sys
+            import ozcrt
+            assert not ozcrt.loaded()
+            print("LOADED", ozcrt.load(sys.argv[1]))
+        """, {"OZCRT_NO_AUTOLOAD": "1", "OZCRT_LIB": "/nonexistent/libozcrt.so"}, args=[os.path.abspath(LIB)])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr, "")
+        self.assertIn("LOADED " + os.path.abspath(LIB), r.stdout)
 
     def test_search_order(self):
         # without OZCRT_LIB: libozcrt.so next to the package first, then <root>/build*/interpose/ (by name)
