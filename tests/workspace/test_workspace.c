@@ -5,6 +5,8 @@
  * that complete when the test says so, graphs that own user objects. It
  * checks, on every operation, that the calling thread is in relaxed capture
  * mode and not inside a graph's destructor. */
+#include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -52,7 +54,10 @@ typedef struct live {
     int pooled;
 } live;
 
-static int g_relaxed, g_in_destructor, g_pools = 1, g_complete_at_once = 1;
+static _Thread_local int g_relaxed; /* capture mode is per thread */
+static int g_in_destructor, g_pools = 1, g_complete_at_once = 1;
+/* the fake's state, for the threaded test (the table calls it from many threads) */
+static pthread_mutex_t g_fake_lock = PTHREAD_MUTEX_INITIALIZER;
 static size_t g_free_mem = (size_t)1 << 40;
 static live g_live[MAX_LIVE];
 static int g_nlive, g_mallocs, g_frees, g_plain_mallocs;
@@ -107,14 +112,17 @@ static int f_pools_supported(int dev)
 }
 static cudaError_t add_live(void **p, size_t bytes, int pooled)
 {
+    pthread_mutex_lock(&g_fake_lock);
     g_mallocs++;
-    if (bytes > g_free_mem)
-        return cudaErrorMemoryAllocation;
-    assert_true(g_nlive < MAX_LIVE);
-    *p = malloc(1);
-    g_live[g_nlive++] = (live){*p, bytes, pooled};
-    g_free_mem -= bytes;
-    return cudaSuccess;
+    cudaError_t err = cudaErrorMemoryAllocation;
+    if (bytes <= g_free_mem && g_nlive < MAX_LIVE) {
+        *p = malloc(1);
+        g_live[g_nlive++] = (live){*p, bytes, pooled};
+        g_free_mem -= bytes;
+        err = cudaSuccess;
+    }
+    pthread_mutex_unlock(&g_fake_lock);
+    return err;
 }
 static cudaError_t f_malloc_async(void **p, size_t bytes, cudaStream_t s)
 {
@@ -134,23 +142,32 @@ static cudaError_t f_free_mem(void *p, int pooled, const cudaStream_t *s)
     in_relaxed();
     if (s)
         assert_false(FS(*s)->capturing); /* would be a graph free node */
-    for (int i = 0; i < g_nlive; i++)
-        if (g_live[i].p == p) {
-            assert_int_equal(pooled, g_live[i].pooled);
-            g_free_mem += g_live[i].bytes;
-            free(p);
-            g_live[i] = g_live[--g_nlive];
-            g_frees++;
-            return g_free_status;
-        }
-    fail_msg("free of %p, which is not allocated", p);
-    return cudaErrorInvalidValue;
+    pthread_mutex_lock(&g_fake_lock);
+    int found = -1;
+    for (int i = 0; i < g_nlive && found < 0; i++)
+        if (g_live[i].p == p)
+            found = i;
+    int was_pooled = found >= 0 ? g_live[found].pooled : -1;
+    if (found >= 0) {
+        g_free_mem += g_live[found].bytes;
+        free(p);
+        g_live[found] = g_live[--g_nlive];
+        g_frees++;
+    }
+    pthread_mutex_unlock(&g_fake_lock);
+    if (found < 0)
+        fail_msg("free of %p, which is not allocated", p);
+    assert_int_equal(pooled, was_pooled);
+    return g_free_status;
 }
 static cudaError_t f_event_create(cudaEvent_t *ev)
 {
     in_relaxed();
-    assert_true(g_nevents < MAX_LIVE);
-    *ev = (cudaEvent_t)&g_events[g_nevents++];
+    pthread_mutex_lock(&g_fake_lock);
+    int i = g_nevents < MAX_LIVE ? g_nevents++ : -1;
+    pthread_mutex_unlock(&g_fake_lock);
+    assert_true(i >= 0);
+    *ev = (cudaEvent_t)&g_events[i];
     return cudaSuccess;
 }
 static cudaError_t f_event_destroy(cudaEvent_t ev)
@@ -218,7 +235,9 @@ static const ozcrt_ws_ops g_ops = {
 /* ---- helpers ---- */
 static void new_stream(fake_stream *fs)
 {
+    pthread_mutex_lock(&g_fake_lock);
     *fs = (fake_stream){g_next_id++, 0, 0};
+    pthread_mutex_unlock(&g_fake_lock);
 }
 
 /* The graph `graph` and its executables are destroyed: CUDA runs the
@@ -497,6 +516,76 @@ static void test_unloading_is_silent(void **state)
     assert_true(g_errors > 0);
 }
 
+/* A buffer leased (its work being enqueued) is not given to another call,
+ * even on the same stream. */
+static void test_leased_is_not_shared(void **state)
+{
+    (void)state;
+    cublasHandle_t h = H(10);
+    fake_stream s;
+    new_stream(&s);
+    (void)use(h, 9, &s, MIB, 2 * MIB);
+    ozcrt_ws_lease a, b;
+    assert_int_equal(call(h, 9, &s, MIB, 2 * MIB, (size_t)1 << 40, &a), OZCRT_R_EMULATED);
+    assert_int_equal(call(h, 9, &s, MIB, 2 * MIB, (size_t)1 << 40, &b), OZCRT_R_EMULATED);
+    assert_ptr_not_equal(a.ptr, b.ptr);
+    ozcrt_ws_table_release(&g_ops, &a);
+    ozcrt_ws_table_release(&g_ops, &b);
+    ozcrt_ws_table_destroy_handle(&g_ops, h);
+}
+
+/* Threads sharing one handle, each on its own streams, while the main
+ * thread waits: every lease is its own buffer while held (two threads never
+ * get the same one at once), and destroy frees everything. */
+#define THREADS 4
+#define ROUNDS 2000
+static cublasHandle_t g_shared = H(9);
+static void *busy_ptrs[THREADS];
+static pthread_mutex_t g_busy_lock = PTHREAD_MUTEX_INITIALIZER;
+static int g_overlaps;
+
+static void *worker(void *arg)
+{
+    int me = (int)(intptr_t)arg;
+    fake_stream s[2];
+    new_stream(&s[0]);
+    new_stream(&s[1]);
+    for (int r = 0; r < ROUNDS; r++) {
+        ozcrt_ws_lease lease;
+        ozcrt_ws_request rq = {g_shared, 8, S(&s[r % 2]), MIB, (size_t)(1 + r % 3) * MIB, (size_t)1 << 40};
+        if (ozcrt_ws_table_acquire(&g_ops, &rq, &lease) != OZCRT_R_EMULATED)
+            continue;
+        pthread_mutex_lock(&g_busy_lock);
+        for (int t = 0; t < THREADS; t++)
+            g_overlaps += t != me && busy_ptrs[t] == lease.ptr;
+        busy_ptrs[me] = lease.ptr;
+        pthread_mutex_unlock(&g_busy_lock);
+        for (int y = 0; y < 3; y++) /* "enqueueing the work": others run meanwhile */
+            sched_yield();
+        pthread_mutex_lock(&g_busy_lock);
+        busy_ptrs[me] = NULL;
+        pthread_mutex_unlock(&g_busy_lock);
+        ozcrt_ws_table_release(&g_ops, &lease);
+    }
+    return NULL;
+}
+
+static void test_threads_share_a_handle(void **state)
+{
+    (void)state;
+    int live0 = g_nlive;
+    pthread_t t[THREADS];
+    for (int i = 0; i < THREADS; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, worker, (void *)(intptr_t)i), 0);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(t[i], NULL);
+    assert_int_equal(g_overlaps, 0);
+    assert_true(ozcrt_ws_table_census().buffers >= 1);
+    ozcrt_ws_table_destroy_handle(&g_ops, g_shared);
+    assert_int_equal(g_nlive, live0);
+    assert_int_equal(ozcrt_ws_table_census().total_bytes, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -507,6 +596,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_no_pools_uses_cudamalloc, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unloading_is_silent, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_leased_is_not_shared, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_threads_share_a_handle, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
