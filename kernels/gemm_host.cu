@@ -75,21 +75,18 @@ extern "C" size_t oz_gemm_workspace_full(const oz_gemm_desc *d)
     return oz_workspace_for(d, d->batch > 0 ? d->batch : 1);
 }
 
-/* Tests only (tests/gpu): 1 forces the mma.sync kernel's small tile
- * configuration, 2 its large one; 0 lets the device decide. */
+#ifdef OZ_TEST_HOOKS
+/* Tests only (the test build of this library, tests/gpu): 1 forces the
+ * mma.sync kernel's small tile configuration, 2 its large one; 0 lets the
+ * device decide. The shipped library has none of this. */
 static int g_force_tiles;
 extern "C" void oz_gemm_force_tiles(int which)
 {
     g_force_tiles = which;
 }
-
-/* Benchmark only (tests/gpu/bench_p22): oz_gemm_run with a timing variant
- * of the fused kernel (oz_gemm_output), 0 for the product. */
-static int g_variant;
-extern "C" void oz_gemm_force_variant(int variant)
-{
-    g_variant = variant;
-}
+#else
+#define g_force_tiles 0
+#endif
 
 /* The fused kernel's parameters for one group. */
 static oz_gemm_params make_params(const oz_gemm_desc *d, const oz_layout &L, char *ws, int64_t b0)
@@ -162,6 +159,7 @@ static cudaError_t tile_operands(const oz_view &va, const oz_view &vb, const oz_
     return cudaSuccess;
 }
 
+#ifdef OZ_TEST_HOOKS
 /* Layer-test entry (tests/gpu): runs one group with a debug output of the
  * fused kernel. Not part of the public API. */
 extern "C" int oz_gemm_run_layer(const oz_gemm_desc *d, void *workspace, int out_kind, int pass, int prime,
@@ -178,6 +176,7 @@ extern "C" int oz_gemm_run_layer(const oz_gemm_desc *d, void *workspace, int out
     OZ_TRY(tile_operands(va, vb, p, 1, s));
     return launch_fused(p, 1, s);
 }
+#endif
 
 /* Whether the current device runs the sm_90a engine (cached per device). */
 static cudaError_t use_engine(bool *yes)
@@ -244,7 +243,7 @@ extern "C" int oz_gemm_run(const oz_gemm_desc *d, void *workspace, size_t worksp
         return cudaErrorInvalidValue;
     cudaStream_t s = (cudaStream_t)stream;
     bool engine = false;
-    if (d->k > 0 && !g_force_tiles && g_variant == 0)
+    if (d->k > 0 && !g_force_tiles)
         OZ_TRY(use_engine(&engine));
     if (engine)
         return run_engine(d, (char *)workspace, workspace_bytes, s);
@@ -260,7 +259,7 @@ extern "C" int oz_gemm_run(const oz_gemm_desc *d, void *workspace, size_t worksp
     for (int64_t b0 = 0; b0 < d->batch; b0 += per_group) {
         int64_t group = d->batch - b0 < per_group ? d->batch - b0 : per_group;
         oz_gemm_params p = make_params(d, L, (char *)workspace, b0);
-        p.out_kind = g_variant ? g_variant : OZ_OUT_C;
+        p.out_kind = OZ_OUT_C;
         oz_view va = view_from(va0, b0), vb = view_from(vb0, b0);
         OZ_TRY(tile_operands(va, vb, p, group, s));
         OZ_TRY(launch_fused(p, group, s));

@@ -49,10 +49,10 @@ int oz2_gemm_layout(const oz_gemm_desc *d, int bits, oz2_gemm_layout_info *out);
 int oz2_gemm_run_stage(const oz_gemm_desc *d, int bits, void *workspace, size_t workspace_bytes, int stage,
                        void *stream);
 
-/* Whether the current device runs the sm_90a residue engine (else the portable one). */
+/* Test build only (OZ_TEST_HOOKS), like the two below: whether the current device runs the sm_90a residue engine (else the portable one). */
 int oz2_gemm_sm90_engine(void);
 
-/* Tests only (tests/gpu): 0 lets the device pick the residue engine (the
+/* Test build only (OZ_TEST_HOOKS): 0 lets the device pick the residue engine (the
  * sm_90a engine where usable, else the portable one), 1 forces the portable
  * engine, 2 the sm_90a engine. */
 void oz2_gemm_force_engine(int which);

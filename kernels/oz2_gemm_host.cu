@@ -52,11 +52,15 @@ extern "C" size_t oz2_gemm_workspace_full(const oz_gemm_desc *d, int bits)
     return oz2_gemm_workspace_min(d, bits) * (size_t)(d->batch > 0 ? d->batch : 1);
 }
 
+#ifdef OZ_TEST_HOOKS /* tests only: 1 the portable engine, 2 the sm_90a one, 0 the device's */
 static int g_force_engine;
 extern "C" void oz2_gemm_force_engine(int which)
 {
     g_force_engine = which;
 }
+#else
+static const int g_force_engine = 0;
+#endif
 
 #define OZ2_TRY(call)                                                                                \
     do {                                                                                             \
@@ -167,6 +171,7 @@ extern "C" int oz2_gemm_run(const oz_gemm_desc *d, int bits, void *workspace, si
     return oz2_run(d, bits, workspace, workspace_bytes, stream, 0);
 }
 
+#ifdef OZ_TEST_HOOKS
 extern "C" int oz2_gemm_run_stage(const oz_gemm_desc *d, int bits, void *workspace, size_t workspace_bytes,
                                   int stage, void *stream)
 {
@@ -182,3 +187,4 @@ extern "C" int oz2_gemm_sm90_engine(void)
     g_force_engine = saved;
     return e == cudaSuccess && use;
 }
+#endif

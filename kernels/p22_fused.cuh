@@ -108,7 +108,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_fused_kernel(oz_gemm_p
 #define OZ_SLOT_(idx) ((idx) * Cfg::THREADS)
 
     constexpr bool DEBUG = OUT == OZ_OUT_ACC || OUT == OZ_OUT_MOD || OUT == OZ_OUT_CRT;
-    constexpr bool PRODUCT = !DEBUG; /* OZ_OUT_C and the timing variants */
+    constexpr bool PRODUCT = !DEBUG;
     oz_schedule<Cfg::K_STAGE> sched;
     sched.kpad = kpad;
     int64_t total;
@@ -147,14 +147,12 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_fused_kernel(oz_gemm_p
     auto load_stage = [&](int st) {
         const uint32_t da = da0 + st * (Cfg::CTA_M * Cfg::K_STAGE);
         const uint32_t db = db0 + st * (Cfg::CTA_N * Cfg::K_STAGE);
-        if (OUT != OZ_TIME_NO_LOAD) {
 #pragma unroll
-            for (int i = 0; i < Cfg::A_CHUNKS; i++)
-                oz_cp_async16(da + i * ROWS_PER_PIECE * Cfg::K_STAGE, ga + i * piece_stride);
+        for (int i = 0; i < Cfg::A_CHUNKS; i++)
+            oz_cp_async16(da + i * ROWS_PER_PIECE * Cfg::K_STAGE, ga + i * piece_stride);
 #pragma unroll
-            for (int i = 0; i < Cfg::B_CHUNKS; i++)
-                oz_cp_async16(db + i * ROWS_PER_PIECE * Cfg::K_STAGE, gb + i * piece_stride);
-        }
+        for (int i = 0; i < Cfg::B_CHUNKS; i++)
+            oz_cp_async16(db + i * ROWS_PER_PIECE * Cfg::K_STAGE, gb + i * piece_stride);
         ga += Cfg::K_STAGE;
         gb += Cfg::K_STAGE;
         if (--ld_left == 0) {
@@ -177,7 +175,6 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_fused_kernel(oz_gemm_p
     };
 
     oz_group cg = sched.first(); /* the group being computed */
-    int32_t sink = 0;            /* OZ_TIME_NO_CRT only */
     int64_t cu_left = cg.steps;
     int st_load = 0, st_comp = 0;
 #pragma unroll
@@ -198,11 +195,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_fused_kernel(oz_gemm_p
         }
         oz_cp_async_commit();
 
-        if (OUT != OZ_TIME_NO_MMA)
-            mma.stage(acc, sa_base + st_comp * (Cfg::CTA_M * Cfg::K_STAGE), sb_base + st_comp * (Cfg::CTA_N * Cfg::K_STAGE));
+        mma.stage(acc, sa_base + st_comp * (Cfg::CTA_M * Cfg::K_STAGE), sb_base + st_comp * (Cfg::CTA_N * Cfg::K_STAGE));
         st_comp = st_comp + 1 == Cfg::STAGES ? 0 : st_comp + 1;
 
-        if (--cu_left == 0 && OUT != OZ_TIME_NO_CRT) { /* this prime's K range is done */
+        if (--cu_left == 0) { /* this prime's K range is done */
             const int32_t p = c_prime[cg.p];
             const uint32_t mu = c_mu[cg.p];
             const uint64_t f = c_f[cg.p];
@@ -242,19 +238,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_fused_kernel(oz_gemm_p
             sched.next(cg);
             cu_left = cg.steps;
         }
-        if (OUT == OZ_TIME_NO_CRT && cu_left == 0) { /* keep the MMAs alive, at almost no cost */
-#pragma unroll
-            for (int idx = 0; idx < ELEMS; idx++) {
-                sink ^= acc[idx];
-                acc[idx] = 0;
-            }
-            sched.next(cg);
-            cu_left = cg.steps;
-        }
     }
     oz_cp_async_wait<0>();
-    if (OUT == OZ_TIME_NO_CRT)
-        g_acc[0] = (double)sink;
 
     if (DEBUG)
         return;
@@ -313,12 +298,11 @@ static cudaError_t oz_p22_launch(oz_gemm_params &p, int64_t group, cudaStream_t 
         return cudaErrorInvalidConfiguration;
     switch (p.out_kind) {
     case OZ_OUT_C: return oz_p22_launch_one<Cfg, Mma, OZ_OUT_C>(p, group, s, dev);
+#ifdef OZ_TEST_HOOKS /* the layer outputs exist in the test build only */
     case OZ_OUT_ACC: return oz_p22_launch_one<Cfg, Mma, OZ_OUT_ACC>(p, group, s, dev);
     case OZ_OUT_MOD: return oz_p22_launch_one<Cfg, Mma, OZ_OUT_MOD>(p, group, s, dev);
     case OZ_OUT_CRT: return oz_p22_launch_one<Cfg, Mma, OZ_OUT_CRT>(p, group, s, dev);
-    case OZ_TIME_NO_LOAD: return oz_p22_launch_one<Cfg, Mma, OZ_TIME_NO_LOAD>(p, group, s, dev);
-    case OZ_TIME_NO_MMA: return oz_p22_launch_one<Cfg, Mma, OZ_TIME_NO_MMA>(p, group, s, dev);
-    case OZ_TIME_NO_CRT: return oz_p22_launch_one<Cfg, Mma, OZ_TIME_NO_CRT>(p, group, s, dev);
+#endif
     default: return cudaErrorInvalidValue;
     }
 }

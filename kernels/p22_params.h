@@ -99,10 +99,7 @@ struct oz_operand_ws {
 /* Which part of the (chunk, pass, prime) schedule the fused kernel runs and
  * what it writes. OZ_OUT_C is the product; the others expose one layer of
  * the computation for the layer-by-layer GPU tests (int64 m x n, column-major). */
-enum oz_gemm_output { OZ_OUT_C = 0, OZ_OUT_ACC = 1, OZ_OUT_MOD = 2, OZ_OUT_CRT = 3,
-    /* Timing variants for the benchmark only (wrong results): the product
-     * with one stage left out, to see where the time goes. */
-    OZ_TIME_NO_LOAD = 4, OZ_TIME_NO_MMA = 5, OZ_TIME_NO_CRT = 6 };
+enum oz_gemm_output { OZ_OUT_C = 0, OZ_OUT_ACC = 1, OZ_OUT_MOD = 2, OZ_OUT_CRT = 3 };
 
 struct oz_gemm_params {
     oz_layout L;
@@ -113,7 +110,6 @@ struct oz_gemm_params {
     /* debug outputs: pass q0 and prime p0 (ACC, MOD) or pass q0 (CRT) over chunk 0 */
     int out_kind, dbg_pass, dbg_prime;
     int tile_override; /* 0: by device; tests: 1 mma.sync small, 2 mma.sync large */
-    int variant;       /* oz_gemm_run: OZ_OUT_C, or a timing variant (benchmark) */
     int64_t *dbg_out;
 };
 

@@ -464,13 +464,11 @@ static cudaError_t oz_make_tmap(CUtensorMap *map, const void *base, int64_t kpad
 
 #define OZ_ENGINE_MAX_DEVICES 64
 
-typedef oz_engine_sched<false, 1> oz_sched_coop;
-typedef oz_engine_sched<false, 2> oz_sched_coop2;
-typedef oz_engine_sched<true, 1> oz_sched_pp;
-/* The schedule the launchers use: 0 cooperative, 1 ping-pong, 2 cooperative
- * in clusters of 2 with A multicast (BENCHMARKS.md); benchmarks may switch. */
-static int g_engine_schedule = 2;
-extern "C" void oz_engine_bench_schedule(int schedule) { g_engine_schedule = schedule; }
+/* The schedule the launchers use. Measured on the H200 (BENCHMARKS.md runs
+ * 15-17): cooperative 25.0 ms at 8192^3, ping-pong 26.2, cooperative in
+ * clusters of 2 with A multicast 34.8; the other two stay in the template,
+ * one typedef away, for the next round of tuning. */
+typedef oz_engine_sched<false, 1> oz_sched;
 
 /* SM count of the device, and the shared-memory attribute of the
  * instantiation raised once per device (nothing but launches inside a
@@ -520,6 +518,10 @@ static cudaError_t oz_engine_launch_with(const CUtensorMap &ta, const CUtensorMa
     clusters = clusters < max_clusters ? clusters : max_clusters;
     if (clusters < 1)
         return cudaErrorInvalidConfiguration;
+    if (CL == 1) { /* a plain launch: a cluster attribute, even of 1, measured slower */
+        oz_sm90_engine_kernel<Mode, Sched><<<(unsigned)clusters, Cfg::THREADS, Sched::SMEM_BYTES, s>>>(ta, tb, p);
+        return cudaGetLastError();
+    }
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3((unsigned)(clusters * CL));
     cfg.blockDim = dim3(Cfg::THREADS);
@@ -539,11 +541,7 @@ template <class Mode>
 static cudaError_t oz_engine_launch(const CUtensorMap &ta, const CUtensorMap &tb, oz_engine_params &p, int64_t rows_a,
                                     int64_t rows_b, int64_t group, cudaStream_t s)
 {
-    switch (g_engine_schedule) {
-    case 1: return oz_engine_launch_with<Mode, oz_sched_pp>(ta, tb, p, rows_a, rows_b, group, s);
-    case 2: return oz_engine_launch_with<Mode, oz_sched_coop2>(ta, tb, p, rows_a, rows_b, group, s);
-    default: return oz_engine_launch_with<Mode, oz_sched_coop>(ta, tb, p, rows_a, rows_b, group, s);
-    }
+    return oz_engine_launch_with<Mode, oz_sched>(ta, tb, p, rows_a, rows_b, group, s);
 }
 
 /* Whether this binary holds the engine for device dev (compute capability 9.0, sm_90a image). */
@@ -562,20 +560,21 @@ bool oz_engine_usable(int dev)
         (void)cudaGetLastError();
         return false;
     }
-    if (optin < oz_sched_pp::SMEM_BYTES || optin < oz_sched_coop::SMEM_BYTES || optin < oz_sched_coop2::SMEM_BYTES)
+    if (optin < oz_sched::SMEM_BYTES)
         return false;
     cudaFuncAttributes attr;
-    if (cudaFuncGetAttributes(&attr, oz_sm90_engine_kernel<oz_mode_p22, oz_sched_pp>) != cudaSuccess) {
+    if (cudaFuncGetAttributes(&attr, oz_sm90_engine_kernel<oz_mode_p22, oz_sched>) != cudaSuccess) {
         (void)cudaGetLastError();
         return false;
     }
     return attr.binaryVersion == 90;
 }
 
-/* Tiles counted with the smaller tile of the two schedules (the scratch bound). */
+/* Tiles of a Phase 22 launch counted with 128-row tiles: at least as many
+ * as any schedule's CTAs (the scratch bound). */
 int64_t oz_engine_p22_tiles(int64_t mpad, int64_t npad, int64_t group)
 {
-    const int64_t bm = oz_sched_pp::BLOCK_M < oz_sched_coop::BLOCK_M ? oz_sched_pp::BLOCK_M : oz_sched_coop::BLOCK_M;
+    const int64_t bm = Cfg::WG_M;
     return ((2 * mpad + bm - 1) / bm) * ((2 * npad + Cfg::BLOCK_N - 1) / Cfg::BLOCK_N) * group;
 }
 
@@ -598,11 +597,7 @@ static cudaError_t oz_maps(CUtensorMap *ta, CUtensorMap *tb, const oz_operand_ws
 static cudaError_t oz_maps_for_schedule(CUtensorMap *ta, CUtensorMap *tb, const oz_operand_ws &a,
                                         const oz_operand_ws &b, int nmod, int64_t group)
 {
-    switch (g_engine_schedule) {
-    case 1: return oz_maps<oz_sched_pp>(ta, tb, a, b, nmod, group);
-    case 2: return oz_maps<oz_sched_coop2>(ta, tb, a, b, nmod, group);
-    default: return oz_maps<oz_sched_coop>(ta, tb, a, b, nmod, group);
-    }
+    return oz_maps<oz_sched>(ta, tb, a, b, nmod, group);
 }
 
 cudaError_t oz_launch_p22_engine(const oz_engine_p22_job &job, int64_t group, cudaStream_t s)

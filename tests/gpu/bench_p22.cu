@@ -10,8 +10,6 @@
 #include "kernels/engine.h"
 #include "kernels/ozcrt_gemm.h"
 
-extern "C" void oz_engine_bench_schedule(int schedule);
-
 #define CHECK(call)                                                                                 \
     do {                                                                                            \
         cudaError_t e_ = (call);                                                                    \
@@ -107,10 +105,7 @@ int main(int argc, char **argv)
     CHECK(cudaMemcpy(dB, H.data(), 8 * bmax, cudaMemcpyHostToDevice));
     int dev = 0;
     CHECK(cudaGetDevice(&dev));
-    if (getenv("OZ_BENCH_SCHEDULE")) { /* 0 cooperative, 1 ping-pong, 2 cooperative in clusters of 2 */
-        oz_engine_bench_schedule(atoi(getenv("OZ_BENCH_SCHEDULE")));
-        printf("engine schedule: %s\n", getenv("OZ_BENCH_SCHEDULE"));
-    }
+
     const bool engine = oz_engine_usable(dev);
 
     printf("%-17s %9s %7s %9s %8s %9s %8s %8s %9s %7s %9s\n", "m x n x k", "native", "TFLOPS", "int8 cuB", "TOPS",
