@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "compare/compare.h"
+#include "lifecycle.h"
 #include "policy.h"
 #include "stats.h"
 
@@ -32,6 +33,11 @@ static ozcrt_settings g_proc; /* under g_lock */
 static pthread_once_t g_env_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_uint_fast64_t g_gen = 1;
+
+__attribute__((constructor)) static void register_lock(void)
+{
+    ozcrt_lifecycle_register_mutex(&g_lock); /* never held across fork() (lifecycle.h) */
+}
 
 static _Thread_local uint64_t t_gen;
 static _Thread_local unsigned t_mask; /* bit i: knob i overridden */

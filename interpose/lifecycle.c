@@ -23,31 +23,34 @@ static int g_nmutexes, g_nhooks;
 static pthread_once_t g_atfork_once = PTHREAD_ONCE_INIT;
 static pid_t g_owner; /* the process that loaded the shim (first registration: a constructor) */
 
+/* Hooks first: their locks (a table's entries) may be held while a
+ * registered mutex is taken (a leaf: the handle table, the stats), never
+ * the other way round. */
 static void before_fork(void)
 {
-    for (int i = 0; i < g_nmutexes; i++)
-        pthread_mutex_lock(g_mutexes[i]);
     for (int i = g_nhooks - 1; i >= 0; i--)
         if (g_hooks[i].prepare)
             g_hooks[i].prepare();
+    for (int i = 0; i < g_nmutexes; i++)
+        pthread_mutex_lock(g_mutexes[i]);
 }
 
 static void after_fork_parent(void)
 {
+    for (int i = g_nmutexes - 1; i >= 0; i--)
+        pthread_mutex_unlock(g_mutexes[i]);
     for (int i = 0; i < g_nhooks; i++)
         if (g_hooks[i].parent)
             g_hooks[i].parent();
-    for (int i = g_nmutexes - 1; i >= 0; i--)
-        pthread_mutex_unlock(g_mutexes[i]);
 }
 
 static void after_fork_child(void)
 {
+    for (int i = g_nmutexes - 1; i >= 0; i--)
+        pthread_mutex_unlock(g_mutexes[i]); /* held by this thread: the one that forked */
     for (int i = 0; i < g_nhooks; i++)
         if (g_hooks[i].child)
             g_hooks[i].child();
-    for (int i = g_nmutexes - 1; i >= 0; i--)
-        pthread_mutex_unlock(g_mutexes[i]); /* held by this thread: the one that forked */
 }
 
 static void init(void)

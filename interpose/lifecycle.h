@@ -9,20 +9,21 @@
  * through it, so that the child never inherits a lock held by a thread that
  * does not exist there (a deadlock at its next GEMM or at exit).
  *
- * ozcrt_lifecycle_register_mutex: a mutex that lives as long as the process
- * (a static one). Before fork() the registered mutexes are locked in the
- * order of registration, after it they are unlocked (parent and child). So a
- * registered mutex must never be held while taking one registered before it.
- * A static mutex registers from a constructor of its file
- * (`__attribute__((constructor))`, nothing else there), so it is registered
- * before any thread can hold it.
+ * ozcrt_lifecycle_register_mutex: a LEAF mutex that lives as long as the
+ * process (a static one: the handle table, the stats, the API's values):
+ * nothing else of the shim is locked while it is held. Before fork() the
+ * registered mutexes are locked in the order of registration, after it they
+ * are unlocked (parent and child). A static mutex registers from a
+ * constructor of its file (`__attribute__((constructor))`, nothing else
+ * there), so it is registered before any thread can hold it.
  *
- * ozcrt_lifecycle_on_fork: for locks that come and go (a table's per-entry
- * locks, say workspace.c's): `prepare` runs before fork() and takes them,
+ * ozcrt_lifecycle_on_fork: for outer locks and locks that come and go (a
+ * table's per-entry locks, say workspace.c's, which may be held while a
+ * leaf mutex is taken): `prepare` runs before fork() and takes them,
  * `parent` and `child` run after and release them (or, in the child,
- * re-initialise them). Hooks run after the registered mutexes are locked
- * (prepare, in reverse order of registration) and before they are unlocked
- * (parent/child, in order of registration). NULL members are skipped.
+ * re-initialise them). Prepare hooks run BEFORE the registered mutexes are
+ * locked (in reverse order of registration), parent/child hooks after they
+ * are unlocked (in order of registration). NULL members are skipped.
  * Both return 0, or -1 when the table is full (an error on stderr). */
 int ozcrt_lifecycle_register_mutex(pthread_mutex_t *m);
 int ozcrt_lifecycle_on_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void));
