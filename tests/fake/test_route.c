@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -155,6 +156,22 @@ static cublasStatus_t dgemm(cublasStatus_t fake)
     return cublasDgemm_v2(g_h, CUBLAS_OP_N, CUBLAS_OP_T, 300, 200, 100, &one, PA, 300, PB, 200, &half, PC, 300);
 }
 
+/* The log (OZCRT_LOG=1, OZCRT_LOG_FILE) has a line containing `text`. */
+static void assert_logged(const char *text)
+{
+    const char *path = getenv("OZCRT_LOG_FILE");
+    FILE *f = path ? fopen(path, "r") : NULL;
+    if (!f)
+        fail_msg("no log: run with OZCRT_LOG=1 and OZCRT_LOG_FILE");
+    char line[1024];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f))
+        found = strstr(line, text) != NULL;
+    fclose(f);
+    if (!found)
+        fail_msg("the log has no line with \"%s\"", text);
+}
+
 static void assert_forwarded_exactly(void)
 {
     const fake_call *r = fake_cublas_last();
@@ -204,6 +221,7 @@ static void t_no_kernel_image(void **state)
     assert_int_equal(g_runs, runs);
     assert_int_equal(count_of(OZCRT_R_NO_KERNEL_IMAGE), before + 3);
     assert_int_equal(g_image_asked[1], 1);
+    assert_logged("-> forward: no-kernel-image");
     g_dev = 0;
     assert_int_equal(dgemm(CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
     assert_int_equal(g_image_asked[0], 1);
@@ -222,6 +240,8 @@ static void t_launch_failed(void **state)
     assert_int_equal(g_leases, 0);
     assert_int_equal(count_of(OZCRT_R_LAUNCH_FAILED), before + 1);
     assert_int_equal(count_of(OZCRT_R_FAILED), failed);
+    assert_logged("oz_gemm_run failed: too many resources requested for launch; the call goes to cuBLAS");
+    assert_logged("-> forward: launch-failed");
     g_run_err = 0;
 }
 
@@ -239,6 +259,10 @@ static void t_launch_failed_sticky(void **state)
 
 int main(void)
 {
+    const char *log = getenv("OZCRT_LOG_FILE"); /* appended to by the shim: start it empty */
+    FILE *f = log ? fopen(log, "w") : NULL;
+    if (f)
+        fclose(f);
     ozcrt_stats_set_counting(1);
     if (cublasCreate_v2(&g_h) != CUBLAS_STATUS_SUCCESS)
         return 2;
