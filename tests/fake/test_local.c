@@ -78,6 +78,10 @@ int main(int argc, char **argv)
     }
     g_client = argv[1];
     g_how = argv[2];
+    const char *log = getenv("OZCRT_LOG_FILE"); /* appended to by the shim: start it empty */
+    FILE *f = log ? fopen(log, "w") : NULL;
+    if (f)
+        fclose(f);
     const struct CMUnitTest tests[] = {cmocka_unit_test(t_rtld_local)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
