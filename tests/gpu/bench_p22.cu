@@ -39,7 +39,7 @@ static double rng_sym()
 /* Sustained time per call in ms: warm-up, a first estimate, then enough
  * back-to-back calls between two events for about `target_ms` (>= 10 calls). */
 template <class F>
-static double sustained_ms(F f, double target_ms = 1500.0)
+static double sustained_ms(F f, double target_ms = 1000.0)
 {
     cudaEvent_t e0, e1;
     CHECK(cudaEventCreate(&e0));
