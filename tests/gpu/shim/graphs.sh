@@ -77,8 +77,11 @@ churn)
     expect_calls churn-shim "m=2048 n=2048 k=2048" 1000
     ;;
 relaxed)
-    if run_prog relaxed-native "$bin/capture_relaxed"; then summary PASS "native: $(last relaxed-native)"
-    else summary FAIL "native: $(last relaxed-native)"; fi
+    # Natively this can fail on cuBLAS's own account (measured on the H200: its first
+    # DGEMM in thread B loads its kernel module during A's global-mode capture);
+    # reported, not judged: what is checked is that the shim adds no failure.
+    if run_prog relaxed-native "$bin/capture_relaxed"; then echo "INFO: $check (native: $(last relaxed-native))"
+    else echo "INFO: $check (native cuBLAS alone breaks the capture: $(last relaxed-native))"; fi
     if under_shim relaxed-shim "$bin/capture_relaxed"; then summary PASS "shim: $(last relaxed-shim)"
     else summary FAIL "shim: $(last relaxed-shim)"; fi
     expect_calls relaxed-shim "m=1024 n=1024 k=1024" 2
