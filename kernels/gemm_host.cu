@@ -1,35 +1,9 @@
 /* kernels/gemm_host.cu: the host entry points of the GPU Phase 22 path (kernels/ozcrt_gemm.h): workspace sizing and the launch sequence. */
 #include "engine.h"
 #include "engine_cfg.h"
+#include "operand_views.h"
 #include "ozcrt_gemm.h"
 #include "p22_params.h"
-
-/* op(A) as m rows of k; op(B) as n rows (its columns) of k. */
-static oz_view view_a(const oz_gemm_desc *d)
-{
-    oz_view v = {d->A, d->Aarray, d->strideA, d->m, d->k, 1, d->lda};
-    if (d->transa != 0)
-        v.rs = d->lda, v.ks = 1;
-    return v;
-}
-
-static oz_view view_b(const oz_gemm_desc *d)
-{
-    oz_view v = {d->B, d->Barray, d->strideB, d->n, d->k, d->ldb, 1};
-    if (d->transb != 0)
-        v.rs = 1, v.ks = d->ldb;
-    return v;
-}
-
-/* Advances a view or output to batch item b0. */
-static oz_view view_from(oz_view v, int64_t b0)
-{
-    if (v.array)
-        v.array += b0;
-    else
-        v.base += b0 * v.stride;
-    return v;
-}
 
 /* The sm_90a engine's workspace: per batch item, the residue planes of
  * OZ_P22G_NMODULI moduli (2 Mpad and 2 Npad logical rows of Kpad), the
@@ -172,7 +146,7 @@ extern "C" int oz_gemm_run_layer(const oz_gemm_desc *d, void *workspace, int out
     p.dbg_pass = pass;
     p.dbg_prime = prime;
     p.dbg_out = out;
-    oz_view va = view_a(d), vb = view_b(d);
+    oz_view va = oz_view_a(d), vb = oz_view_b(d);
     OZ_TRY(tile_operands(va, vb, p, 1, s));
     return launch_fused(p, 1, s);
 }
@@ -211,7 +185,7 @@ static cudaError_t run_engine(const oz_gemm_desc *d, char *ws, size_t bytes, cud
     if (per_group > 65535)
         per_group = 65535;
     char *scratch = ws + L.slot_bytes * per_group;
-    oz_view va0 = view_a(d), vb0 = view_b(d);
+    oz_view va0 = oz_view_a(d), vb0 = oz_view_b(d);
     for (int64_t b0 = 0; b0 < d->batch; b0 += per_group) {
         const int64_t group = d->batch - b0 < per_group ? d->batch - b0 : per_group;
         oz_gemm_params p = make_params(d, oz_make_layout(d->m, d->n, d->k), ws, b0); /* c and scalars */
@@ -223,7 +197,7 @@ static cudaError_t run_engine(const oz_gemm_desc *d, char *ws, size_t bytes, cud
         job.c = p.c;
         job.sc = p.sc;
         job.scratch = scratch;
-        oz_view va = view_from(va0, b0), vb = view_from(vb0, b0);
+        oz_view va = oz_view_from(va0, b0), vb = oz_view_from(vb0, b0);
         OZ_TRY(cudaMemset2DAsync(job.a.special(0), (size_t)L.slot_bytes, 0, 8, (size_t)group, s));
         OZ_TRY(oz_launch_operand_scale(va, job.a, group, s));
         OZ_TRY(oz_launch_operand_scale(vb, job.b, group, s));
@@ -255,12 +229,12 @@ extern "C" int oz_gemm_run(const oz_gemm_desc *d, void *workspace, size_t worksp
     if (per_group > 65535)
         per_group = 65535;
 
-    oz_view va0 = view_a(d), vb0 = view_b(d);
+    oz_view va0 = oz_view_a(d), vb0 = oz_view_b(d);
     for (int64_t b0 = 0; b0 < d->batch; b0 += per_group) {
         int64_t group = d->batch - b0 < per_group ? d->batch - b0 : per_group;
         oz_gemm_params p = make_params(d, L, (char *)workspace, b0);
         p.out_kind = OZ_OUT_C;
-        oz_view va = view_from(va0, b0), vb = view_from(vb0, b0);
+        oz_view va = oz_view_from(va0, b0), vb = oz_view_from(vb0, b0);
         OZ_TRY(tile_operands(va, vb, p, group, s));
         OZ_TRY(launch_fused(p, group, s));
         OZ_TRY(oz_launch_special_fixup(va, vb, p.a, p.b, p.c, p.sc, d->m, d->n, group, s));

@@ -1,6 +1,7 @@
 /* kernels/operand_residues.cu: scaled hi/lo slices of an operand reduced into its int8 residue planes (phase22.md steps 1-3), for either plane layout. */
 #include "engine_cfg.h"
 #include "p22_params.h"
+#include "operand_tile.cuh"
 
 /* The layouts, as data: which moduli, and where slice sl of row r of
  * modulus q goes. The mma.sync kernels: the seven primes, plane q * 2 + sl,
@@ -40,7 +41,7 @@ struct oz_res_plan_engine {
 template <class Plan>
 __global__ void __launch_bounds__(256) oz_operand_residues_kernel(oz_view v, oz_operand_ws w)
 {
-    __shared__ double tile[OZ_RT_ROWS][OZ_RT_K + 1];
+    __shared__ oz_operand_tile tile;
     const int64_t b = blockIdx.z;
     const double *x = v.ptr(b);
     const int64_t r0 = (int64_t)blockIdx.x * OZ_RT_ROWS;
@@ -51,17 +52,7 @@ __global__ void __launch_bounds__(256) oz_operand_residues_kernel(oz_view v, oz_
     for (int64_t kt = blockIdx.y; kt < ktiles; kt += gridDim.y) {
         const int64_t k0 = kt * OZ_RT_K;
         __syncthreads(); /* the previous tile is consumed */
-        if (v.rs == 1) { /* rows contiguous: lanes along r */
-            for (int kk = ty; kk < OZ_RT_K; kk += 8) {
-                int64_t r = r0 + tx, kg = k0 + kk;
-                tile[tx][kk] = (r < v.rows && kg < v.k) ? x[r + kg * v.ks] : 0.0;
-            }
-        } else { /* K contiguous: lanes along k */
-            for (int rr = ty; rr < OZ_RT_ROWS; rr += 8) {
-                int64_t r = r0 + rr, kg = k0 + tx;
-                tile[rr][tx] = (r < v.rows && kg < v.k) ? x[r * v.rs + kg] : 0.0;
-            }
-        }
+        oz_stage_operand_tile(tile, v, x, r0, k0, tx, ty);
         __syncthreads();
 
         const int t = ty * 32 + tx;

@@ -1,32 +1,7 @@
 /* kernels/oz2_gemm_host.cu: the host entry points of the GPU ozaki2 path (kernels/oz2_gemm.h): plan, workspace sizing and the launch sequence. */
 #include "oz2_gemm.h"
+#include "operand_views.h"
 #include "oz2_params.h"
-
-/* op(A) as m rows of k; op(B) as n rows (its columns) of k. */
-static oz_view oz2_view_a(const oz_gemm_desc *d)
-{
-    oz_view v = {d->A, d->Aarray, d->strideA, d->m, d->k, 1, d->lda};
-    if (d->transa != 0)
-        v.rs = d->lda, v.ks = 1;
-    return v;
-}
-
-static oz_view oz2_view_b(const oz_gemm_desc *d)
-{
-    oz_view v = {d->B, d->Barray, d->strideB, d->n, d->k, d->ldb, 1};
-    if (d->transb != 0)
-        v.rs = 1, v.ks = d->ldb;
-    return v;
-}
-
-static oz_view oz2_view_from(oz_view v, int64_t b0)
-{
-    if (v.array)
-        v.array += b0;
-    else
-        v.base += b0 * v.stride;
-    return v;
-}
 
 extern "C" int oz2_gemm_moduli(int64_t k, int bits, int *w)
 {
@@ -125,7 +100,7 @@ static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t work
     char *ws = (char *)workspace;
     const oz_operand_ws wa = {ws, L.slot_bytes, L.offA, L.offScaleA, L.offSpecial, L.Mpad, L.Kpad, L.Mpad};
     const oz_operand_ws wb = {ws, L.slot_bytes, L.offB, L.offScaleB, L.offSpecial + 4, L.Npad, L.Kpad, L.Npad};
-    const oz_view va0 = oz2_view_a(d), vb0 = oz2_view_b(d);
+    const oz_view va0 = oz_view_a(d), vb0 = oz_view_b(d);
     oz_scalars sc = {};
     if (d->scalars_on_device) {
         sc.alpha_ptr = d->alpha;
@@ -137,7 +112,7 @@ static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t work
 
     for (int64_t b0 = 0; b0 < d->batch; b0 += per_group) {
         const int64_t group = d->batch - b0 < per_group ? d->batch - b0 : per_group;
-        const oz_view va = oz2_view_from(va0, b0), vb = oz2_view_from(vb0, b0);
+        const oz_view va = oz_view_from(va0, b0), vb = oz_view_from(vb0, b0);
         oz_out c = {d->C, d->Carray, d->strideC, d->ldc};
         if (c.array)
             c.array += b0;

@@ -1,5 +1,6 @@
 /* kernels/oz2_residues.cu: an operand's scaled integers a'' = rne(x 2^(w - s)) reduced into the symmetric int8 residue planes of the first N engine moduli (ozaki2.md step 2). */
 #include "oz2_params.h"
+#include "operand_tile.cuh"
 
 /* One block: a tile of OZ_RT_ROWS rows x OZ_RT_K k of the padded operand,
  * 32 x 8 threads. The doubles are staged through shared memory so that the
@@ -10,7 +11,7 @@
  * rows, which the fix-up kernel computes instead. */
 __global__ void __launch_bounds__(256) oz2_residues_kernel(oz_view v, oz_operand_ws w, int nmod, int wbits)
 {
-    __shared__ double tile[OZ_RT_ROWS][OZ_RT_K + 1];
+    __shared__ oz_operand_tile tile;
     const int64_t b = blockIdx.z;
     const double *x = v.ptr(b);
     const int64_t r0 = (int64_t)blockIdx.x * OZ_RT_ROWS;
@@ -21,17 +22,7 @@ __global__ void __launch_bounds__(256) oz2_residues_kernel(oz_view v, oz_operand
     for (int64_t kt = blockIdx.y; kt < ktiles; kt += gridDim.y) {
         const int64_t k0 = kt * OZ_RT_K;
         __syncthreads(); /* the previous tile is consumed */
-        if (v.rs == 1) { /* rows contiguous: lanes along r */
-            for (int kk = ty; kk < OZ_RT_K; kk += 8) {
-                int64_t r = r0 + tx, kg = k0 + kk;
-                tile[tx][kk] = (r < v.rows && kg < v.k) ? x[r + kg * v.ks] : 0.0;
-            }
-        } else { /* K contiguous: lanes along k */
-            for (int rr = ty; rr < OZ_RT_ROWS; rr += 8) {
-                int64_t r = r0 + rr, kg = k0 + tx;
-                tile[rr][tx] = (r < v.rows && kg < v.k) ? x[r * v.rs + kg] : 0.0;
-            }
-        }
+        oz_stage_operand_tile(tile, v, x, r0, k0, tx, ty);
         __syncthreads();
 
         const int t = ty * 32 + tx;

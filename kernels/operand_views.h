@@ -1,0 +1,36 @@
+/* kernels/operand_views.h: a GEMM call's operands as the kernels see them (op(A) as m rows of k, op(B) as n rows of k), shared by the mode's host entries (CUDA C++). */
+#ifndef OZCRT_KERNELS_OPERAND_VIEWS_H
+#define OZCRT_KERNELS_OPERAND_VIEWS_H
+
+#include "ozcrt_gemm.h"
+#include "p22_params.h"
+
+/* op(A) as m rows of k. */
+static inline oz_view oz_view_a(const oz_gemm_desc *d)
+{
+    oz_view v = {d->A, d->Aarray, d->strideA, d->m, d->k, 1, d->lda};
+    if (d->transa != 0)
+        v.rs = d->lda, v.ks = 1;
+    return v;
+}
+
+/* op(B) as n rows (its columns) of k. */
+static inline oz_view oz_view_b(const oz_gemm_desc *d)
+{
+    oz_view v = {d->B, d->Barray, d->strideB, d->n, d->k, d->ldb, 1};
+    if (d->transb != 0)
+        v.rs = 1, v.ks = d->ldb;
+    return v;
+}
+
+/* The view advanced to batch item b0. */
+static inline oz_view oz_view_from(oz_view v, int64_t b0)
+{
+    if (v.array)
+        v.array += b0;
+    else
+        v.base += b0 * v.stride;
+    return v;
+}
+
+#endif
