@@ -12,23 +12,13 @@
  * Rows/columns with Inf or NaN take the plain double dot product in ascending
  * k (product, then sum, each rounded), so non-finite values propagate. */
 #include "oz2gemm.h"
+#include "refcommon.h"
 
 #include <math.h>
 #include <stdlib.h>
 
 #include "../crt/oz2.h"
 #include "../slicing/slicing.h"
-
-/* An R x K operand seen row by row: rows of op(A), or columns of op(B). */
-typedef struct view2 {
-    const double *base;
-    int64_t rows, k, row_stride, k_stride;
-} view2;
-
-static double at(const view2 *v, int64_t r, int64_t kk)
-{
-    return v->base[r * v->row_stride + kk * v->k_stride];
-}
 
 /* Residues of one operand: res[(q * rows + r) * k + kk], int8 symmetric. */
 typedef struct scaled2 {
@@ -43,7 +33,7 @@ static int8_t *res_row(const scaled2 *s, int q, int64_t r)
     return s->res + ((int64_t)q * s->rows + r) * s->k;
 }
 
-static int scale_operand(const view2 *v, int n, int w, scaled2 *s)
+static int scale_operand(const oz_ref_view *v, int n, int w, scaled2 *s)
 {
     s->rows = v->rows;
     s->k = v->k;
@@ -53,22 +43,14 @@ static int scale_operand(const view2 *v, int n, int w, scaled2 *s)
     if (!s->scale || !s->res)
         return OZ_REF_NOMEM;
     for (int64_t r = 0; r < v->rows; r++) {
-        double mx = 0.0;
-        for (int64_t kk = 0; kk < v->k; kk++) {
-            double a = fabs(at(v, r, kk));
-            if (!(a <= mx)) /* also takes NaN, which then stays */
-                mx = a;
-            if (isnan(mx))
-                break;
-        }
-        int sc = oz_scale_exponent(mx);
+        int sc = oz_scale_exponent(oz_ref_row_absmax(v, r));
         s->scale[r] = sc;
         if (sc == OZ_SCALE_SPECIAL)
             continue; /* residues stay 0; the element takes the plain dot product */
         for (int64_t kk = 0; kk < v->k; kk++) {
             uint64_t mag;
             int e;
-            int neg = oz2_scaled_int(at(v, r, kk), w - sc, &mag, &e);
+            int neg = oz2_scaled_int(oz_ref_at(v, r, kk), w - sc, &mag, &e);
             uint32_t pieces[4];
             oz2_split22(mag, e, pieces);
             for (int q = 0; q < n; q++)
@@ -85,16 +67,12 @@ static void scaled_free(scaled2 *s)
 }
 
 /* P of element (i, j), before alpha and beta. */
-static double product_element(const scaled2 *sa, const scaled2 *sb, const view2 *va, const view2 *vb,
+static double product_element(const scaled2 *sa, const scaled2 *sb, const oz_ref_view *va, const oz_ref_view *vb,
                               const oz2_crt_consts *cc, int w, int64_t i, int64_t j)
 {
     int s = sa->scale[i], t = sb->scale[j];
-    if (s == OZ_SCALE_SPECIAL || t == OZ_SCALE_SPECIAL) {
-        double dot = 0.0;
-        for (int64_t kk = 0; kk < va->k; kk++)
-            dot = dot + at(va, i, kk) * at(vb, j, kk);
-        return dot;
-    }
+    if (s == OZ_SCALE_SPECIAL || t == OZ_SCALE_SPECIAL)
+        return oz_ref_plain_dot(va, vb, i, j);
     uint8_t r[OZ2_MAX_MODULI];
     for (int q = 0; q < cc->n; q++) {
         const int8_t *a = res_row(sa, q, i), *b = res_row(sb, q, j);
@@ -109,57 +87,45 @@ static double product_element(const scaled2 *sa, const scaled2 *sb, const view2 
     return oz2_to_double(&mag, neg, s + t - 2 * w);
 }
 
-static int valid_op(oz_op op)
-{
-    return op == OZ_OP_N || op == OZ_OP_T || op == OZ_OP_C;
-}
+/* What the epilogue needs to form P(i, j). */
+typedef struct oz2_ref_ctx {
+    const scaled2 *sa, *sb;
+    const oz_ref_view *va, *vb;
+    const oz2_crt_consts *cc;
+    int w;
+} oz2_ref_ctx;
 
-static int64_t max1(int64_t x)
+static double oz2_ref_product(const void *ctx, int64_t i, int64_t j)
 {
-    return x > 1 ? x : 1;
+    const oz2_ref_ctx *x = ctx;
+    return product_element(x->sa, x->sb, x->va, x->vb, x->cc, x->w, i, j);
 }
 
 int oz2_ref_dgemm(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k,
                   double alpha, const double *A, int64_t lda,
                   const double *B, int64_t ldb, double beta, double *C, int64_t ldc, int bits)
 {
-    if (!valid_op(transa) || !valid_op(transb) || m < 0 || n < 0 || k < 0 || bits < 1 ||
-        lda < max1(transa == OZ_OP_N ? m : k) || ldb < max1(transb == OZ_OP_N ? k : n) || ldc < max1(m))
+    if (bits < 1)
         return OZ_REF_INVALID;
-    if (m == 0 || n == 0)
-        return OZ_REF_OK;
-    if (k == 0 || alpha == 0.0) {
-        for (int64_t j = 0; j < n; j++)
-            for (int64_t i = 0; i < m; i++)
-                C[i + j * ldc] = beta == 0.0 ? 0.0 : beta * C[i + j * ldc];
-        return OZ_REF_OK;
-    }
+    int done;
+    int rc = oz_ref_contract(transa, transb, m, n, k, alpha, lda, ldb, beta, C, ldc, &done);
+    if (done)
+        return rc;
     oz2_plan plan = oz2_make_plan(k, bits);
     if (plan.n == 0)
         return OZ2_REF_UNREACHABLE;
 
-    view2 va = {A, m, k, 1, lda}, vb = {B, n, k, ldb, 1};
-    if (transa != OZ_OP_N)
-        va.row_stride = lda, va.k_stride = 1;
-    if (transb != OZ_OP_N)
-        vb.row_stride = 1, vb.k_stride = ldb;
+    oz_ref_view va = oz_ref_view_a(transa, A, lda, m, k);
+    oz_ref_view vb = oz_ref_view_b(transb, B, ldb, k, n);
     oz2_crt_consts cc;
     oz2_crt_init(&cc, plan.n);
     scaled2 sa = {0}, sb = {0};
-    int rc = scale_operand(&va, plan.n, plan.w, &sa);
+    rc = scale_operand(&va, plan.n, plan.w, &sa);
     if (rc == OZ_REF_OK)
         rc = scale_operand(&vb, plan.n, plan.w, &sb);
     if (rc == OZ_REF_OK) {
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic)
-#endif
-        for (int64_t j = 0; j < n; j++) {
-            for (int64_t i = 0; i < m; i++) {
-                double P = product_element(&sa, &sb, &va, &vb, &cc, plan.w, i, j);
-                double *c = &C[i + j * ldc];
-                *c = beta == 0.0 ? alpha * P : (alpha * P) + (beta * *c);
-            }
-        }
+        oz2_ref_ctx ctx = {&sa, &sb, &va, &vb, &cc, plan.w};
+        oz_ref_epilogue(m, n, alpha, beta, C, ldc, oz2_ref_product, &ctx);
     }
     scaled_free(&sa);
     scaled_free(&sb);
