@@ -185,9 +185,9 @@ static void warn_shadow_ozaki2(void)
 
 /* Everything after the pure checks; *status set when the call is taken.
  * *nmod: the ozaki2 plan's moduli count (0: Phase 22, or not planned). */
-static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, cublasStatus_t *status, int *nmod)
+static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const ozcrt_real_table *real,
+                            cublasStatus_t *status, int *nmod)
 {
-    const ozcrt_real_table *real = ozcrt_real_for(c->handle);
     if (c->m < s->min_m || c->n < s->min_n || c->k < s->min_k)
         return OZCRT_R_SMALL;
     const int ozaki2 = s->mode == OZCRT_MODE_OZAKI2;
@@ -268,14 +268,15 @@ int ozcrt_route(const ozcrt_call *c, cublasStatus_t *status)
     const ozcrt_settings *s = ozcrt_effective_policy(); /* this thread's values now (api.c) */
     ozcrt_reason r;
     int nmod = 0;
+    const ozcrt_real_table *real = NULL; /* the handle's cuBLAS, looked up once per call */
     if (ozcrt_in_real)
         r = OZCRT_R_NESTED;
     else if (s->mode == OZCRT_MODE_OFF)
         r = OZCRT_R_MODE_OFF;
-    else if (!has_real(ozcrt_real_for(c->handle), c->ep))
+    else if (!has_real(real = ozcrt_real_for(c->handle), c->ep))
         return 0; /* the forward reports the missing symbol */
     else if ((r = ozcrt_check_args(c)) == OZCRT_R_EMULATED)
-        r = execute(c, s, status, &nmod);
+        r = execute(c, s, real, status, &nmod);
     int taken = r == OZCRT_R_EMULATED || r == OZCRT_R_FAILED;
     double flop = 2.0 * (double)c->m * (double)c->n * (double)c->k * (double)c->batch;
     ozcrt_stats_record(c->ep, r, flop);
