@@ -33,14 +33,27 @@ struct oz_engine_residue_job {
 /* Enqueues the job on s; returns the first launch error. */
 cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, cudaStream_t s);
 
-/* Phase 22 on the engine, CRT fused: planes of the first OZ_P22G_NMODULI
- * moduli, each plane_rows = 2 rows_pad logical rows (oz_p22g_row: hi and lo
- * of every 64 rows), scales and the special flags as oz_operand_ws says;
- * writes C (elements of special rows/columns are left to the fix-up). */
+/* Phase 22 on the engine, CRT fused, over one block of C and one slab of K:
+ * planes of the first OZ_P22G_NMODULI moduli, each plane_rows = 2 rows_pad
+ * logical rows (oz_p22g_row: hi and lo of every 64 rows) of the block's rows
+ * of op(A) / columns of op(B), kpad bytes of the slab's K (the slab starts
+ * at a multiple of OZ_P22_KCHUNK of the call's K, so that its chunks are the
+ * call's chunks). The double accumulator of element (i, j) of the block
+ * (phase22.md step 6) starts at 0 when `first`, else at acc(i, j); after
+ * the slab it goes to acc(i, j) unless `last`, when C(i, j) gets the
+ * epilogue (elements of special rows/columns are left to the fix-up). acc
+ * may be C itself (beta == 0: C is not read). */
 struct oz_engine_p22_job {
     oz_operand_ws a, b;
-    int64_t m, n;
-    oz_out c;
+    int64_t m, n;           /* real rows and columns of the block */
+    const int32_t *scale_a; /* the block's first row's scale exponent, batch item 0 */
+    const int32_t *scale_b;
+    int64_t scale_stride_a, scale_stride_b; /* int32 elements between batch items */
+    oz_out c;               /* the call's C (batch item 0 of the group) */
+    int64_t c_off;          /* element (0, 0) of the block in an item's C: m0 + n0 ldc */
+    oz_out acc;             /* accumulators across slabs, item b's element (i, j) at */
+    int64_t acc_off;        /* acc.ptr(b)[acc_off + i + j acc.ldc]; unused when first && last */
+    int first, last;
     oz_scalars sc;
     char *scratch;          /* oz_engine_p22_scratch_bytes(tiles) */
 };

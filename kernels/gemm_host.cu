@@ -194,7 +194,11 @@ static cudaError_t run_engine(const oz_gemm_desc *d, char *ws, size_t bytes, cud
         job.b = oz_operand_ws{ws, L.slot_bytes, L.offB, L.offScaleB, L.offSpecial + 4, L.Npad, L.Kpad, 2 * L.Npad};
         job.m = d->m;
         job.n = d->n;
+        job.scale_a = job.a.scale(0);
+        job.scale_b = job.b.scale(0);
+        job.scale_stride_a = job.scale_stride_b = L.slot_bytes / 4;
         job.c = p.c;
+        job.first = job.last = 1;
         job.sc = p.sc;
         job.scratch = scratch;
         oz_view va = oz_view_from(va0, b0), vb = oz_view_from(vb0, b0);

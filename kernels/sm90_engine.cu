@@ -34,9 +34,11 @@ struct oz_engine_params {
     int64_t tiles_total;
     /* Phase 22 */
     int64_t m, n;
-    const char *ws;
-    int64_t slot_bytes, off_scale_a, off_scale_b;
-    oz_out c;
+    const int32_t *scale_a, *scale_b;
+    int64_t scale_stride_a, scale_stride_b;
+    oz_out c, acc;
+    int64_t c_off, acc_off;
+    int first, last;
     oz_scalars sc;
     char *scratch;               /* oz_engine_p22::SCRATCH_BYTES per CTA */
     /* residue planes */
@@ -121,16 +123,20 @@ struct oz_mode_p22 {
             return;
         }
         double *dacc = (double *)(scr + M::RES_BYTES) + ctid;
-        const bool last = c == nchunks - 1;
+        const bool end = c == nchunks - 1;          /* of the slab */
+        const bool last = end && P.last;            /* of the call: C gets the epilogue */
+        const bool from_acc = c == 0 && !P.first;   /* the previous slabs' sum */
         double alpha = 0.0, beta = 0.0;
         const int32_t *sA = nullptr, *sB = nullptr;
-        double *C = nullptr;
+        double *C = nullptr, *Acc = nullptr;
         if (last) {
             P.sc.load(&alpha, &beta);
-            sA = (const int32_t *)(P.ws + b * P.slot_bytes + P.off_scale_a);
-            sB = (const int32_t *)(P.ws + b * P.slot_bytes + P.off_scale_b);
-            C = P.c.ptr(b);
+            sA = P.scale_a + b * P.scale_stride_a;
+            sB = P.scale_b + b * P.scale_stride_b;
+            C = P.c.ptr(b) + P.c_off;
         }
+        if (from_acc || (end && !P.last))
+            Acc = P.acc.ptr(b) + P.acc_off;
         const oz_frag fr(ctid);
         const double inv_M = 1.0 / (double)OZ_P22G_M;
         /* pass ps of element idx is value idx + 32 ps: word (idx / 4) + 8 ps, byte idx % 4.
@@ -146,8 +152,17 @@ struct oz_mode_p22 {
                 for (int ps = 0; ps < OZ_P22_NPASSES; ps++)
                     w[qq][ps] = res[(qq * M::WORDS + a + 8 * ps) * Cfg::CTHREADS];
 #pragma unroll
-            for (int bb = 0; bb < 4; bb++)
-                dd[bb] = c == 0 ? 0.0 : dacc[(4 * a + bb) * Cfg::CTHREADS];
+            for (int bb = 0; bb < 4; bb++) {
+                const int idx = 4 * a + bb;
+                if (c > 0) {
+                    dd[bb] = dacc[idx * Cfg::CTHREADS];
+                } else if (from_acc) {
+                    const int64_t i = row0 / 2 + fr.row(idx), j = col0 / 2 + fr.col(idx);
+                    dd[bb] = i < P.m && j < P.n ? Acc[i + j * P.acc.ldc] : 0.0;
+                } else {
+                    dd[bb] = 0.0;
+                }
+            }
         };
         load_group(0, wq, dq);
 #pragma unroll
@@ -176,11 +191,14 @@ struct oz_mode_p22 {
                     const double unit = ps == 0 ? 0x1p-34 : ps == 3 ? 0x1p-68 : 0x1p-51;
                     d = __dadd_rn(d, __dmul_rn((double)X, unit));
                 }
-                if (!last) {
+                const int64_t i = row0 / 2 + fr.row(idx); /* 128 logical rows: hi and lo of 64 */
+                const int64_t j = col0 / 2 + fr.col(idx);
+                if (!end) {
                     dacc[idx * Cfg::CTHREADS] = d;
+                } else if (!last) {
+                    if (i < P.m && j < P.n)
+                        Acc[i + j * P.acc.ldc] = d;
                 } else {
-                    const int64_t i = row0 / 2 + fr.row(idx); /* 128 logical rows: hi and lo of 64 */
-                    const int64_t j = col0 / 2 + fr.col(idx);
                     if (i < P.m && j < P.n) {
                         const int s = sA[i], t = sB[j];
                         if (s != OZ_SCALE_SPECIAL && t != OZ_SCALE_SPECIAL) /* else the fix-up kernel writes it */
@@ -611,11 +629,16 @@ cudaError_t oz_launch_p22_engine(const oz_engine_p22_job &job, int64_t group, cu
     p.nmod = OZ_P22G_NMODULI;
     p.m = job.m;
     p.n = job.n;
-    p.ws = job.a.ws;
-    p.slot_bytes = job.a.slot_bytes;
-    p.off_scale_a = job.a.off_scale;
-    p.off_scale_b = job.b.off_scale;
+    p.scale_a = job.scale_a;
+    p.scale_b = job.scale_b;
+    p.scale_stride_a = job.scale_stride_a;
+    p.scale_stride_b = job.scale_stride_b;
     p.c = job.c;
+    p.c_off = job.c_off;
+    p.acc = job.acc;
+    p.acc_off = job.acc_off;
+    p.first = job.first;
+    p.last = job.last;
     p.sc = job.sc;
     p.scratch = job.scratch;
     return oz_engine_launch<oz_mode_p22>(ta, tb, p, job.a.plane_rows, job.b.plane_rows, group, s);
