@@ -10,87 +10,78 @@
 
 /* One CTA, persistent over tiles: a producer warpgroup (one thread issues
  * TMA loads into a STAGES-deep ring of shared-memory stages, full/empty
- * mbarriers) and CONSUMERS warpgroups that share each stage (cooperative):
- * consumer w multiplies logical rows [w WG_M, (w+1) WG_M) of the A stage,
- * as two wgmma m64n128k32 blocks, by the whole B stage. Logical rows are the
- * rows of the residue planes as the mode lays them out (Phase 22 interleaves
- * the hi and lo slices of each 64 real rows, so a consumer's two blocks are
- * the hi and lo slices of the same 64 rows, and its 128 columns the hi and
- * lo slices of the same 64 columns: the four passes of an element of C meet
- * in one thread). */
+ * mbarriers; its other three warps are the epilogue warps of modes that hand
+ * their results off) and CONSUMERS warpgroups that share each stage
+ * (cooperative): consumer w multiplies logical rows [w WG_M, (w+1) WG_M) of
+ * the A stage, as two wgmma m64n128k32 blocks, by the whole B stage: one
+ * BLOCK_M x BLOCK_N tile. Logical rows are the rows of the residue planes as
+ * the mode lays them out (Phase 22 interleaves the hi and lo slices of each
+ * 64 real rows, so a consumer's two blocks are the hi and lo slices of the
+ * same 64 rows, and its 128 columns the hi and lo slices of the same 64
+ * columns: the four passes of an element of C meet in one thread).
+ *
+ * Measured and dropped (BENCHMARKS.md runs 17-20): ping-pong (each consumer
+ * its own 128 x 128 tile, 7 stages): the mainloop lost more than the
+ * overlapped epilogue won; clusters of 2 with A multicast: every stage
+ * waited for the slower CTA's release. */
 struct oz_engine_cfg {
     static constexpr int MMA_M = 64, MMA_N = 128, MMA_K = 32; /* wgmma.m64n128k32.s8 */
     static constexpr int CONSUMERS = 2;
     static constexpr int BLOCKS_PER_CONSUMER = 2;              /* m64 blocks */
     static constexpr int WG_M = MMA_M * BLOCKS_PER_CONSUMER;   /* 128 logical rows per consumer */
+    static constexpr int BLOCK_M = WG_M * CONSUMERS;           /* 256 logical rows of A per tile */
     static constexpr int BLOCK_N = MMA_N;                      /* 128 logical rows of B per tile */
     static constexpr int BLOCK_K = 128;                        /* bytes of K per stage: one 128-byte swizzle row */
     static constexpr int THREADS = 128 * (1 + CONSUMERS);
+    static constexpr int EPI_THREADS = 96;                     /* warps 1-3 of the producer warpgroup */
+    static constexpr int A_STAGE = BLOCK_M * BLOCK_K;
     static constexpr int B_STAGE = BLOCK_N * BLOCK_K;
-    static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232; /* setmaxnreg (56/224 measured slower) */
+    static constexpr int STAGE_BYTES = A_STAGE + B_STAGE;
+    static constexpr int STAGES = 4;
+    static constexpr int BARRIERS = 2 * STAGES + 4;            /* full, empty per stage; hand-off full, empty x 2 */
+    /* + 1024: the base is aligned to the 1024-byte swizzle atom */
+    static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024 + BARRIERS * 8;
+    static constexpr int PRODUCER_REGS = 88, CONSUMER_REGS = 208; /* setmaxnreg: the epilogue warps' CRT needs 88 without spills */
     static constexpr int GROUP_M = 8;     /* tile rasterization: GROUP_M tile rows walked together (L2 reuse) */
     static constexpr int MAX_CTAS = 160;  /* persistent grid cap: the per-CTA scratch is sized for it */
     static constexpr int ACC = MMA_M * MMA_N / 128; /* accumulators per thread per block: 64 */
     static constexpr int CTHREADS = 128 * CONSUMERS;
     static constexpr int SMEM_LIMIT = 227 * 1024;
+    static constexpr int EMPTY_ARRIVALS = CONSUMERS * 4; /* lane 0 of each consuming warp */
 
     static_assert(THREADS == 384, "one producer and two consumer warpgroups");
+    static_assert(EPI_THREADS == 128 - 32, "the producer warpgroup's warps but the TMA one");
     static_assert(BLOCK_K == 128 && BLOCK_K % MMA_K == 0, "a stage row is one 128-byte swizzle row");
-    static_assert(B_STAGE % 1024 == 0, "stages keep the 1024-byte swizzle alignment");
+    static_assert(A_STAGE % 1024 == 0 && B_STAGE % 1024 == 0, "stages keep the 1024-byte swizzle alignment");
     static_assert(CONSUMER_REGS * CTHREADS + PRODUCER_REGS * 128 <= 65536, "register file");
     static_assert(OZ_PAD_K % BLOCK_K == 0, "K padding is whole stages");
+    static_assert(SMEM_BYTES <= SMEM_LIMIT, "fits Hopper's 227 KB of shared memory per block");
+    static_assert(SMEM_BYTES + STAGE_BYTES + 16 > SMEM_LIMIT, "as many stages as fit");
+    static_assert(BLOCK_M <= 256 && BLOCK_N <= 256, "TMA box dimensions");
 };
 
-/* How the two consumers share the work. Cooperative: one 256 x 128 tile,
- * every stage feeds both (consumer w takes A rows [128 w, 128 w + 128)),
- * and both run their epilogues at the same time. Ping-pong: each consumer
- * owns its own 128 x 128 tile (the CTA's tiles alternate between them); the
- * producer loads one modulus's K range for consumer 0, then the same for
- * consumer 1, and so on, so that one consumer's epilogue runs while the
- * other's MMAs do; stages are smaller, so the ring is deeper. Consumers
- * release a stage on the empty barriers of every CTA of the cluster (a
- * peer's multicast writes into it). */
-template <bool PINGPONG, int CLUSTER_>
-struct oz_engine_sched {
-    static constexpr bool PP = PINGPONG;
-    /* Cluster of CLUSTER CTAs on neighbouring tiles of one tile row: each
-     * loads 1/CLUSTER of the shared A stage and multicasts it to all, so a
-     * CTA's own L2 traffic per stage falls from A + B to A / CLUSTER + B. */
-    static constexpr int CLUSTER = CLUSTER_;
-    static constexpr int BLOCK_M = PP ? oz_engine_cfg::WG_M : oz_engine_cfg::WG_M * oz_engine_cfg::CONSUMERS;
-    static constexpr int A_STAGE = BLOCK_M * oz_engine_cfg::BLOCK_K;
-    static constexpr int STAGE_BYTES = A_STAGE + oz_engine_cfg::B_STAGE;
-    static constexpr int STAGES = PP ? 7 : 4;
-    /* lane 0 of each consuming warp, of every CTA of the cluster */
-    static constexpr int EMPTY_ARRIVALS = (PP ? 1 : oz_engine_cfg::CONSUMERS) * 4 * CLUSTER;
-    static constexpr int A_BOX = BLOCK_M / CLUSTER; /* rows of A one CTA loads per stage */
-    /* + 1024: the base is aligned to the 1024-byte swizzle atom; then 2 STAGES + 2 barriers */
-    static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024 + (2 * STAGES + 2) * 8;
-    static_assert(A_STAGE % 1024 == 0, "stages keep the 1024-byte swizzle alignment");
-    static_assert(CLUSTER == 1 || (!PP && CLUSTER == 2), "multicast with the cooperative schedule, clusters of 2");
-    static_assert((A_STAGE / CLUSTER) % 1024 == 0 && BLOCK_M % CLUSTER == 0, "each CTA's part of A is whole atoms");
-    static_assert(SMEM_BYTES <= oz_engine_cfg::SMEM_LIMIT, "fits Hopper's 227 KB of shared memory per block");
-    static_assert(BLOCK_M <= 256 && oz_engine_cfg::BLOCK_N <= 256, "TMA box dimensions");
-    static_assert((STAGES + 1) * STAGE_BYTES + 1024 + (2 * (STAGES + 1) + 2) * 8 > oz_engine_cfg::SMEM_LIMIT,
-                  "as many stages as fit");
-};
-
-/* Phase 22 on the engine: the moduli set, K chunk and the per-CTA scratch
- * that carries the residues of the first NMOD-1 moduli until the last one
- * reconstructs X (uint32 words of 4 residues, [modulus][word][thread]), and
- * the double accumulators across K chunks ([element][thread]). */
+/* Phase 22 on the engine: the moduli set, the K chunk, and the per-CTA
+ * scratch in which the consumers hand a (tile, K chunk) off to the epilogue
+ * warps: the residues of all NMOD moduli (uint32 words of 4 residues,
+ * [modulus][word][consumer thread]), in two buffers used alternately, so
+ * that the consumers go on with the next chunk while the epilogue warps
+ * rebuild X; then the double accumulators across K chunks ([element][consumer
+ * thread]), which only the epilogue warps touch. */
 struct oz_engine_p22 {
     static constexpr int NMOD = OZ_P22G_NMODULI;
     static constexpr int KCHUNK = OZ_P22_KCHUNK;
     static constexpr int VALUES = oz_engine_cfg::BLOCKS_PER_CONSUMER * oz_engine_cfg::ACC; /* 128 per thread */
     static constexpr int WORDS = VALUES / 4;
-    static constexpr int OUTPUTS = VALUES / OZ_P22_NPASSES; /* 32 elements of C per thread */
-    static constexpr int64_t RES_BYTES = (int64_t)(NMOD - 1) * WORDS * oz_engine_cfg::CTHREADS * 4;
+    static constexpr int OUTPUTS = VALUES / OZ_P22_NPASSES; /* 32 elements of C per consumer thread */
+    static constexpr int GROUPS = OUTPUTS / 4;              /* an epilogue item: 4 elements, one word per pass */
+    static constexpr int ITEMS = GROUPS * oz_engine_cfg::CTHREADS;
+    static constexpr int64_t RES_BYTES = (int64_t)NMOD * WORDS * oz_engine_cfg::CTHREADS * 4;
     static constexpr int64_t DACC_BYTES = (int64_t)OUTPUTS * oz_engine_cfg::CTHREADS * 8;
-    static constexpr int64_t SCRATCH_BYTES = RES_BYTES + DACC_BYTES;
+    static constexpr int64_t SCRATCH_BYTES = 2 * RES_BYTES + DACC_BYTES;
     static_assert(KCHUNK % oz_engine_cfg::BLOCK_K == 0, "K chunks are whole stages");
     static_assert(OZ_NSLICES == oz_engine_cfg::BLOCKS_PER_CONSUMER, "a consumer's two m64 blocks are hi and lo of A");
     static_assert(OZ_NSLICES * 64 == oz_engine_cfg::BLOCK_N, "the B stage holds hi and lo of 64 columns");
+    static_assert(WORDS == GROUPS * OZ_P22_NPASSES, "word a + GROUPS ps holds pass ps of elements 4a..4a+3");
 };
 
 /* The residue mode (ozaki2's input): K chunk for exact int32 accumulation

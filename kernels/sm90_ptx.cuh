@@ -119,40 +119,4 @@ __device__ __forceinline__ void oz_tma_prefetch_desc(const void *tmap)
     asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)tmap) : "memory");
 }
 
-/* Clusters (TMA multicast between the CTAs of a cluster). */
-__device__ __forceinline__ uint32_t oz_cluster_rank()
-{
-    uint32_t r;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-    return r;
-}
-/* Every thread of every CTA of the cluster; orders what came before (barrier initialisation). */
-__device__ __forceinline__ void oz_cluster_sync()
-{
-    asm volatile("barrier.cluster.arrive.release.aligned;\n"
-                 "barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-}
-/* The address of this CTA's shared variable `addr` in the CTA of cluster rank `rank`. */
-__device__ __forceinline__ uint32_t oz_mapa(uint32_t addr, uint32_t rank)
-{
-    uint32_t r;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(r) : "r"(addr), "r"(rank));
-    return r;
-}
-/* Arrives on an mbarrier of any CTA of the cluster (address from oz_mapa). */
-__device__ __forceinline__ void oz_mbar_arrive_cluster(uint32_t cluster_bar)
-{
-    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(cluster_bar) : "memory");
-}
-/* TMA: a 4-d box into the same shared-memory offset of every CTA in cta_mask,
- * completing on the mbarrier at the same offset in each. */
-__device__ __forceinline__ void oz_tma_load_4d_multicast(uint32_t dst, const void *tmap, uint32_t bar, int32_t c0,
-                                                         int32_t c1, int32_t c2, int32_t c3, uint16_t cta_mask)
-{
-    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
-                 " [%0], [%1, {%3, %4, %5, %6}], [%2], %7;\n" ::"r"(dst),
-                 "l"((uint64_t)tmap), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "h"(cta_mask)
-                 : "memory");
-}
-
 #endif
