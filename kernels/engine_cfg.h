@@ -41,7 +41,7 @@ struct oz_engine_cfg {
     static constexpr int BARRIERS = 2 * STAGES + 4;            /* full, empty per stage; hand-off full, empty x 2 */
     /* + 1024: the base is aligned to the 1024-byte swizzle atom */
     static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024 + BARRIERS * 8;
-    static constexpr int PRODUCER_REGS = 88, CONSUMER_REGS = 208; /* setmaxnreg: the epilogue warps' CRT needs 88 without spills */
+    static constexpr int PRODUCER_REGS = 120, CONSUMER_REGS = 192; /* setmaxnreg: the epilogue warps' CRT without spills */
     static constexpr int GROUP_M = 8;     /* tile rasterization: GROUP_M tile rows walked together (L2 reuse) */
     static constexpr int MAX_CTAS = 160;  /* persistent grid cap: the per-CTA scratch is sized for it */
     static constexpr int ACC = MMA_M * MMA_N / 128; /* accumulators per thread per block: 64 */

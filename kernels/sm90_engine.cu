@@ -161,10 +161,18 @@ struct oz_mode_p22 {
         return (int64_t)(S - (uint64_t)qd * OZ_P22G_M);
     }
 
+    /* One epilogue item's inputs: the words of the four passes of its four
+     * elements, and their double accumulators. */
+    struct item_in {
+        uint32_t w[OZ_P22_NPASSES][M::NMOD];
+        double d[4];
+    };
+
     /* Epilogue thread e of EPI_THREADS: items it = e, e + EPI_THREADS, ...
      * of each (tile, chunk); item it = a * CTHREADS + ctid is elements
      * 4a .. 4a+3 of consumer thread ctid (consecutive threads read
-     * consecutive words). */
+     * consecutive words). The L2 latency under the mainloop's traffic is
+     * long: all loads of an item are issued before any is used. */
     static __device__ void epilogue(const oz_engine_params &P, const oz_handoff &h, int e, int64_t nchunks)
     {
         double *dacc = (double *)(P.scratch + (int64_t)blockIdx.x * M::SCRATCH_BYTES + 2 * M::RES_BYTES);
@@ -177,53 +185,63 @@ struct oz_mode_p22 {
             oz_engine_tile(P, t, b, tm, tn);
             const int32_t *sA = P.scale_a + b * P.scale_stride_a, *sB = P.scale_b + b * P.scale_stride_b;
             double *C = P.c.ptr(b) + P.c_off;
-            double *Acc = P.first && P.last ? nullptr : P.acc.ptr(b) + P.acc_off;
+            const double *Acc = P.first && P.last ? nullptr : P.acc.ptr(b) + P.acc_off;
             for (int64_t c = 0; c < nchunks; c++, seq++) {
                 const bool end = c == nchunks - 1;        /* of the slab */
                 const bool last = end && P.last;          /* of the call: C gets the epilogue */
                 const bool from_acc = c == 0 && !P.first; /* the previous slabs' sum */
                 oz_mbar_wait(h.full(seq), oz_handoff::parity(seq));
                 const uint32_t *res = buffer(P, seq);
-                for (int it = e; it < M::ITEMS; it += Cfg::EPI_THREADS) {
-                    const int ctid = it % Cfg::CTHREADS, a = it / Cfg::CTHREADS;
+                /* element bb of item it: (i, j) of the block */
+                auto where = [&](int it, int bb, int64_t &i, int64_t &j) {
+                    const int ctid = it % Cfg::CTHREADS, idx = 4 * (it / Cfg::CTHREADS) + bb;
                     const oz_frag fr(ctid);
                     /* 128 logical rows per consumer: hi and lo of 64 real rows */
-                    const int64_t i0 = ((int64_t)tm * Cfg::BLOCK_M + (ctid / 128) * Cfg::WG_M) / 2;
-                    const int64_t j0 = (int64_t)tn * Cfg::BLOCK_N / 2;
-                    double d[4];
+                    i = ((int64_t)tm * Cfg::BLOCK_M + (ctid / 128) * Cfg::WG_M) / 2 + fr.row(idx);
+                    j = (int64_t)tn * Cfg::BLOCK_N / 2 + fr.col(idx);
+                };
+                auto load = [&](int it, item_in &x) {
+                    const int ctid = it % Cfg::CTHREADS, a = it / Cfg::CTHREADS;
 #pragma unroll
-                    for (int bb = 0; bb < 4; bb++) {
-                        const int idx = 4 * a + bb;
-                        const int64_t i = i0 + fr.row(idx), j = j0 + fr.col(idx);
-                        if (c > 0)
-                            d[bb] = dacc[idx * Cfg::CTHREADS + ctid];
-                        else
-                            d[bb] = from_acc && i < P.m && j < P.n ? Acc[i + j * P.acc.ldc] : 0.0;
-                    }
-#pragma unroll
-                    for (int ps = 0; ps < OZ_P22_NPASSES; ps++) {
-                        uint32_t w[M::NMOD];
+                    for (int ps = 0; ps < OZ_P22_NPASSES; ps++)
 #pragma unroll
                         for (int q = 0; q < M::NMOD; q++)
-                            w[q] = res[(q * M::WORDS + a + M::GROUPS * ps) * Cfg::CTHREADS + ctid];
+                            x.w[ps][q] = res[(q * M::WORDS + a + M::GROUPS * ps) * Cfg::CTHREADS + ctid];
+#pragma unroll
+                    for (int bb = 0; bb < 4; bb++) {
+                        int64_t i, j;
+                        where(it, bb, i, j);
+                        if (c > 0)
+                            x.d[bb] = dacc[(4 * a + bb) * Cfg::CTHREADS + ctid];
+                        else
+                            x.d[bb] = from_acc && i < P.m && j < P.n ? Acc[i + j * P.acc.ldc] : 0.0;
+                    }
+                };
+                for (int it = e; it < M::ITEMS; it += Cfg::EPI_THREADS) {
+                    item_in cur;
+                    load(it, cur); /* all of the item's loads in flight at once */
+#pragma unroll
+                    for (int ps = 0; ps < OZ_P22_NPASSES; ps++) {
                         const double unit = ps == 0 ? 0x1p-34 : ps == 3 ? 0x1p-68 : 0x1p-51;
 #pragma unroll
                         for (int bb = 0; bb < 4; bb++)
-                            d[bb] = __dadd_rn(d[bb], __dmul_rn((double)rebuild(w, bb), unit));
+                            cur.d[bb] = __dadd_rn(cur.d[bb], __dmul_rn((double)rebuild(cur.w[ps], bb), unit));
                     }
+                    const int ctid = it % Cfg::CTHREADS, a = it / Cfg::CTHREADS;
 #pragma unroll
                     for (int bb = 0; bb < 4; bb++) {
-                        const int idx = 4 * a + bb;
-                        const int64_t i = i0 + fr.row(idx), j = j0 + fr.col(idx);
+                        int64_t i, j;
+                        where(it, bb, i, j);
                         if (!end) {
-                            dacc[idx * Cfg::CTHREADS + ctid] = d[bb];
+                            dacc[(4 * a + bb) * Cfg::CTHREADS + ctid] = cur.d[bb];
                         } else if (i < P.m && j < P.n) {
                             if (!last) {
-                                Acc[i + j * P.acc.ldc] = d[bb];
+                                P.acc.ptr(b)[P.acc_off + i + j * P.acc.ldc] = cur.d[bb];
                             } else {
                                 const int s = sA[i], u = sB[j];
                                 if (s != OZ_SCALE_SPECIAL && u != OZ_SCALE_SPECIAL) /* else the fix-up writes it */
-                                    oz_store_epilogue(&C[i + j * P.c.ldc], alpha, beta, ldexp(d[bb], s + u), false);
+                                    oz_store_epilogue(&C[i + j * P.c.ldc], alpha, beta, ldexp(cur.d[bb], s + u),
+                                                      false);
                             }
                         }
                     }
