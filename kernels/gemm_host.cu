@@ -4,50 +4,7 @@
 #include "operand_views.h"
 #include "ozcrt_gemm.h"
 #include "p22_params.h"
-
-/* The sm_90a engine's workspace: per batch item, the residue planes of
- * OZ_P22G_NMODULI moduli (2 Mpad and 2 Npad logical rows of Kpad), the
- * scales and the special flags; after the items, the engine's per-CTA
- * scratch for the launch. */
-struct oz_engine_layout {
-    int64_t Mpad, Npad, Kpad, offB, offScaleA, offScaleB, offSpecial, slot_bytes;
-};
-static oz_engine_layout oz_make_engine_layout(int64_t m, int64_t n, int64_t k)
-{
-    oz_engine_layout L;
-    L.Mpad = oz_round_up(m, OZ_PAD_ROWS_A);
-    L.Npad = oz_round_up(n, OZ_PAD_ROWS_B);
-    L.Kpad = oz_round_up(k, OZ_PAD_K);
-    L.offB = oz_align256(OZ_P22G_NMODULI * 2 * L.Mpad * L.Kpad);
-    L.offScaleA = L.offB + oz_align256(OZ_P22G_NMODULI * 2 * L.Npad * L.Kpad);
-    L.offScaleB = L.offScaleA + oz_align256(4 * L.Mpad);
-    L.offSpecial = L.offScaleB + oz_align256(4 * L.Npad);
-    L.slot_bytes = L.offSpecial + 256;
-    return L;
-}
-static size_t oz_engine_bytes(const oz_engine_layout &L, int64_t group)
-{
-    return (size_t)(L.slot_bytes * group +
-                    oz_align256(oz_engine_p22_scratch_bytes(oz_engine_p22_tiles(L.Mpad, L.Npad, group))));
-}
-
-/* Either path may run (the device decides): the larger need of the two. */
-static size_t oz_workspace_for(const oz_gemm_desc *d, int64_t group)
-{
-    size_t mma = (size_t)oz_make_layout(d->m, d->n, d->k).slot_bytes * (size_t)group;
-    size_t eng = oz_engine_bytes(oz_make_engine_layout(d->m, d->n, d->k), group);
-    return mma > eng ? mma : eng;
-}
-
-extern "C" size_t oz_gemm_workspace_min(const oz_gemm_desc *d)
-{
-    return oz_workspace_for(d, 1);
-}
-
-extern "C" size_t oz_gemm_workspace_full(const oz_gemm_desc *d)
-{
-    return oz_workspace_for(d, d->batch > 0 ? d->batch : 1);
-}
+#include "p22_plan.h"
 
 #ifdef OZ_TEST_HOOKS
 /* Tests only (the test build of this library, tests/gpu): 1 forces the
@@ -58,9 +15,42 @@ extern "C" void oz_gemm_force_tiles(int which)
 {
     g_force_tiles = which;
 }
+/* Tests only: the most the engine path plans with (its least need if that
+ * is more), instead of the bound of p22_plan.h and the workspace it is
+ * given, so that blocks of C and slabs of K happen at small sizes; 0: off. */
+static size_t g_force_budget;
+extern "C" void oz_gemm_force_budget(size_t bytes)
+{
+    g_force_budget = bytes;
+}
 #else
 #define g_force_tiles 0
+#define g_force_budget ((size_t)0)
 #endif
+
+/* C from batch item b0 on. */
+static oz_out make_out(const oz_gemm_desc *d, int64_t b0)
+{
+    oz_out c = {d->C, d->Carray, d->strideC, d->ldc};
+    if (c.array)
+        c.array += b0;
+    else
+        c.base += b0 * d->strideC;
+    return c;
+}
+
+static oz_scalars make_scalars(const oz_gemm_desc *d)
+{
+    oz_scalars sc = {};
+    if (d->scalars_on_device) {
+        sc.alpha_ptr = d->alpha;
+        sc.beta_ptr = d->beta;
+    } else {
+        sc.alpha = *d->alpha;
+        sc.beta = *d->beta;
+    }
+    return sc;
+}
 
 /* The fused kernel's parameters for one group. */
 static oz_gemm_params make_params(const oz_gemm_desc *d, const oz_layout &L, char *ws, int64_t b0)
@@ -70,18 +60,8 @@ static oz_gemm_params make_params(const oz_gemm_desc *d, const oz_layout &L, cha
     p.a = oz_operand_ws{ws, L.slot_bytes, L.offA, L.offScaleA, L.offSpecial, L.Mpad, L.Kpad, L.Mpad};
     p.b = oz_operand_ws{ws, L.slot_bytes, L.offB, L.offScaleB, L.offSpecial + 4, L.Npad, L.Kpad, L.Npad};
     p.tile_override = g_force_tiles;
-    p.c = oz_out{d->C, d->Carray, d->strideC, d->ldc};
-    if (p.c.array)
-        p.c.array += b0;
-    else
-        p.c.base += b0 * d->strideC;
-    if (d->scalars_on_device) {
-        p.sc.alpha_ptr = d->alpha;
-        p.sc.beta_ptr = d->beta;
-    } else {
-        p.sc.alpha = *d->alpha;
-        p.sc.beta = *d->beta;
-    }
+    p.c = make_out(d, b0);
+    p.sc = make_scalars(d);
     return p;
 }
 
@@ -172,46 +152,182 @@ static cudaError_t use_engine(bool *yes)
     return cudaSuccess;
 }
 
-/* Phase 22 on the engine: residues of both operands in its layout, the
- * engine with the CRT fused, the Inf/NaN fix-up; batch items in groups. */
+/* The engine's scratch for a launch over blocks of mpad x npad padded rows
+ * (the planner's callback). */
+static int64_t engine_scratch(int64_t mpad, int64_t npad, int64_t group)
+{
+    return oz_engine_p22_scratch_bytes(oz_engine_p22_tiles(mpad, npad, group));
+}
+
+/* The call as the planner sees it (m, n, k, batch >= 1). */
+static oz_p22_call engine_call(const oz_gemm_desc *d)
+{
+    oz_p22_call c = {d->m, d->n, d->k, d->batch, !d->scalars_on_device && *d->beta == 0.0, engine_scratch};
+    return c;
+}
+
+/* The most the engine path asks for: the bound of p22_plan.h, or a test's. */
+static int64_t engine_ceiling(const oz_p22_call &c)
+{
+    return g_force_budget ? (int64_t)g_force_budget : oz_p22_budget(&c);
+}
+
+/* The engine path's plan for a workspace of `bytes`; false when none fits. */
+static bool engine_plan(const oz_gemm_desc *d, size_t bytes, oz_p22_plan *p)
+{
+    const oz_p22_call c = engine_call(d);
+    int64_t budget = bytes < (size_t)INT64_MAX ? (int64_t)bytes : INT64_MAX;
+    if (g_force_budget) {
+        const int64_t forced = oz_p22_plan_full(&c, engine_ceiling(c)).bytes;
+        budget = budget < forced ? budget : forced;
+    }
+    return oz_p22_plan_make(&c, budget, p);
+}
+
+/* Where an operand's residues for one block and slab go: rows r0 .. r0 +
+ * rows - 1 of the whole-item workspace w (its scales, from row r0 on), kl of
+ * K, residue planes at off_res in the engine's hi/lo layout. */
+static oz_operand_ws block_ws(const oz_operand_ws &w, int64_t off_res, int64_t r0, int64_t rows, int64_t pad_rows,
+                              int64_t kl)
+{
+    oz_operand_ws b = w;
+    b.off_res = off_res;
+    b.off_scale += 4 * r0;
+    b.rows_pad = oz_round_up(rows, pad_rows);
+    b.kpad = oz_round_up(kl, OZ_PAD_K);
+    b.plane_rows = 2 * b.rows_pad;
+    return b;
+}
+
+/* Phase 22 on the engine, by plan (p22_plan.h), batch items in groups: the
+ * scales and special flags of whole items; then per block of C and slab of
+ * K, the residues of the block's rows of op(A) and columns of op(B) over the
+ * slab and the engine with the CRT fused, its double accumulators carried
+ * from slab to slab (in C or the workspace); then the Inf/NaN fix-up of
+ * whole items. Items that fit whole are one block and one slab. */
 static cudaError_t run_engine(const oz_gemm_desc *d, char *ws, size_t bytes, cudaStream_t s)
 {
-    const oz_engine_layout L = oz_make_engine_layout(d->m, d->n, d->k);
-    int64_t per_group = d->batch;
-    while (per_group > 1 && oz_engine_bytes(L, per_group) > bytes)
-        per_group = (per_group + 1) / 2;
-    if (oz_engine_bytes(L, per_group) > bytes)
+    oz_p22_plan P;
+    if (!engine_plan(d, bytes, &P))
         return cudaErrorInvalidValue;
-    if (per_group > 65535)
-        per_group = 65535;
-    char *scratch = ws + L.slot_bytes * per_group;
-    oz_view va0 = oz_view_a(d), vb0 = oz_view_b(d);
-    for (int64_t b0 = 0; b0 < d->batch; b0 += per_group) {
-        const int64_t group = d->batch - b0 < per_group ? d->batch - b0 : per_group;
-        oz_gemm_params p = make_params(d, oz_make_layout(d->m, d->n, d->k), ws, b0); /* c and scalars */
-        oz_engine_p22_job job = {};
-        job.a = oz_operand_ws{ws, L.slot_bytes, 0, L.offScaleA, L.offSpecial, L.Mpad, L.Kpad, 2 * L.Mpad};
-        job.b = oz_operand_ws{ws, L.slot_bytes, L.offB, L.offScaleB, L.offSpecial + 4, L.Npad, L.Kpad, 2 * L.Npad};
-        job.m = d->m;
-        job.n = d->n;
-        job.scale_a = job.a.scale(0);
-        job.scale_b = job.b.scale(0);
-        job.scale_stride_a = job.scale_stride_b = L.slot_bytes / 4;
-        job.c = p.c;
-        job.first = job.last = 1;
-        job.sc = p.sc;
-        job.scratch = scratch;
-        oz_view va = oz_view_from(va0, b0), vb = oz_view_from(vb0, b0);
-        OZ_TRY(cudaMemset2DAsync(job.a.special(0), (size_t)L.slot_bytes, 0, 8, (size_t)group, s));
-        OZ_TRY(oz_launch_operand_scale(va, job.a, group, s));
-        OZ_TRY(oz_launch_operand_scale(vb, job.b, group, s));
-        OZ_TRY(oz_launch_operand_residues(va, job.a, group, s, true));
-        OZ_TRY(oz_launch_operand_residues(vb, job.b, group, s, true));
-        OZ_TRY(oz_launch_p22_engine(job, group, s));
-        OZ_TRY(oz_launch_special_fixup(va, vb, job.a, job.b, job.c, job.sc, d->m, d->n, group, s));
+    char *scratch = ws + P.off_scratch;
+    const oz_scalars sc = make_scalars(d);
+    const oz_view va0 = oz_view_a(d), vb0 = oz_view_b(d);
+    /* whole items: scales and flags (no residues here) */
+    const oz_operand_ws wa = {ws, P.slot_bytes, 0, P.off_scale_a, P.off_special, P.Mpad, 0, 0};
+    const oz_operand_ws wb = {ws, P.slot_bytes, 0, P.off_scale_b, P.off_special + 4, P.Npad, 0, 0};
+    for (int64_t b0 = 0; b0 < d->batch; b0 += P.group) {
+        const int64_t group = d->batch - b0 < P.group ? d->batch - b0 : P.group;
+        const oz_view va = oz_view_from(va0, b0), vb = oz_view_from(vb0, b0);
+        const oz_out c = make_out(d, b0);
+        OZ_TRY(cudaMemset2DAsync(wa.special(0), (size_t)P.slot_bytes, 0, 8, (size_t)group, s));
+        OZ_TRY(oz_launch_operand_scale(va, wa, group, s));
+        OZ_TRY(oz_launch_operand_scale(vb, wb, group, s));
+        for (int64_t m0 = 0; m0 < d->m; m0 += P.mb) {
+            const int64_t rows = d->m - m0 < P.mb ? d->m - m0 : P.mb;
+            for (int64_t n0 = 0; n0 < d->n; n0 += P.nb) {
+                const int64_t cols = d->n - n0 < P.nb ? d->n - n0 : P.nb;
+                for (int64_t k0 = 0; k0 < d->k; k0 += P.ks) {
+                    const int64_t kl = d->k - k0 < P.ks ? d->k - k0 : P.ks;
+                    oz_engine_p22_job job = {};
+                    job.a = block_ws(wa, 0, m0, rows, OZ_PAD_ROWS_A, kl);
+                    job.b = block_ws(wb, P.off_res_b, n0, cols, OZ_PAD_ROWS_B, kl);
+                    job.m = rows;
+                    job.n = cols;
+                    job.scale_a = job.a.scale(0);
+                    job.scale_b = job.b.scale(0);
+                    job.scale_stride_a = job.scale_stride_b = P.slot_bytes / 4;
+                    job.c = c;
+                    job.c_off = m0 + n0 * d->ldc;
+                    if (P.acc_in_c) {
+                        job.acc = c;
+                        job.acc_off = job.c_off;
+                    } else if (P.acc_in_ws) {
+                        job.acc = oz_out{(double *)(ws + P.off_acc), nullptr, P.slot_bytes / 8, P.mb};
+                    }
+                    job.first = k0 == 0;
+                    job.last = k0 + kl == d->k;
+                    job.sc = sc;
+                    job.scratch = scratch;
+                    OZ_TRY(oz_launch_operand_residues(oz_view_part(va, m0, rows, k0, kl), job.a, group, s, true));
+                    OZ_TRY(oz_launch_operand_residues(oz_view_part(vb, n0, cols, k0, kl), job.b, group, s, true));
+                    OZ_TRY(oz_launch_p22_engine(job, group, s));
+                }
+            }
+        }
+        OZ_TRY(oz_launch_special_fixup(va, vb, wa, wb, c, sc, d->m, d->n, group, s));
     }
     return cudaSuccess;
 }
+
+/* Workspace bytes of the mma.sync kernels: residues of all of K, for one
+ * batch item or all (their layout is not blocked: on GPUs without the
+ * sm_90a engine the workspace is not bounded, a known limitation). */
+static size_t mma_bytes(const oz_gemm_desc *d, bool full)
+{
+    return (size_t)oz_make_layout(d->m, d->n, d->k).slot_bytes * (size_t)(full && d->batch > 1 ? d->batch : 1);
+}
+
+/* Workspace bytes of the engine: the plan it asks for, or its least. */
+static size_t engine_bytes(const oz_gemm_desc *d, bool full)
+{
+    const oz_p22_call c = engine_call(d);
+    return (size_t)(full ? oz_p22_plan_full(&c, engine_ceiling(c)) : oz_p22_plan_min(&c)).bytes;
+}
+
+/* What the path of the current device needs. The test build asks for the
+ * larger of the two (its tests size the workspace, then may force the
+ * mma.sync kernels), and so does a device that cannot be asked (the run
+ * then fails with its error). */
+static size_t oz_workspace_for(const oz_gemm_desc *d, bool full)
+{
+    const size_t mma = mma_bytes(d, full);
+    if (d->m <= 0 || d->n <= 0 || d->k <= 0 || d->batch <= 0)
+        return mma; /* the engine runs none of these */
+    const size_t eng = engine_bytes(d, full);
+    bool engine = false;
+#ifdef OZ_TEST_HOOKS
+    const bool either = true;
+#else
+    const bool either = use_engine(&engine) != cudaSuccess;
+#endif
+    if (either)
+        return mma > eng ? mma : eng;
+    return engine ? eng : mma;
+}
+
+extern "C" size_t oz_gemm_workspace_min(const oz_gemm_desc *d)
+{
+    return oz_workspace_for(d, false);
+}
+
+extern "C" size_t oz_gemm_workspace_full(const oz_gemm_desc *d)
+{
+    return oz_workspace_for(d, true);
+}
+
+#ifdef OZ_TEST_HOOKS
+/* Tests only: the engine's plan for d with a workspace of `bytes`, as
+ * oz_gemm_run would make it: shape = {mb, nb, ks, group, acc (0 none, 1 in
+ * C, 2 in the workspace), plan bytes}. Returns 0, 1 when the current device
+ * does not run the engine (oz_gemm_run takes the mma.sync path), -1 when no
+ * plan fits or the device cannot be asked. */
+extern "C" int oz_gemm_engine_plan(const oz_gemm_desc *d, size_t bytes, int64_t shape[6])
+{
+    oz_p22_plan p;
+    bool engine = false;
+    if (d->m <= 0 || d->n <= 0 || d->k <= 0 || d->batch <= 0 || !engine_plan(d, bytes, &p) ||
+        use_engine(&engine) != cudaSuccess)
+        return -1;
+    shape[0] = p.mb;
+    shape[1] = p.nb;
+    shape[2] = p.ks;
+    shape[3] = p.group;
+    shape[4] = p.acc_in_c ? 1 : p.acc_in_ws ? 2 : 0;
+    shape[5] = p.bytes;
+    return engine ? 0 : 1;
+}
+#endif
 
 extern "C" int oz_gemm_run(const oz_gemm_desc *d, void *workspace, size_t workspace_bytes, void *stream)
 {

@@ -8,7 +8,7 @@
 /* op(A) as m rows of k. */
 static inline oz_view oz_view_a(const oz_gemm_desc *d)
 {
-    oz_view v = {d->A, d->Aarray, d->strideA, d->m, d->k, 1, d->lda};
+    oz_view v = {d->A, d->Aarray, d->strideA, d->m, d->k, 1, d->lda, 0};
     if (d->transa != 0)
         v.rs = d->lda, v.ks = 1;
     return v;
@@ -17,7 +17,7 @@ static inline oz_view oz_view_a(const oz_gemm_desc *d)
 /* op(B) as n rows (its columns) of k. */
 static inline oz_view oz_view_b(const oz_gemm_desc *d)
 {
-    oz_view v = {d->B, d->Barray, d->strideB, d->n, d->k, d->ldb, 1};
+    oz_view v = {d->B, d->Barray, d->strideB, d->n, d->k, d->ldb, 1, 0};
     if (d->transb != 0)
         v.rs = 1, v.ks = d->ldb;
     return v;
@@ -30,6 +30,16 @@ static inline oz_view oz_view_from(oz_view v, int64_t b0)
         v.array += b0;
     else
         v.base += b0 * v.stride;
+    return v;
+}
+
+/* Rows r0 .. r0 + rows - 1 and k0 .. k0 + kl - 1 of the view, as a view of
+ * its own (a block's rows or columns over a slab of K). */
+static inline oz_view oz_view_part(oz_view v, int64_t r0, int64_t rows, int64_t k0, int64_t kl)
+{
+    v.off += r0 * v.rs + k0 * v.ks;
+    v.rows = rows;
+    v.k = kl;
     return v;
 }
 

@@ -11,14 +11,16 @@
 
 #define OZ_NPLANES (OZ_P22_NPRIMES * OZ_NSLICES) /* int8 residue matrices per operand */
 
-/* An operand seen as `rows` rows of k: rows of op(A), or columns of op(B).
- * Element (r, kk) of batch item b is ptr(b)[r * rs + kk * ks]. */
+/* An operand seen as `rows` rows of k: rows of op(A), or columns of op(B),
+ * or a part of them (oz_view_part). Element (r, kk) of batch item b is
+ * ptr(b)[r * rs + kk * ks]. */
 struct oz_view {
     const double *base;
     const double *const *array; /* pointer-array batches, else NULL */
     int64_t stride;             /* between batch items when array == NULL */
     int64_t rows, k, rs, ks;
-    __host__ __device__ const double *ptr(int64_t b) const { return array ? array[b] : base + b * stride; }
+    int64_t off;                /* elements from an item's pointer to element (0, 0) (a pointer array cannot fold it into base) */
+    __host__ __device__ const double *ptr(int64_t b) const { return (array ? array[b] : base + b * stride) + off; }
 };
 
 /* The output C of batch item b. */
