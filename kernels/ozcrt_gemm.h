@@ -35,9 +35,13 @@ typedef struct oz_gemm_desc {
     int scalars_on_device;      /* CUBLAS_POINTER_MODE_DEVICE */
 } oz_gemm_desc;
 
-/* Workspace bytes for one batch item (the least oz_gemm_run accepts) and for
- * the whole batch at once (the most it can use). With less than the whole,
- * batch items are processed in groups, one after the other, on the stream. */
+/* Workspace bytes: the least oz_gemm_run accepts, and what it asks for. On
+ * the sm_90a engine the latter is at most max(1 GiB, 0.25 x the operands'
+ * bytes) unless the least is more (kernels/p22_plan.h): with less than
+ * everything at once, batch items go in groups, and an item that does not
+ * fit whole goes in blocks of C and slabs of K; given more, it uses more.
+ * The mma.sync kernels (other GPUs) need one batch item's residues of all
+ * of K at least, the whole batch's at most. */
 size_t oz_gemm_workspace_min(const oz_gemm_desc *d);
 size_t oz_gemm_workspace_full(const oz_gemm_desc *d);
 
