@@ -10,8 +10,7 @@
 
 /* One CTA, persistent over tiles: a producer warpgroup (one thread issues
  * TMA loads into a STAGES-deep ring of shared-memory stages, full/empty
- * mbarriers; its other three warps are the epilogue warps of modes that hand
- * their results off) and CONSUMERS warpgroups that share each stage
+ * mbarriers) and CONSUMERS warpgroups that share each stage
  * (cooperative): consumer w multiplies logical rows [w WG_M, (w+1) WG_M) of
  * the A stage, as two wgmma m64n128k32 blocks, by the whole B stage: one
  * BLOCK_M x BLOCK_N tile. Logical rows are the rows of the residue planes as
@@ -33,15 +32,14 @@ struct oz_engine_cfg {
     static constexpr int BLOCK_N = MMA_N;                      /* 128 logical rows of B per tile */
     static constexpr int BLOCK_K = 128;                        /* bytes of K per stage: one 128-byte swizzle row */
     static constexpr int THREADS = 128 * (1 + CONSUMERS);
-    static constexpr int EPI_THREADS = 96;                     /* warps 1-3 of the producer warpgroup */
     static constexpr int A_STAGE = BLOCK_M * BLOCK_K;
     static constexpr int B_STAGE = BLOCK_N * BLOCK_K;
     static constexpr int STAGE_BYTES = A_STAGE + B_STAGE;
     static constexpr int STAGES = 4;
-    static constexpr int BARRIERS = 2 * STAGES + 4;            /* full, empty per stage; hand-off full, empty x 2 */
+    static constexpr int BARRIERS = 2 * STAGES;                /* full, empty per stage */
     /* + 1024: the base is aligned to the 1024-byte swizzle atom */
     static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024 + BARRIERS * 8;
-    static constexpr int PRODUCER_REGS = 120, CONSUMER_REGS = 192; /* setmaxnreg: the epilogue warps' CRT without spills */
+    static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232; /* setmaxnreg */
     static constexpr int GROUP_M = 8;     /* tile rasterization: GROUP_M tile rows walked together (L2 reuse) */
     static constexpr int MAX_CTAS = 160;  /* persistent grid cap: the per-CTA scratch is sized for it */
     static constexpr int ACC = MMA_M * MMA_N / 128; /* accumulators per thread per block: 64 */
@@ -50,7 +48,6 @@ struct oz_engine_cfg {
     static constexpr int EMPTY_ARRIVALS = CONSUMERS * 4; /* lane 0 of each consuming warp */
 
     static_assert(THREADS == 384, "one producer and two consumer warpgroups");
-    static_assert(EPI_THREADS == 128 - 32, "the producer warpgroup's warps but the TMA one");
     static_assert(BLOCK_K == 128 && BLOCK_K % MMA_K == 0, "a stage row is one 128-byte swizzle row");
     static_assert(A_STAGE % 1024 == 0 && B_STAGE % 1024 == 0, "stages keep the 1024-byte swizzle alignment");
     static_assert(CONSUMER_REGS * CTHREADS + PRODUCER_REGS * 128 <= 65536, "register file");
@@ -61,23 +58,20 @@ struct oz_engine_cfg {
 };
 
 /* Phase 22 on the engine: the moduli set, the K chunk, and the per-CTA
- * scratch in which the consumers hand a (tile, K chunk) off to the epilogue
- * warps: the residues of all NMOD moduli (uint32 words of 4 residues,
- * [modulus][word][consumer thread]), in two buffers used alternately, so
- * that the consumers go on with the next chunk while the epilogue warps
- * rebuild X; then the double accumulators across K chunks ([element][consumer
- * thread]), which only the epilogue warps touch. */
+ * scratch: the residues of all NMOD moduli of a (tile, K chunk) (uint32
+ * words of 4 residues, [modulus][word][consumer thread]), kept until the
+ * CRT of the chunk, deferred to the next chunk's first run; then the double
+ * accumulators across K chunks ([element][consumer thread]). */
 struct oz_engine_p22 {
     static constexpr int NMOD = OZ_P22G_NMODULI;
     static constexpr int KCHUNK = OZ_P22_KCHUNK;
     static constexpr int VALUES = oz_engine_cfg::BLOCKS_PER_CONSUMER * oz_engine_cfg::ACC; /* 128 per thread */
     static constexpr int WORDS = VALUES / 4;
     static constexpr int OUTPUTS = VALUES / OZ_P22_NPASSES; /* 32 elements of C per consumer thread */
-    static constexpr int GROUPS = OUTPUTS / 4;              /* an epilogue item: 4 elements, one word per pass */
-    static constexpr int ITEMS = GROUPS * oz_engine_cfg::CTHREADS;
+    static constexpr int GROUPS = OUTPUTS / 4;              /* 4 elements: one word per pass and modulus */
     static constexpr int64_t RES_BYTES = (int64_t)NMOD * WORDS * oz_engine_cfg::CTHREADS * 4;
     static constexpr int64_t DACC_BYTES = (int64_t)OUTPUTS * oz_engine_cfg::CTHREADS * 8;
-    static constexpr int64_t SCRATCH_BYTES = 2 * RES_BYTES + DACC_BYTES;
+    static constexpr int64_t SCRATCH_BYTES = RES_BYTES + DACC_BYTES;
     static_assert(KCHUNK % oz_engine_cfg::BLOCK_K == 0, "K chunks are whole stages");
     static_assert(OZ_NSLICES == oz_engine_cfg::BLOCKS_PER_CONSUMER, "a consumer's two m64 blocks are hi and lo of A");
     static_assert(OZ_NSLICES * 64 == oz_engine_cfg::BLOCK_N, "the B stage holds hi and lo of 64 columns");

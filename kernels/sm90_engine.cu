@@ -96,42 +96,52 @@ __device__ __forceinline__ int32_t oz_engine_mod(int32_t x, int q)
 /* Keeps the compiler from batching the per-element work (register pressure). */
 __device__ __forceinline__ void oz_fence_regs() { asm volatile("" ::: "memory"); }
 
-/* Where the consumers hand a (tile, K chunk) off to the epilogue warps:
- * buffer seq % 2 of the scratch, a full and an empty mbarrier each. seq
- * counts the CTA's (tile, chunk) pairs in schedule order. */
-struct oz_handoff {
-    uint32_t bars; /* full[0], full[1], empty[0], empty[1] */
-    __device__ uint32_t full(uint32_t seq) const { return bars + 8 * (seq & 1); }
-    __device__ uint32_t empty(uint32_t seq) const { return bars + 16 + 8 * (seq & 1); }
-    /* the parity of use seq / 2 of its buffer */
-    static __device__ uint32_t parity(uint32_t seq) { return (seq >> 1) & 1u; }
-};
-
-/* Phase 22. Consumers: each modulus's accumulators reduced mod m_q and
- * packed as bytes into the hand-off buffer; after the last modulus of a
- * chunk, the buffer goes to the epilogue warps. Epilogue warps: for each
- * element, X of the four passes rebuilt from the six residues (CRT), added
- * in the order of phase22.md step 6 to the element's double accumulator
- * (from 0, or from the previous slabs' sum in acc), which after the slab's
- * last chunk goes to acc, or through the alpha/beta epilogue to C. */
+/* Phase 22, per consumer thread. At the end of each modulus's run the
+ * accumulators are reduced mod m_q and packed as bytes into the thread's
+ * words of the CTA scratch. The CRT of a (tile, K chunk) is deferred to the
+ * first run of the next chunk and done in the shadow of its MMAs (wgmma is
+ * asynchronous: between issuing a stage and waiting for it the thread is
+ * free): a unit = one pass of 4 elements (the 6 residues of each in one word
+ * per modulus): X rebuilt by the CRT and added in the order of phase22.md
+ * step 6 to the element's double accumulator, which after the last pass goes
+ * to the scratch (next chunk), to acc (next slab), or through the alpha/beta
+ * epilogue to C. A thread reads only words it wrote itself, so no barrier is
+ * needed; units left when a chunk's first run is short are done before its
+ * words are overwritten, the last chunk's after the mainloop. */
 struct oz_mode_p22 {
     typedef oz_engine_p22 M;
     static constexpr int KCHUNK = M::KCHUNK;
-    static constexpr bool HANDOFF = true;
+    static constexpr int UNITS = M::GROUPS * OZ_P22_NPASSES; /* per thread and chunk */
 
-    static __device__ __forceinline__ uint32_t *buffer(const oz_engine_params &P, uint32_t seq)
+    const oz_engine_params &P;
+    uint32_t *res;  /* this thread's words: res[(q WORDS + w) CTHREADS] */
+    double *dacc;   /* this thread's double accumulators: dacc[idx CTHREADS] */
+    oz_frag fr;
+    double alpha, beta;
+    /* the pending (tile, chunk) */
+    int unit; /* next unit; UNITS: none */
+    int64_t pb, pi0, pj0;
+    bool pmid, pend, plast, pfrom_acc; /* c > 0; last chunk of the slab; of the call; acc start */
+    /* the next unit's inputs, loaded a unit ahead */
+    uint32_t wn[M::NMOD];
+    double dn[4];
+    int32_t sn[4]; /* scale exponents: rows 0, 8 and columns 0, 1 of the next group (last chunk) */
+    double d[4];
+    int32_t sc[4];
+
+    __device__ oz_mode_p22(const oz_engine_params &p, int ctid) : P(p), fr(ctid), unit(UNITS)
     {
-        return (uint32_t *)(P.scratch + (int64_t)blockIdx.x * M::SCRATCH_BYTES + (seq & 1) * M::RES_BYTES);
+        char *scr = P.scratch + (int64_t)blockIdx.x * M::SCRATCH_BYTES;
+        res = (uint32_t *)scr + ctid;
+        dacc = (double *)(scr + M::RES_BYTES) + ctid;
+        P.sc.load(&alpha, &beta);
     }
 
-    static __device__ __forceinline__ void modulus_done(const oz_engine_params &P, int32_t (&acc0)[Cfg::ACC],
-                                                        int32_t (&acc1)[Cfg::ACC], int q, int64_t, int64_t, int64_t,
-                                                        int64_t, int64_t, int ctid, const oz_handoff &h,
-                                                        uint32_t seq)
+    __device__ __forceinline__ void modulus_done(int32_t (&acc0)[Cfg::ACC], int32_t (&acc1)[Cfg::ACC], int q,
+                                                 int64_t c, int64_t nchunks, int64_t b, int64_t row0, int64_t col0)
     {
-        if (q == 0) /* the epilogue warps are done with this buffer's previous chunk */
-            oz_mbar_wait(h.empty(seq), oz_handoff::parity(seq) ^ 1u);
-        uint32_t *res = buffer(P, seq) + ctid;
+        if (q == 0)
+            finish(); /* the previous chunk's words are about to be overwritten */
 #pragma unroll
         for (int w = 0; w < M::WORDS; w++) {
             uint32_t word = 0;
@@ -143,8 +153,46 @@ struct oz_mode_p22 {
             }
             res[(q * M::WORDS + w) * Cfg::CTHREADS] = word;
         }
-        if (q == M::NMOD - 1)
-            oz_mbar_arrive(h.full(seq)); /* release: the words are visible to the epilogue warps */
+        if (q == M::NMOD - 1) { /* the chunk is complete: its CRT is pending */
+            pb = b;
+            pi0 = row0 / 2 + fr.row0; /* 128 logical rows per consumer: hi and lo of 64 real rows */
+            pj0 = col0 / 2 + fr.col0;
+            pmid = c > 0;
+            pend = c == nchunks - 1;
+            plast = pend && P.last;
+            pfrom_acc = c == 0 && !P.first;
+            unit = 0;
+            prefetch(0);
+        }
+    }
+
+    /* Element bb of group a: row pi0 + 8 (bb >> 1), column pj0 + 8 a + (bb & 1). */
+    __device__ __forceinline__ void prefetch(int u)
+    {
+        const int a = u / OZ_P22_NPASSES, ps = u % OZ_P22_NPASSES;
+#pragma unroll
+        for (int q = 0; q < M::NMOD; q++)
+            wn[q] = res[(q * M::WORDS + a + M::GROUPS * ps) * Cfg::CTHREADS];
+        if (ps != 0)
+            return;
+#pragma unroll
+        for (int bb = 0; bb < 4; bb++) {
+            const int64_t i = pi0 + 8 * (bb >> 1), j = pj0 + 8 * a + (bb & 1);
+            if (pmid)
+                dn[bb] = dacc[(4 * a + bb) * Cfg::CTHREADS];
+            else if (pfrom_acc && i < P.m && j < P.n)
+                dn[bb] = P.acc.ptr(pb)[P.acc_off + i + j * P.acc.ldc];
+            else
+                dn[bb] = 0.0;
+        }
+        if (plast) {
+            const int32_t *sA = P.scale_a + pb * P.scale_stride_a, *sB = P.scale_b + pb * P.scale_stride_b;
+            const int64_t i = pi0, j = pj0 + 8 * a;
+            sn[0] = i < P.m ? sA[i] : 0;
+            sn[1] = i + 8 < P.m ? sA[i + 8] : 0;
+            sn[2] = j < P.n ? sB[j] : 0;
+            sn[3] = j + 1 < P.n ? sB[j + 1] : 0;
+        }
     }
 
     /* X of one pass of one element from its residues (bytes bb of w[q]):
@@ -161,94 +209,61 @@ struct oz_mode_p22 {
         return (int64_t)(S - (uint64_t)qd * OZ_P22G_M);
     }
 
-    /* One epilogue item's inputs: the words of the four passes of its four
-     * elements, and their double accumulators. */
-    struct item_in {
-        uint32_t w[OZ_P22_NPASSES][M::NMOD];
-        double d[4];
-    };
-
-    /* Epilogue thread e of EPI_THREADS: items it = e, e + EPI_THREADS, ...
-     * of each (tile, chunk); item it = a * CTHREADS + ctid is elements
-     * 4a .. 4a+3 of consumer thread ctid (consecutive threads read
-     * consecutive words). The L2 latency under the mainloop's traffic is
-     * long: all loads of an item are issued before any is used. */
-    static __device__ void epilogue(const oz_engine_params &P, const oz_handoff &h, int e, int64_t nchunks)
+    __device__ __forceinline__ void do_unit()
     {
-        double *dacc = (double *)(P.scratch + (int64_t)blockIdx.x * M::SCRATCH_BYTES + 2 * M::RES_BYTES);
-        double alpha = 0.0, beta = 0.0;
-        P.sc.load(&alpha, &beta);
-        uint32_t seq = 0;
-        for (int64_t t = blockIdx.x; t < P.tiles_total; t += gridDim.x) {
-            int64_t b;
-            int tm, tn;
-            oz_engine_tile(P, t, b, tm, tn);
-            const int32_t *sA = P.scale_a + b * P.scale_stride_a, *sB = P.scale_b + b * P.scale_stride_b;
-            double *C = P.c.ptr(b) + P.c_off;
-            const double *Acc = P.first && P.last ? nullptr : P.acc.ptr(b) + P.acc_off;
-            for (int64_t c = 0; c < nchunks; c++, seq++) {
-                const bool end = c == nchunks - 1;        /* of the slab */
-                const bool last = end && P.last;          /* of the call: C gets the epilogue */
-                const bool from_acc = c == 0 && !P.first; /* the previous slabs' sum */
-                oz_mbar_wait(h.full(seq), oz_handoff::parity(seq));
-                const uint32_t *res = buffer(P, seq);
-                /* element bb of item it: (i, j) of the block */
-                auto where = [&](int it, int bb, int64_t &i, int64_t &j) {
-                    const int ctid = it % Cfg::CTHREADS, idx = 4 * (it / Cfg::CTHREADS) + bb;
-                    const oz_frag fr(ctid);
-                    /* 128 logical rows per consumer: hi and lo of 64 real rows */
-                    i = ((int64_t)tm * Cfg::BLOCK_M + (ctid / 128) * Cfg::WG_M) / 2 + fr.row(idx);
-                    j = (int64_t)tn * Cfg::BLOCK_N / 2 + fr.col(idx);
-                };
-                auto load = [&](int it, item_in &x) {
-                    const int ctid = it % Cfg::CTHREADS, a = it / Cfg::CTHREADS;
+        const int a = unit / OZ_P22_NPASSES, ps = unit % OZ_P22_NPASSES;
+        uint32_t w[M::NMOD];
 #pragma unroll
-                    for (int ps = 0; ps < OZ_P22_NPASSES; ps++)
+        for (int q = 0; q < M::NMOD; q++)
+            w[q] = wn[q];
+        if (ps == 0) {
 #pragma unroll
-                        for (int q = 0; q < M::NMOD; q++)
-                            x.w[ps][q] = res[(q * M::WORDS + a + M::GROUPS * ps) * Cfg::CTHREADS + ctid];
-#pragma unroll
-                    for (int bb = 0; bb < 4; bb++) {
-                        int64_t i, j;
-                        where(it, bb, i, j);
-                        if (c > 0)
-                            x.d[bb] = dacc[(4 * a + bb) * Cfg::CTHREADS + ctid];
-                        else
-                            x.d[bb] = from_acc && i < P.m && j < P.n ? Acc[i + j * P.acc.ldc] : 0.0;
-                    }
-                };
-                for (int it = e; it < M::ITEMS; it += Cfg::EPI_THREADS) {
-                    item_in cur;
-                    load(it, cur); /* all of the item's loads in flight at once */
-#pragma unroll
-                    for (int ps = 0; ps < OZ_P22_NPASSES; ps++) {
-                        const double unit = ps == 0 ? 0x1p-34 : ps == 3 ? 0x1p-68 : 0x1p-51;
-#pragma unroll
-                        for (int bb = 0; bb < 4; bb++)
-                            cur.d[bb] = __dadd_rn(cur.d[bb], __dmul_rn((double)rebuild(cur.w[ps], bb), unit));
-                    }
-                    const int ctid = it % Cfg::CTHREADS, a = it / Cfg::CTHREADS;
-#pragma unroll
-                    for (int bb = 0; bb < 4; bb++) {
-                        int64_t i, j;
-                        where(it, bb, i, j);
-                        if (!end) {
-                            dacc[(4 * a + bb) * Cfg::CTHREADS + ctid] = cur.d[bb];
-                        } else if (i < P.m && j < P.n) {
-                            if (!last) {
-                                P.acc.ptr(b)[P.acc_off + i + j * P.acc.ldc] = cur.d[bb];
-                            } else {
-                                const int s = sA[i], u = sB[j];
-                                if (s != OZ_SCALE_SPECIAL && u != OZ_SCALE_SPECIAL) /* else the fix-up writes it */
-                                    oz_store_epilogue(&C[i + j * P.c.ldc], alpha, beta, ldexp(cur.d[bb], s + u),
-                                                      false);
-                            }
-                        }
-                    }
-                }
-                oz_mbar_arrive(h.empty(seq)); /* release: this buffer's words are read */
+            for (int bb = 0; bb < 4; bb++) {
+                d[bb] = dn[bb];
+                sc[bb] = sn[bb];
             }
         }
+        if (unit + 1 < UNITS)
+            prefetch(unit + 1);
+        const double scale = ps == 0 ? 0x1p-34 : ps == 3 ? 0x1p-68 : 0x1p-51;
+#pragma unroll
+        for (int bb = 0; bb < 4; bb++)
+            d[bb] = __dadd_rn(d[bb], __dmul_rn((double)rebuild(w, bb), scale));
+        if (ps == OZ_P22_NPASSES - 1) {
+#pragma unroll
+            for (int bb = 0; bb < 4; bb++) {
+                const int64_t i = pi0 + 8 * (bb >> 1), j = pj0 + 8 * a + (bb & 1);
+                if (!pend) {
+                    dacc[(4 * a + bb) * Cfg::CTHREADS] = d[bb];
+                } else if (i < P.m && j < P.n) {
+                    if (!plast) {
+                        P.acc.ptr(pb)[P.acc_off + i + j * P.acc.ldc] = d[bb];
+                    } else {
+                        const int s = sc[bb >> 1], t = sc[2 + (bb & 1)];
+                        if (s != OZ_SCALE_SPECIAL && t != OZ_SCALE_SPECIAL) /* else the fix-up writes it */
+                            oz_store_epilogue(&P.c.ptr(pb)[P.c_off + i + j * P.c.ldc], alpha, beta,
+                                              ldexp(d[bb], s + t), false);
+                    }
+                }
+            }
+        }
+        unit++;
+    }
+
+    /* In the shadow of one stage's MMAs of a run of nk stages: enough units
+     * that the pending chunk is done within the run. */
+    __device__ __forceinline__ void shadow(int nk)
+    {
+        if (unit >= UNITS)
+            return;
+        const int per = (UNITS + nk - 1) / nk;
+        for (int i = 0; i < per && unit < UNITS; i++)
+            do_unit();
+    }
+    __device__ __forceinline__ void finish()
+    {
+        while (unit < UNITS)
+            do_unit();
     }
 };
 
@@ -256,14 +271,13 @@ struct oz_mode_p22 {
  * chunks' residue, stored as bytes (column-major, leading dimension res_rows). */
 struct oz_mode_res {
     static constexpr int KCHUNK = oz_engine_res::KCHUNK;
-    static constexpr bool HANDOFF = false;
+    const oz_engine_params &P;
+    oz_frag fr;
+    __device__ oz_mode_res(const oz_engine_params &p, int ctid) : P(p), fr(ctid) {}
 
-    static __device__ __forceinline__ void modulus_done(const oz_engine_params &P, int32_t (&acc0)[Cfg::ACC],
-                                                        int32_t (&acc1)[Cfg::ACC], int q, int64_t c, int64_t,
-                                                        int64_t b, int64_t row0, int64_t col0, int ctid,
-                                                        const oz_handoff &, uint32_t)
+    __device__ __forceinline__ void modulus_done(int32_t (&acc0)[Cfg::ACC], int32_t (&acc1)[Cfg::ACC], int q,
+                                                 int64_t c, int64_t, int64_t b, int64_t row0, int64_t col0)
     {
-        const oz_frag fr(ctid);
         const int32_t mq = c_emod[q];
         uint8_t *plane = P.res + b * P.res_item_bytes + (int64_t)q * P.res_rows * P.res_cols;
 #pragma unroll
@@ -285,7 +299,8 @@ struct oz_mode_res {
             oz_fence_regs();
         }
     }
-    static __device__ void epilogue(const oz_engine_params &, const oz_handoff &, int, int64_t) {}
+    __device__ __forceinline__ void shadow(int) {}
+    __device__ __forceinline__ void finish() {}
 };
 
 template <class Mode>
@@ -300,17 +315,12 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     const uint32_t bars = sB + Cfg::STAGES * Cfg::B_STAGE;
     auto full = [&](int s) { return bars + 8 * s; };
     auto empty = [&](int s) { return bars + 8 * (Cfg::STAGES + s); };
-    const oz_handoff hand = {bars + 8 * 2 * Cfg::STAGES};
     const int wg = threadIdx.x >> 7;
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < Cfg::STAGES; s++) {
             oz_mbar_init(full(s), 1);
             oz_mbar_init(empty(s), Cfg::EMPTY_ARRIVALS);
-        }
-        for (uint32_t i = 0; i < 2; i++) {
-            oz_mbar_init(hand.full(i), Cfg::CTHREADS);
-            oz_mbar_init(hand.empty(i), Cfg::EPI_THREADS);
         }
         oz_mbar_init_fence();
     }
@@ -324,11 +334,6 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
 
     if (wg == 0) { /* producer warpgroup */
         oz_setmaxnreg_dec<Cfg::PRODUCER_REGS>();
-        if (threadIdx.x >= 32) { /* the epilogue warps */
-            if (Mode::HANDOFF)
-                Mode::epilogue(P, hand, threadIdx.x - 32, nchunks);
-            return;
-        }
         if (threadIdx.x != 0)
             return;
         oz_tma_prefetch_desc(&tmA);
@@ -367,13 +372,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     int st = 0;
     uint32_t ph = 0;
     const uint32_t a_off0 = cw * Cfg::WG_M * Cfg::BLOCK_K, a_off1 = a_off0 + Cfg::MMA_M * Cfg::BLOCK_K;
-    uint32_t seq = 0;
+    Mode mode(P, ctid);
     for (int64_t t = blockIdx.x; t < P.tiles_total; t += gridDim.x) {
         int64_t b;
         int tm, tn;
         oz_engine_tile(P, t, b, tm, tn);
         const int64_t row0 = (int64_t)tm * Cfg::BLOCK_M + cw * Cfg::WG_M, col0 = (int64_t)tn * Cfg::BLOCK_N;
-        for (int64_t c = 0; c < nchunks; c++, seq++) {
+        for (int64_t c = 0; c < nchunks; c++) {
             const int nk = kblocks(c);
             for (int q = 0; q < P.nmod; q++) {
 #pragma unroll
@@ -392,6 +397,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                         oz_wgmma_m64n128k32(acc1, da1 + 2 * ks, db + 2 * ks);
                     }
                     oz_wgmma_commit();
+                    mode.shadow(nk);    /* while the tensor cores run this stage */
                     oz_wgmma_wait<1>(); /* the previous stage's MMAs are done: give it back */
                     if (prev >= 0 && lane0)
                         oz_mbar_arrive(empty(prev));
@@ -409,10 +415,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                     asm volatile("" : "+r"(acc0[i])::"memory");
                     asm volatile("" : "+r"(acc1[i])::"memory");
                 }
-                Mode::modulus_done(P, acc0, acc1, q, c, nchunks, b, row0, col0, ctid, hand, seq);
+                mode.modulus_done(acc0, acc1, q, c, nchunks, b, row0, col0);
             }
         }
     }
+    mode.finish();
 }
 
 /* ---- host side ---- */
