@@ -12,13 +12,13 @@
 
 /* A model of the engine's scratch (kernels/sm90_engine.cu,
  * oz_engine_p22_scratch_bytes of oz_engine_p22_tiles, as of commit
- * 0ce1cc0): 256 x 128 logical tiles (2 logical rows per real row), one CTA
- * per tile up to 160, 458752 bytes each. The planner only needs it to grow
+ * 261d523): 256 x 128 logical tiles (2 logical rows per real row), one CTA
+ * per tile up to 160, 262144 bytes each. The planner only needs it to grow
  * with the tiles; the printed bytes are those of that engine. */
 static int64_t model_scratch(int64_t mpad, int64_t npad, int64_t group)
 {
     int64_t tiles = ((2 * mpad + 255) / 256) * ((2 * npad + 127) / 128) * group;
-    return (tiles < 160 ? tiles : 160) * 458752;
+    return (tiles < 160 ? tiles : 160) * 262144;
 }
 
 static oz_p22_call call_of(int64_t m, int64_t n, int64_t k, int64_t batch, int c_unread)
