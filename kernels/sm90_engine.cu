@@ -137,23 +137,23 @@ struct oz_mode_p22 {
         P.sc.load(&alpha, &beta);
     }
 
-    /* Block h (acc0: passes HH, HL = words 0..15; acc1: LH, LL = words
-     * 16..31) of modulus q's run is complete. */
-    __device__ __forceinline__ void half_done(int h, int32_t (&acc)[Cfg::ACC], int q, int64_t c, int64_t nchunks,
-                                              int64_t b, int64_t row0, int64_t col0)
+    __device__ __forceinline__ void modulus_done(int32_t (&acc0)[Cfg::ACC], int32_t (&acc1)[Cfg::ACC], int q,
+                                                 int64_t c, int64_t nchunks, int64_t b, int64_t row0, int64_t col0)
     {
-        if (q == 0 && h == 0)
+        if (q == 0)
             finish(); /* the previous chunk's words are about to be overwritten */
-        constexpr int HW = M::WORDS / Cfg::BLOCKS_PER_CONSUMER;
 #pragma unroll
-        for (int w = 0; w < HW; w++) {
+        for (int w = 0; w < M::WORDS; w++) {
             uint32_t word = 0;
 #pragma unroll
-            for (int e = 0; e < 4; e++)
-                word |= (uint32_t)oz_engine_mod(acc[4 * w + e], q) << (8 * e);
-            res[(q * M::WORDS + h * HW + w) * Cfg::CTHREADS] = word;
+            for (int e = 0; e < 4; e++) {
+                const int v = 4 * w + e;
+                const int32_t x = v < Cfg::ACC ? acc0[v] : acc1[v - Cfg::ACC];
+                word |= (uint32_t)oz_engine_mod(x, q) << (8 * e);
+            }
+            res[(q * M::WORDS + w) * Cfg::CTHREADS] = word;
         }
-        if (q == M::NMOD - 1 && h == Cfg::BLOCKS_PER_CONSUMER - 1) { /* the chunk is complete: its CRT is pending */
+        if (q == M::NMOD - 1) { /* the chunk is complete: its CRT is pending */
             pb = b;
             pi0 = row0 / 2 + fr.row0; /* 128 logical rows per consumer: hi and lo of 64 real rows */
             pj0 = col0 / 2 + fr.col0;
@@ -275,24 +275,28 @@ struct oz_mode_res {
     oz_frag fr;
     __device__ oz_mode_res(const oz_engine_params &p, int ctid) : P(p), fr(ctid) {}
 
-    __device__ __forceinline__ void half_done(int h, int32_t (&acc)[Cfg::ACC], int q, int64_t c, int64_t, int64_t b,
-                                              int64_t row0, int64_t col0)
+    __device__ __forceinline__ void modulus_done(int32_t (&acc0)[Cfg::ACC], int32_t (&acc1)[Cfg::ACC], int q,
+                                                 int64_t c, int64_t, int64_t b, int64_t row0, int64_t col0)
     {
         const int32_t mq = c_emod[q];
         uint8_t *plane = P.res + b * P.res_item_bytes + (int64_t)q * P.res_rows * P.res_cols;
 #pragma unroll
-        for (int idx = 0; idx < Cfg::ACC; idx++) {
-            const int64_t i = row0 + h * Cfg::MMA_M + fr.row(idx);
-            const int64_t j = col0 + fr.col(idx);
-            if (i >= P.res_rows || j >= P.res_cols)
-                continue;
-            int32_t r = oz_engine_mod(acc[idx], q);
-            uint8_t *p = plane + i + j * P.res_rows;
-            if (c > 0) {
-                r += *p;
-                r -= r >= mq ? mq : 0;
+        for (int h = 0; h < Cfg::BLOCKS_PER_CONSUMER; h++) {
+#pragma unroll
+            for (int idx = 0; idx < Cfg::ACC; idx++) {
+                const int64_t i = row0 + h * Cfg::MMA_M + fr.row(idx);
+                const int64_t j = col0 + fr.col(idx);
+                if (i >= P.res_rows || j >= P.res_cols)
+                    continue;
+                int32_t r = oz_engine_mod(h ? acc1[idx] : acc0[idx], q);
+                uint8_t *p = plane + i + j * P.res_rows;
+                if (c > 0) {
+                    r += *p;
+                    r -= r >= mq ? mq : 0;
+                }
+                *p = (uint8_t)r;
             }
-            *p = (uint8_t)r;
+            oz_fence_regs();
         }
     }
     __device__ __forceinline__ void shadow(int) {}
@@ -369,26 +373,6 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     uint32_t ph = 0;
     const uint32_t a_off0 = cw * Cfg::WG_M * Cfg::BLOCK_K, a_off1 = a_off0 + Cfg::MMA_M * Cfg::BLOCK_K;
     Mode mode(P, ctid);
-    /* Per stage: the acc0 MMAs (one commit group), then the acc1 MMAs (a
-     * second). At the end of a run acc0 is reduced while acc1's last MMAs
-     * still run. (Carrying acc1's reduction into the next run's first stage
-     * made ptxas serialize the wgmmas: it cannot see across the loop which
-     * group is in flight.) */
-    int prev = -1; /* the stage whose MMAs may still run */
-    auto settle = [&](int32_t(&acc)[Cfg::ACC]) { /* the results exist only now: no read moves above the wait */
-#pragma unroll
-        for (int i = 0; i < Cfg::ACC; i++)
-            asm volatile("" : "+r"(acc[i])::"memory");
-    };
-    /* one block's MMAs of the stage; a run's first stage starts from 0 */
-    auto issue = [&](int32_t(&acc)[Cfg::ACC], uint32_t a_off, bool first) {
-        const uint64_t da = oz_wgmma_desc(sA + st * Cfg::A_STAGE + a_off);
-        const uint64_t db = oz_wgmma_desc(sB + st * Cfg::B_STAGE);
-#pragma unroll
-        for (int ks = 0; ks < Cfg::BLOCK_K / Cfg::MMA_K; ks++)
-            oz_wgmma_m64n128k32(acc, da + 2 * ks, db + 2 * ks, ks > 0 || !first);
-        oz_wgmma_commit();
-    };
     for (int64_t t = blockIdx.x; t < P.tiles_total; t += gridDim.x) {
         int64_t b;
         int tm, tn;
@@ -397,13 +381,24 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         for (int64_t c = 0; c < nchunks; c++) {
             const int nk = kblocks(c);
             for (int q = 0; q < P.nmod; q++) {
+#pragma unroll
+                for (int i = 0; i < Cfg::ACC; i++)
+                    acc0[i] = acc1[i] = 0;
+                int prev = -1;
                 for (int kb = 0; kb < nk; kb++) {
                     oz_mbar_wait(full(st), ph);
+                    const uint64_t da0 = oz_wgmma_desc(sA + st * Cfg::A_STAGE + a_off0);
+                    const uint64_t da1 = oz_wgmma_desc(sA + st * Cfg::A_STAGE + a_off1);
+                    const uint64_t db = oz_wgmma_desc(sB + st * Cfg::B_STAGE);
                     oz_wgmma_fence();
-                    issue(acc0, a_off0, kb == 0);
-                    issue(acc1, a_off1, kb == 0);
+#pragma unroll
+                    for (int ks = 0; ks < Cfg::BLOCK_K / Cfg::MMA_K; ks++) {
+                        oz_wgmma_m64n128k32(acc0, da0 + 2 * ks, db + 2 * ks);
+                        oz_wgmma_m64n128k32(acc1, da1 + 2 * ks, db + 2 * ks);
+                    }
+                    oz_wgmma_commit();
                     mode.shadow(nk);    /* while the tensor cores run this stage */
-                    oz_wgmma_wait<2>(); /* the previous stage's MMAs are done: give it back */
+                    oz_wgmma_wait<1>(); /* the previous stage's MMAs are done: give it back */
                     if (prev >= 0 && lane0)
                         oz_mbar_arrive(empty(prev));
                     prev = st;
@@ -412,15 +407,15 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                         ph ^= 1;
                     }
                 }
-                oz_wgmma_wait<1>(); /* acc0's last group; acc1's runs on */
-                settle(acc0);
-                mode.half_done(0, acc0, q, c, nchunks, b, row0, col0);
                 oz_wgmma_wait<0>();
-                if (lane0)
+                if (prev >= 0 && lane0)
                     oz_mbar_arrive(empty(prev));
-                prev = -1;
-                settle(acc1);
-                mode.half_done(1, acc1, q, c, nchunks, b, row0, col0);
+#pragma unroll
+                for (int i = 0; i < Cfg::ACC; i++) { /* the results exist only now: no read may move above the wait */
+                    asm volatile("" : "+r"(acc0[i])::"memory");
+                    asm volatile("" : "+r"(acc1[i])::"memory");
+                }
+                mode.modulus_done(acc0, acc1, q, c, nchunks, b, row0, col0);
             }
         }
     }
