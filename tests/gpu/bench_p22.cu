@@ -10,8 +10,10 @@
 #include "kernels/engine.h"
 #include "kernels/ozcrt_gemm.h"
 
-/* Test hook of the test build (kernels/gemm_host.cu): plan the engine path for this budget. */
+/* Test hooks of the test build (kernels/gemm_host.cu): plan the engine path
+ * for this budget; run the mma.sync kernels (2: large tiles) instead. */
 extern "C" void oz_gemm_force_budget(size_t bytes);
+extern "C" void oz_gemm_force_tiles(int which);
 
 #define CHECK(call)                                                                                 \
     do {                                                                                            \
@@ -77,6 +79,10 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--p22-only")) {
             p22_only = true;
+            continue;
+        }
+        if (!strcmp(argv[i], "--sm80")) { /* the Phase 22 columns time the mma.sync path (A100's) */
+            oz_gemm_force_tiles(2);
             continue;
         }
         long long a = 0, b = 0, c = 0;
