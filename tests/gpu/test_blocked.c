@@ -1,4 +1,6 @@
 /* tests/gpu/test_blocked.c: the engine path cut into blocks of C and slabs of K (kernels/p22_plan.h) under forced small workspaces equals the CPU reference bit for bit. */
+#include <string.h>
+
 #include "gpu_util.h"
 #include "kernels/ozcrt_gemm.h"
 #include "reference/refgemm.h"
@@ -191,8 +193,10 @@ static void run_case(int idx, int engine_runs)
 
 int main(int argc, char **argv)
 {
+    /* test_blocked [cases [seed [--any]]]: --any drops the coverage demand (short runs, e.g. under memcheck) */
     int ncases = argc > 1 ? atoi(argv[1]) : 160;
     uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 0) : 20261130;
+    const int need_cover = !(argc > 3 && !strcmp(argv[3], "--any"));
     rng_state ^= seed;
     /* the plan of a Hopper-sized call tells whether this device runs the engine */
     double one = 1.0;
@@ -207,7 +211,7 @@ int main(int argc, char **argv)
     printf("test_blocked: %d cases, %d bit-identical, %d failures; cases with row blocks %d, column blocks %d, "
            "slabs with accumulators in C %d / in the workspace %d, groups of items %d, the smallest plan %d\n",
            cases, cases - failures, failures, seen_rows, seen_cols, seen_acc_c, seen_acc_ws, seen_group, seen_min);
-    int covered = !engine_runs || (seen_rows && seen_cols && seen_acc_c && seen_acc_ws && seen_group && seen_min);
+    int covered = !engine_runs || !need_cover || (seen_rows && seen_cols && seen_acc_c && seen_acc_ws && seen_group && seen_min);
     if (!covered)
         printf("FAIL: the cases did not cover every kind of plan\n");
     printf("%s\n", failures || !covered ? "FAIL" : "PASS");
