@@ -6,9 +6,11 @@
  * the report on request (ozcrt.h). Everything else in compare/ is internal
  * (report.h, metrics.h, kernels.h: also used by its tests).
  *
- * The router calls ozcmp_gemm() IN PLACE OF oz_gemm_run() for a call it
- * has decided to emulate, when shadow mode is on. On the caller's
- * stream, in order:
+ * The router calls ozcmp_gemm() IN PLACE OF the emulated path's own run
+ * (oz_gemm_run, or oz2_gemm_run in the ozaki2 mode) for a call it has
+ * decided to emulate, when shadow mode is on; the path comes as data (an
+ * ozcmp_path: its name for the report, its run function and the error bound
+ * it obeys). On the caller's stream, in order:
  *   1. scratch from a stream-ordered pool of ozcrt's own (cudaMallocFromPoolAsync;
  *      the application's default pool is not touched), laid out like C (same
  *      ldc and strideC, same address mod 256, so cuBLAS picks the same kernel);
@@ -18,8 +20,8 @@
  *   3. max |.| of op(A)'s rows and op(B)'s columns (for the error bound);
  *   4. native(native_ctx, &into): the real cuBLAS call with C replaced by
  *      scratch (into.C/ldc/strideC, or into.Carray for pointer arrays);
- *   5. oz_gemm_run() into the caller's C;
- *   6. the metric kernel (emulated C vs scratch) into a device record, copied
+ *   5. the path's run() into the caller's C;
+ *   6. the metric kernel (emulated C vs scratch, with the path's bound) into a device record, copied
  *      into a pinned host ring slot with an event;
  *   7. OZCRT_COMPARE_RESULT=native: scratch copied back into C;
  *   8. cudaFreeAsync of the scratch.
@@ -57,6 +59,19 @@ typedef int (*ozcmp_native_fn)(void *ctx, const oz_gemm_desc *into);
 
 typedef enum { OZCMP_RESULT_EMULATED = 0, OZCMP_RESULT_NATIVE = 1 } ozcmp_result;
 
+/* Runs the emulated path for the call d on `stream` (a cudaStream_t) with
+ * the workspace ws (ws_bytes): oz_gemm_run's contract. Returns a cudaError_t. */
+typedef int (*ozcmp_emulated_fn)(void *ctx, const oz_gemm_desc *d, void *ws, size_t ws_bytes, void *stream);
+
+/* The emulated path of a call, as ozcmp_gemm runs and judges it. */
+typedef struct ozcmp_path {
+    const char *mode;           /* its name in the report: "phase22", "ozaki2/53" (bits); copied */
+    ozcmp_emulated_fn run;
+    void *ctx;                  /* run's first argument */
+    ozcmp_bound bound;          /* the error bound it obeys (compare/metrics.h): ozcmp_bound_phase22(),
+                                 * or ozcmp_bound_ozaki2(w) for the plan's integer width */
+} ozcmp_path;
+
 typedef struct ozcmp_config {
     int enabled;                /* OZCRT_COMPARE=0|1, default 0 */
     ozcmp_result result;        /* OZCRT_COMPARE_RESULT=emulated|native, default emulated */
@@ -74,16 +89,17 @@ int ozcmp_parse_compare(const char *value, int *out);
 int ozcmp_parse_result(const char *value, ozcmp_result *out);
 int ozcmp_parse_report_file(const char *value, const char **out);
 
-/* THE call: the shadow-mode replacement of oz_gemm_run() (see above). site
- * names the call in the report; d is the call as the router passes it to
- * oz_gemm_run (arguments already checked), ws and ws_bytes its workspace,
- * stream the handle's cudaStream_t; `result` what the program receives in C.
- * Returns a cublasStatus_t: 0 on success; with OZCMP_RESULT_NATIVE, the
- * native call's status. If the emulated path fails to launch, the program
- * gets the native result (copied from scratch) and the call is counted as
- * not compared (CUDA error). */
-int ozcmp_gemm(const ozcmp_site *site, const oz_gemm_desc *d, ozcmp_native_fn native, void *native_ctx, void *ws,
-               size_t ws_bytes, void *stream, ozcmp_result result);
+/* THE call: the shadow-mode replacement of the emulated path's run (see
+ * above). site names the call in the report (its mode is path->mode; the
+ * site's own mode is ignored); path the emulated path; d is the call as the
+ * router passes it to path->run (arguments already checked), ws and ws_bytes
+ * its workspace, stream the handle's cudaStream_t; `result` what the program
+ * receives in C. Returns a cublasStatus_t: 0 on success; with
+ * OZCMP_RESULT_NATIVE, the native call's status. If the emulated path fails
+ * to launch, the program gets the native result (copied from scratch) and
+ * the call is counted as not compared (CUDA error). */
+int ozcmp_gemm(const ozcmp_site *site, const ozcmp_path *path, const oz_gemm_desc *d, ozcmp_native_fn native,
+               void *native_ctx, void *ws, size_t ws_bytes, void *stream, ozcmp_result result);
 
 /* Waits for every record in flight and adds it to the report. Idempotent;
  * safe when shadow mode never ran. Also registered with atexit() the first

@@ -14,12 +14,13 @@ struct metrics_args {
     ozcmp_mat_view e, n;
     int64_t m, ncols, k, batch;
     const unsigned long long *absmax_a, *absmax_b; /* NULL: no bound check */
+    ozcmp_bound bound;                             /* the emulated path's (ozcmp_allowed) */
     double alpha, beta;
     const double *alpha_dev, *beta_dev;            /* device pointer mode */
     ozcmp_accum *rec;
 };
 
-/* The Phase 22 scale exponent from a max |.| bit pattern (ozcmp_scales). */
+/* The scale exponent (both modes' s_i, t_j) from a max |.| bit pattern (ozcmp_scales). */
 __device__ __forceinline__ int scale_of(const unsigned long long *absmax, int64_t idx)
 {
     return oz_scale_exponent(__longlong_as_double((long long)absmax[idx]));
@@ -116,7 +117,7 @@ __global__ void __launch_bounds__(kThreads) ozcmp_metrics_kernel(metrics_args a)
                     double allowed = INFINITY;
                     if (a.absmax_a) {
                         const int t = scale_of(a.absmax_b, b * a.ncols + j);
-                        allowed = ozcmp_allowed(alpha, beta, n, s, t, a.k);
+                        allowed = ozcmp_allowed(a.bound, alpha, beta, n, s, t, a.k);
                     }
                     ozcmp_accum_add(&acc, e, n, allowed);
                 }
@@ -141,7 +142,8 @@ __global__ void __launch_bounds__(kThreads) ozcmp_metrics_kernel(metrics_args a)
 }
 
 extern "C" int ozcmp_metrics(const oz_gemm_desc *d, ozcmp_mat_view emulated, ozcmp_mat_view native,
-                              const uint64_t *absmax_a, const uint64_t *absmax_b, ozcmp_accum *record, void *stream)
+                              const uint64_t *absmax_a, const uint64_t *absmax_b, ozcmp_bound bound,
+                              ozcmp_accum *record, void *stream)
 {
     static_assert(sizeof(uint64_t) == sizeof(unsigned long long), "64-bit atomics");
     cudaStream_t s = (cudaStream_t)stream;
@@ -157,6 +159,7 @@ extern "C" int ozcmp_metrics(const oz_gemm_desc *d, ozcmp_mat_view emulated, ozc
     a.batch = d->batch;
     a.absmax_a = absmax_a && absmax_b ? (const unsigned long long *)absmax_a : NULL;
     a.absmax_b = absmax_a && absmax_b ? (const unsigned long long *)absmax_b : NULL;
+    a.bound = bound;
     if (d->scalars_on_device) {
         a.alpha_dev = d->alpha;
         a.beta_dev = d->beta;

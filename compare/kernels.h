@@ -37,17 +37,19 @@ typedef struct ozcmp_mat_out {
 /* max |.| of every row of op(A) into absmax_a[b m + i] and every column of
  * op(B) into absmax_b[b n + j], as bit patterns (ozcmp_bits; NaN beats +Inf
  * beats everything), for batch items b < d->batch. oz_scale_exponent() of
- * the value gives the s_i, t_j of the Phase 22 bound. Reads A, B as described
- * by d (pointer arrays when d->Aarray is set). */
+ * the value gives the s_i, t_j of the error bounds (the same in both modes).
+ * Reads A, B as described by d (pointer arrays when d->Aarray is set). */
 int ozcmp_scales(const oz_gemm_desc *d, uint64_t *absmax_a, uint64_t *absmax_b, void *stream);
 
 /* Compares the m x n (x batch) emulated result against the native one and
  * reduces the metrics of the whole call into *record (device memory, zeroed
  * here first). absmax_a / absmax_b from ozcmp_scales(), or both NULL to skip
- * the bound check. m, n, k, batch, alpha, beta and scalars_on_device are
- * taken from d (alpha and beta are read on the device in device pointer mode). */
+ * the bound check; `bound`: the emulated path's error bound (ozcmp_allowed).
+ * m, n, k, batch, alpha, beta and scalars_on_device are taken from d (alpha
+ * and beta are read on the device in device pointer mode). */
 int ozcmp_metrics(const oz_gemm_desc *d, ozcmp_mat_view emulated, ozcmp_mat_view native,
-                   const uint64_t *absmax_a, const uint64_t *absmax_b, ozcmp_accum *record, void *stream);
+                   const uint64_t *absmax_a, const uint64_t *absmax_b, ozcmp_bound bound, ozcmp_accum *record,
+                   void *stream);
 
 /* Copies the m x n (x batch) matrices src into dst when `copy` is set.
  * When ptrs_out is not NULL (a device array of batch pointers) it also

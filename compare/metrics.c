@@ -97,13 +97,13 @@ void ozcmp_scales_host(int transa, int transb, int64_t m, int64_t n, int64_t k,
 }
 
 void ozcmp_matrix_host(ozcmp_accum *acc, int64_t m, int64_t n, const double *E, int64_t lde,
-                        const double *N, int64_t ldn, const int *s, const int *t,
+                        const double *N, int64_t ldn, const int *s, const int *t, ozcmp_bound bound,
                         double alpha, double beta, int64_t k)
 {
     for (int64_t j = 0; j < n; j++) {
         for (int64_t i = 0; i < m; i++) {
             double e = E[i + j * lde], nv = N[i + j * ldn];
-            double allowed = (s && t) ? ozcmp_allowed(alpha, beta, nv, s[i], t[j], k) : INFINITY;
+            double allowed = (s && t) ? ozcmp_allowed(bound, alpha, beta, nv, s[i], t[j], k) : INFINITY;
             ozcmp_accum_add(acc, e, nv, allowed);
         }
     }

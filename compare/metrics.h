@@ -25,10 +25,13 @@
  *                               C_native == 0 and E != 0. Sums of squares are
  *                               kept in three exponent bins so that neither
  *                               1e200 nor 1e-200 overflows or underflows.
- *      beyond the bound         d > ozcmp_allowed(): the Phase 22 bound of
- *                               reference/bound.h against the exact product
- *                               plus the worst-case bound of native DGEMM's
- *                               own rounding (see ozcmp_allowed). */
+ *      beyond the bound         d > ozcmp_allowed(): the bound of the call's
+ *                               emulated path against the exact product (the
+ *                               Phase 22 one of reference/bound.h, or the
+ *                               ozaki2 one of reference/oz2bound.h for the
+ *                               plan's integer width w: ozcmp_bound) plus the
+ *                               worst-case bound of native DGEMM's own
+ *                               rounding (see ozcmp_allowed). */
 #ifndef OZCRT_COMPARE_METRICS_H
 #define OZCRT_COMPARE_METRICS_H
 
@@ -38,6 +41,7 @@
 #include <string.h>
 #include "crt/oz_hd.h"
 #include "reference/bound.h"
+#include "reference/oz2bound.h"
 #include "slicing/slicing.h"
 
 #define OZCMP_REL_FLOOR DBL_MIN
@@ -110,17 +114,45 @@ OZ_HD double ozcmp_rel(double d, double n)
     return d / fmax(fabs(n), OZCMP_REL_FLOOR);
 }
 
+/* Which error bound of reference/ an emulated path obeys (compare.h's
+ * ozcmp_path carries it; the metric kernel and the host model take it as a
+ * parameter). */
+typedef enum { OZCMP_BOUND_PHASE22 = 0, OZCMP_BOUND_OZAKI2 = 1 } ozcmp_bound_kind;
+
+typedef struct ozcmp_bound {
+    int kind;                   /* ozcmp_bound_kind */
+    int w;                      /* OZCMP_BOUND_OZAKI2: the plan's integer width (oz2_gemm_moduli's *w) */
+} ozcmp_bound;
+
+static inline ozcmp_bound ozcmp_bound_phase22(void)
+{
+    ozcmp_bound b = {OZCMP_BOUND_PHASE22, 0};
+    return b;
+}
+
+static inline ozcmp_bound ozcmp_bound_ozaki2(int w)
+{
+    ozcmp_bound b = {OZCMP_BOUND_OZAKI2, w};
+    return b;
+}
+
 /* The largest |e - n| the two paths may differ by at one element, given the
- * scale exponents s (row of op(A)) and t (column of op(B)), alpha, beta, k
- * and the native value n. Conservative where the exact inputs are unknown:
+ * bound of the emulated path, the scale exponents s (row of op(A)) and t
+ * (column of op(B)), alpha, beta, k and the native value n. Conservative
+ * where the exact inputs are unknown:
  *  - P (the product) is bounded by k 2^(s+t) (|a| < 2^s, |b| < 2^t);
+ *  - the ozaki2 bound's 1-norms of row i of op(A) and column j of op(B) by
+ *    k 2^s and k 2^t (exact in double: k is an integer, s, t >= -1073);
  *  - C_old is gone when the metrics run, so |beta C_old| is bounded by
  *    2 (|n| + |alpha| k 2^(s+t)) (n = alpha P + beta C_old up to native's
  *    rounding, far below a factor 2), 0 when beta == 0;
  *  - native DGEMM's own error, any summation order, is at most
  *    gamma_(k+2) (|alpha| k 2^(s+t) + |beta C_old|), gamma_j = j 2^-53 / (1 - j 2^-53).
- * Rows or columns holding Inf/NaN (OZ_SCALE_SPECIAL) are not bounded: +Inf. */
-OZ_HD double ozcmp_allowed(double alpha, double beta, double n, int s, int t, int64_t k)
+ * The emulated path's part: oz_error_bound (Phase 22) or oz2_error_bound
+ * (ozaki2, width b.w), each with beta = 1 and C_old = the bound of
+ * |beta C_old| above. Rows or columns holding Inf/NaN (OZ_SCALE_SPECIAL)
+ * are not bounded: +Inf. */
+OZ_HD double ozcmp_allowed(ozcmp_bound b, double alpha, double beta, double n, int s, int t, int64_t k)
 {
     if (s == OZ_SCALE_SPECIAL || t == OZ_SCALE_SPECIAL)
         return INFINITY;
@@ -130,7 +162,11 @@ OZ_HD double ozcmp_allowed(double alpha, double beta, double n, int s, int t, in
     double j = (double)k + 2.0;
     double gamma = j * 0x1p-53 / (1.0 - j * 0x1p-53);
     double native = gamma * (abs_ap + c_term);
-    return oz_error_bound(alpha, 1.0, c_term, pbound, s, t, k) + native;
+    double path = b.kind == OZCMP_BOUND_OZAKI2
+                      ? oz2_error_bound(alpha, 1.0, c_term, pbound, ldexp((double)k, s), ldexp((double)k, t), s, t,
+                                        b.w, k)
+                      : oz_error_bound(alpha, 1.0, c_term, pbound, s, t, k);
+    return path + native;
 }
 
 /* The bit pattern of a double: for x >= 0 (and +Inf, and NaN with the sign
@@ -204,9 +240,9 @@ void ozcmp_scales_host(int transa, int transb, int64_t m, int64_t n, int64_t k,
 
 /* Compares one m x n matrix: emulated E (lde) against native N (ldn), with
  * the scale exponents s, t of the call (NULL: no bound check, nothing counts
- * as beyond the bound), accumulating into acc. */
+ * as beyond the bound) and the emulated path's bound, accumulating into acc. */
 void ozcmp_matrix_host(ozcmp_accum *acc, int64_t m, int64_t n, const double *E, int64_t lde,
-                        const double *N, int64_t ldn, const int *s, const int *t,
+                        const double *N, int64_t ldn, const int *s, const int *t, ozcmp_bound bound,
                         double alpha, double beta, int64_t k);
 
 #ifdef __cplusplus

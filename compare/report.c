@@ -54,10 +54,13 @@ void ozcmp_report_free(ozcmp_report *r)
     free(r);
 }
 
-static uint64_t site_hash(const char *entry, int ta, int tb, const int64_t dims[4])
+static uint64_t site_hash(const char *entry, const char *mode, int ta, int tb, const int64_t dims[4])
 {
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
     for (const unsigned char *p = (const unsigned char *)entry; *p; p++)
+        h = (h ^ *p) * 1099511628211ull;
+    h = (h ^ 0xffu) * 1099511628211ull; /* a separator no name holds */
+    for (const unsigned char *p = (const unsigned char *)mode; *p; p++)
         h = (h ^ *p) * 1099511628211ull;
     h = (h ^ (uint64_t)(ta * 3 + tb)) * 1099511628211ull;
     for (int i = 0; i < 4; i++)
@@ -65,16 +68,17 @@ static uint64_t site_hash(const char *entry, int ta, int tb, const int64_t dims[
     return h ^ (h >> 29);
 }
 
-static int row_is(const ozcmp_report_row *row, const ozcmp_site *s, const char *entry)
+static int row_is(const ozcmp_report_row *row, const ozcmp_site *s, const char *entry, const char *mode)
 {
     return row->transa == s->transa && row->transb == s->transb && row->m == s->m && row->n == s->n &&
-           row->k == s->k && row->batch == s->batch && strcmp(row->entry, entry) == 0;
+           row->k == s->k && row->batch == s->batch && strcmp(row->entry, entry) == 0 &&
+           strcmp(row->mode, mode) == 0;
 }
 
 static size_t row_slot(const ozcmp_report *r, const ozcmp_report_row *row)
 {
     int64_t dims[4] = {row->m, row->n, row->k, row->batch};
-    return (size_t)site_hash(row->entry, row->transa, row->transb, dims) & (r->index_cap - 1);
+    return (size_t)site_hash(row->entry, row->mode, row->transa, row->transb, dims) & (r->index_cap - 1);
 }
 
 static int grow_index(ozcmp_report *r)
@@ -98,14 +102,15 @@ static int grow_index(ozcmp_report *r)
 /* The row of a site, created when new; NULL when out of memory. Lock held. */
 static ozcmp_report_row *find_row(ozcmp_report *r, const ozcmp_site *s)
 {
-    char entry[OZCMP_SITE_ENTRY_MAX];
+    char entry[OZCMP_SITE_ENTRY_MAX], mode[OZCMP_SITE_MODE_MAX];
     snprintf(entry, sizeof entry, "%s", s->entry ? s->entry : "?");
+    snprintf(mode, sizeof mode, "%s", s->mode ? s->mode : "?");
     if (2 * (r->nsites + 1) > r->index_cap && grow_index(r) != 0)
         return NULL;
     int64_t dims[4] = {s->m, s->n, s->k, s->batch};
-    size_t h = (size_t)site_hash(entry, s->transa, s->transb, dims) & (r->index_cap - 1);
+    size_t h = (size_t)site_hash(entry, mode, s->transa, s->transb, dims) & (r->index_cap - 1);
     for (; r->index[h]; h = (h + 1) & (r->index_cap - 1))
-        if (row_is(&r->sites[r->index[h] - 1], s, entry))
+        if (row_is(&r->sites[r->index[h] - 1], s, entry, mode))
             return &r->sites[r->index[h] - 1];
     if (r->nsites == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 16;
@@ -118,6 +123,7 @@ static ozcmp_report_row *find_row(ozcmp_report *r, const ozcmp_site *s)
     ozcmp_report_row *row = &r->sites[r->nsites];
     memset(row, 0, sizeof *row);
     memcpy(row->entry, entry, sizeof entry);
+    memcpy(row->mode, mode, sizeof mode);
     row->transa = s->transa;
     row->transb = s->transb;
     row->m = s->m;
@@ -214,6 +220,9 @@ static int cmp_rows(const void *pa, const void *pb)
     int c = strcmp(a->entry, b->entry);
     if (c)
         return c;
+    c = strcmp(a->mode, b->mode);
+    if (c)
+        return c;
     const int64_t ka[6] = {a->transa, a->transb, a->m, a->n, a->k, a->batch};
     const int64_t kb[6] = {b->transa, b->transb, b->m, b->n, b->k, b->batch};
     for (int i = 0; i < 6; i++)
@@ -298,20 +307,20 @@ void ozcmp_report_render(ozcmp_report *r, FILE *f)
     uint64_t skipped = 0;
     for (int i = 0; i < OZCMP_SKIP_COUNT; i++)
         skipped += total.not_compared[i];
-    fprintf(f, "ozcrt compare: emulated (Phase 22, about 34-bit mantissa) vs native cuBLAS; %zu call site%s\n",
-            n, n == 1 ? "" : "s");
+    fprintf(f, "ozcrt compare: emulated vs native cuBLAS; %zu call site%s\n", n, n == 1 ? "" : "s");
+    fprintf(f, "mode: phase22 = Phase 22 (about 34-bit mantissa), ozaki2/B = ozaki2 at B bits\n");
     fprintf(f, "values are worst/mean over the calls of a site; >bound and NaN/Inf count elements\n");
-    fprintf(f, "%-*s %6s %15s %15s %15s %6s %6s\n", SITE_W, "entry point ops m x n x k*batch", "calls",
+    fprintf(f, "%-*s %6s %15s %15s %15s %6s %6s\n", SITE_W, "entry mode ops m x n x k*batch", "calls",
             "normwise rel", "max abs diff", "max rel diff", ">bound", "nonfin");
     for (size_t i = 0; i < n; i++) {
         char label[128];
         const ozcmp_report_row *row = &rows[i];
         if (row->batch > 1)
-            snprintf(label, sizeof label, "%s %c%c %lldx%lldx%lld*%lld", row->entry, op_letter(row->transa),
-                     op_letter(row->transb), (long long)row->m, (long long)row->n, (long long)row->k,
-                     (long long)row->batch);
+            snprintf(label, sizeof label, "%s %s %c%c %lldx%lldx%lld*%lld", row->entry, row->mode,
+                     op_letter(row->transa), op_letter(row->transb), (long long)row->m, (long long)row->n,
+                     (long long)row->k, (long long)row->batch);
         else
-            snprintf(label, sizeof label, "%s %c%c %lldx%lldx%lld", row->entry, op_letter(row->transa),
+            snprintf(label, sizeof label, "%s %s %c%c %lldx%lldx%lld", row->entry, row->mode, op_letter(row->transa),
                      op_letter(row->transb), (long long)row->m, (long long)row->n, (long long)row->k);
         render_row(f, row, label);
     }
@@ -328,7 +337,7 @@ void ozcmp_report_render(ozcmp_report *r, FILE *f)
         fprintf(f, ")\n");
     }
     fprintf(f, "max rel = |emulated - native| / max(|native|, 2^-1022) per element; >bound = beyond the\n"
-               "Phase 22 bound plus native rounding (compare/metrics.h); nonfin = NaN/Inf mismatches\n");
+               "bound of the row's mode plus native rounding (compare/metrics.h); nonfin = NaN/Inf mismatches\n");
     free(rows);
 }
 
@@ -350,7 +359,7 @@ int ozcmp_report_write_csv(ozcmp_report *r, FILE *f)
 {
     ozcmp_report_row *rows, total;
     size_t n = ozcmp_report_rows(r, &rows, &total);
-    fputs("entry,transa,transb", f);
+    fputs("entry,mode,transa,transb", f);
 #define OZCMP_X_HEAD(name, member) fputs("," name, f);
     OZCMP_REPORT_NUM_FIELDS(OZCMP_X_HEAD, OZCMP_X_HEAD)
 #undef OZCMP_X_HEAD
@@ -359,7 +368,7 @@ int ozcmp_report_write_csv(ozcmp_report *r, FILE *f)
     fputc('\n', f);
     for (size_t i = 0; i < n; i++) {
         const ozcmp_report_row *row = &rows[i];
-        fprintf(f, "%s,%c,%c", row->entry, op_letter(row->transa), op_letter(row->transb));
+        fprintf(f, "%s,%s,%c,%c", row->entry, row->mode, op_letter(row->transa), op_letter(row->transb));
 #define OZCMP_X_INT(name, member) fprintf(f, ",%lld", (long long)row->member);
 #define OZCMP_X_DBL(name, member) fputc(',', f), put_double(f, row->member, 0);
         OZCMP_REPORT_NUM_FIELDS(OZCMP_X_INT, OZCMP_X_DBL)
@@ -377,8 +386,8 @@ static void json_row(FILE *f, const ozcmp_report_row *row, int with_site)
 {
     fputc('{', f);
     if (with_site)
-        fprintf(f, "\"entry\": \"%s\", \"transa\": \"%c\", \"transb\": \"%c\", ", row->entry,
-                op_letter(row->transa), op_letter(row->transb));
+        fprintf(f, "\"entry\": \"%s\", \"mode\": \"%s\", \"transa\": \"%c\", \"transb\": \"%c\", ", row->entry,
+                row->mode, op_letter(row->transa), op_letter(row->transb));
     const char *sep = "";
 #define OZCMP_X_INT(name, member) \
     fprintf(f, "%s\"" name "\": %lld", sep, (long long)row->member), sep = ", ";

@@ -1,6 +1,8 @@
 /* compare/report.h: the shadow-mode report, aggregated per call site, for a terminal and as CSV or JSON. Plain C.
  *
- * A call site is (entry point, transa, transb, m, n, k, batch). Per site: the
+ * A call site is (entry point, mode, transa, transb, m, n, k, batch): the
+ * mode names the emulated path ("phase22", "ozaki2/53": ozaki2 at 53 bits),
+ * so a program that switches mode per call gets one row per mode. Per site: the
  * calls compared, the calls not compared by reason, and for each metric of
  * metrics.h its worst value and its typical value, the arithmetic MEAN over
  * the compared calls; for the two element counts the total and the worst
@@ -21,14 +23,18 @@
 extern "C" {
 #endif
 
-/* A call site. `entry` is copied (at most OZCMP_SITE_ENTRY_MAX - 1 chars). */
+/* A call site. `entry` and `mode` are copied (at most OZCMP_SITE_ENTRY_MAX - 1
+ * and OZCMP_SITE_MODE_MAX - 1 chars; NULL: "?"). ozcmp_gemm sets `mode`
+ * from its ozcmp_path (compare.h). */
 typedef struct ozcmp_site {
     const char *entry;
     int transa, transb;         /* 0 = N, 1 = T, 2 = C */
     int64_t m, n, k, batch;
+    const char *mode;           /* the emulated path: "phase22", "ozaki2/<bits>" */
 } ozcmp_site;
 
 #define OZCMP_SITE_ENTRY_MAX 48
+#define OZCMP_SITE_MODE_MAX 16
 
 /* Why a call was not compared: X(id, csv/json name, words for the terminal). */
 #define OZCMP_SKIP_REASONS(X)                                              \
@@ -41,10 +47,12 @@ typedef struct ozcmp_site {
 typedef enum { OZCMP_SKIP_REASONS(OZCMP_X_ENUM) OZCMP_SKIP_COUNT } ozcmp_skip_reason;
 #undef OZCMP_X_ENUM
 
-/* One row of the report (a site, or the total with entry "total" and the
- * shape fields 0). Means are over the compared calls (0 when there are none). */
+/* One row of the report (a site, or the total with entry "total", mode ""
+ * and the shape fields 0). Means are over the compared calls (0 when there
+ * are none). */
 typedef struct ozcmp_report_row {
     char entry[OZCMP_SITE_ENTRY_MAX];
+    char mode[OZCMP_SITE_MODE_MAX];
     int transa, transb;
     int64_t m, n, k, batch;
     uint64_t calls;                     /* compared */
@@ -58,7 +66,7 @@ typedef struct ozcmp_report_row {
 } ozcmp_report_row;
 
 /* The numeric fields in file order (CSV columns, JSON keys), after the
- * entry and ops: X(name, member) for integers, D(name, member) for doubles. */
+ * entry, mode and ops: X(name, member) for integers, D(name, member) for doubles. */
 #define OZCMP_REPORT_NUM_FIELDS(X, D)                  \
     X("m", m) X("n", n) X("k", k) X("batch", batch) \
     X("calls", calls) X("elements", elements)       \
@@ -85,7 +93,10 @@ size_t ozcmp_report_rows(ozcmp_report *r, ozcmp_report_row **rows, ozcmp_report_
 void ozcmp_report_render(ozcmp_report *r, FILE *f);
 
 /* Machine-readable forms. CSV: a header line and one line per site (no total
- * line). JSON: {"ozcrt_report": 1, "sites": [...], "total": {...}}. Numbers
+ * line), columns entry, mode, transa, transb, then OZCMP_REPORT_NUM_FIELDS and
+ * the not_compared_* counts. JSON: {"ozcrt_report": 1, "sites": [...],
+ * "total": {...}}, a site's keys in the CSV's order (the total has no entry,
+ * mode or ops). Numbers
  * round-trip exactly (%.17g); +Inf is "inf" in CSV and 1e999 in JSON (a
  * valid JSON number that parsers read as +Inf). Return 0, or -1 on an I/O
  * error (errno set). */

@@ -82,7 +82,8 @@ const ozcmp_config *ozcmp_config_get(void)
 
 typedef struct shadow_slot {
     char entry[OZCMP_SITE_ENTRY_MAX];
-    ozcmp_site site;               /* site.entry points at entry */
+    char mode[OZCMP_SITE_MODE_MAX];
+    ozcmp_site site;               /* site.entry points at entry, site.mode at mode */
     uint64_t elements;
     cudaEvent_t done;           /* recorded after the record's copy into host[] */
 } shadow_slot;
@@ -268,20 +269,26 @@ static int plan_scratch(const oz_gemm_desc *d, scratch_plan *p)
     return 0;
 }
 
+/* The emulated path into the caller's C, as a cublasStatus_t. */
+static int run_emulated(const ozcmp_path *path, const oz_gemm_desc *d, void *ws, size_t ws_bytes, void *stream)
+{
+    return path->run(path->ctx, d, ws, ws_bytes, stream) == 0 ? OZCMP_STATUS_SUCCESS : OZCMP_STATUS_EXECUTION_FAILED;
+}
+
 /* The call without comparison: what the program asked to receive. */
-static int run_uncompared(const oz_gemm_desc *d, ozcmp_native_fn native, void *ctx, void *ws, size_t ws_bytes,
-                          void *stream, ozcmp_result result)
+static int run_uncompared(const ozcmp_path *path, const oz_gemm_desc *d, ozcmp_native_fn native, void *ctx, void *ws,
+                          size_t ws_bytes, void *stream, ozcmp_result result)
 {
     if (result == OZCMP_RESULT_NATIVE)
         return native(ctx, d);
-    return oz_gemm_run(d, ws, ws_bytes, stream) == 0 ? OZCMP_STATUS_SUCCESS : OZCMP_STATUS_EXECUTION_FAILED;
+    return run_emulated(path, d, ws, ws_bytes, stream);
 }
 
-static int skip(const ozcmp_site *site, ozcmp_skip_reason why, const oz_gemm_desc *d, ozcmp_native_fn native,
-                void *ctx, void *ws, size_t ws_bytes, void *stream, ozcmp_result result)
+static int skip(const ozcmp_site *site, ozcmp_skip_reason why, const ozcmp_path *path, const oz_gemm_desc *d,
+                ozcmp_native_fn native, void *ctx, void *ws, size_t ws_bytes, void *stream, ozcmp_result result)
 {
     ozcmp_report_add_skipped(ozcmp_report_global(), site, why);
-    return run_uncompared(d, native, ctx, ws, ws_bytes, stream, result);
+    return run_uncompared(path, d, native, ctx, ws, ws_bytes, stream, result);
 }
 
 /* Queues the record's copy into a ring slot; counts it lost if that fails. */
@@ -293,8 +300,10 @@ static void queue_record(shadow_ring *r, const ozcmp_site *site, uint64_t elemen
     uint64_t idx = r->head % OZCMP_RING_SLOTS;
     shadow_slot *sl = &r->slots[idx];
     snprintf(sl->entry, sizeof sl->entry, "%s", site->entry ? site->entry : "?");
+    snprintf(sl->mode, sizeof sl->mode, "%s", site->mode ? site->mode : "?");
     sl->site = *site;
     sl->site.entry = sl->entry;
+    sl->site.mode = sl->mode;
     sl->elements = elements;
     if (cuda_ok(cudaMemcpyAsync(&r->host[idx], rec, sizeof *rec, cudaMemcpyDeviceToHost, s), "record copy") &&
         cuda_ok(cudaEventRecord(sl->done, s), "cudaEventRecord"))
@@ -304,20 +313,23 @@ static void queue_record(shadow_ring *r, const ozcmp_site *site, uint64_t elemen
     pthread_mutex_unlock(&g_lock);
 }
 
-int ozcmp_gemm(const ozcmp_site *site, const oz_gemm_desc *d, ozcmp_native_fn native, void *native_ctx, void *ws,
-               size_t ws_bytes, void *stream, ozcmp_result result)
+int ozcmp_gemm(const ozcmp_site *call_site, const ozcmp_path *path, const oz_gemm_desc *d, ozcmp_native_fn native,
+               void *native_ctx, void *ws, size_t ws_bytes, void *stream, ozcmp_result result)
 {
     const int want_native = result == OZCMP_RESULT_NATIVE;
     cudaStream_t s = (cudaStream_t)stream;
+    ozcmp_site named = *call_site;
+    named.mode = path->mode;
+    const ozcmp_site *site = &named;
     atomic_store(&g_ran, 1);
     if (d->m <= 0 || d->n <= 0 || d->batch <= 0) /* nothing to compare */
-        return run_uncompared(d, native, native_ctx, ws, ws_bytes, stream, result);
+        return run_uncompared(path, d, native, native_ctx, ws, ws_bytes, stream, result);
 
     enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
     cudaError_t ce = cudaStreamIsCapturing(s, &cap);
     if (ce != cudaSuccess || cap != cudaStreamCaptureStatusNone) {
         (void)cudaGetLastError(); /* an implicit-capture error must not stick to the program's next call */
-        return skip(site, OZCMP_SKIP_CAPTURE, d, native, native_ctx, ws, ws_bytes, stream, result);
+        return skip(site, OZCMP_SKIP_CAPTURE, path, d, native, native_ctx, ws, ws_bytes, stream, result);
     }
 
     int dev = -1;
@@ -330,14 +342,14 @@ int ozcmp_gemm(const ozcmp_site *site, const oz_gemm_desc *d, ozcmp_native_fn na
     }
     restore_capture(mode);
     if (!r)
-        return skip(site, OZCMP_SKIP_CUDA_ERROR, d, native, native_ctx, ws, ws_bytes, stream, result);
+        return skip(site, OZCMP_SKIP_CUDA_ERROR, path, d, native, native_ctx, ws, ws_bytes, stream, result);
 
     scratch_plan plan;
     char *block = NULL;
     if (plan_scratch(d, &plan) != 0 ||
         scratch_alloc(&block, plan.total, r->pool, s) != cudaSuccess) {
         (void)cudaGetLastError();
-        return skip(site, OZCMP_SKIP_NO_MEMORY, d, native, native_ctx, ws, ws_bytes, stream, result);
+        return skip(site, OZCMP_SKIP_NO_MEMORY, path, d, native, native_ctx, ws, ws_bytes, stream, result);
     }
     double *c_mirror = (double *)block;
     uint64_t *absa = (uint64_t *)(block + plan.c_bytes);
@@ -368,7 +380,7 @@ int ozcmp_gemm(const ozcmp_site *site, const oz_gemm_desc *d, ozcmp_native_fn na
         rc = ozcmp_scales(d, absa, absb, stream);
     if (rc != 0) {
         (void)scratch_free(block, s);
-        return skip(site, OZCMP_SKIP_CUDA_ERROR, d, native, native_ctx, ws, ws_bytes, stream, result);
+        return skip(site, OZCMP_SKIP_CUDA_ERROR, path, d, native, native_ctx, ws, ws_bytes, stream, result);
     }
 
     int native_status = native(native_ctx, &into);
@@ -377,12 +389,12 @@ int ozcmp_gemm(const ozcmp_site *site, const oz_gemm_desc *d, ozcmp_native_fn na
         ozcmp_report_add_skipped(ozcmp_report_global(), site, OZCMP_SKIP_NATIVE_FAILED);
         if (want_native)
             return native_status; /* what the program would get without ozcrt */
-        return oz_gemm_run(d, ws, ws_bytes, stream) == 0 ? OZCMP_STATUS_SUCCESS : OZCMP_STATUS_EXECUTION_FAILED;
+        return run_emulated(path, d, ws, ws_bytes, stream);
     }
 
     int status = OZCMP_STATUS_SUCCESS;
-    int emulated_ok = oz_gemm_run(d, ws, ws_bytes, stream) == 0;
-    int compared = emulated_ok && ozcmp_metrics(d, caller_c, native_c, absa, absb, rec, stream) == 0;
+    int emulated_ok = run_emulated(path, d, ws, ws_bytes, stream) == OZCMP_STATUS_SUCCESS;
+    int compared = emulated_ok && ozcmp_metrics(d, caller_c, native_c, absa, absb, path->bound, rec, stream) == 0;
     if (want_native || !emulated_ok) {
         ozcmp_mat_out back = {d->C, d->Carray, d->ldc, d->strideC};
         if (ozcmp_copy(d->m, d->n, d->batch, native_c, back, NULL, 0, 1, stream) != 0)

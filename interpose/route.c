@@ -173,14 +173,16 @@ static void register_report(void)
         ozcrt_error("ozcrt: atexit failed: no shadow report will be written");
 }
 
-/* Shadow mode compares the Phase 22 path (compare/compare.h runs oz_gemm_run): in the
- * ozaki2 mode the calls run uncompared, said once. */
-static void warn_shadow_ozaki2(void)
+/* The emulated paths as shadow mode runs them (compare/compare.h's ozcmp_path). */
+static int run_phase22(void *ctx, const oz_gemm_desc *d, void *ws, size_t ws_bytes, void *stream)
 {
-    static atomic_int said;
-    if (!atomic_exchange(&said, 1))
-        ozcrt_error("ozcrt: OZCRT_COMPARE: shadow mode compares Phase 22 calls only; ozaki2 calls run without "
-                    "comparison");
+    (void)ctx;
+    return oz_gemm_run(d, ws, ws_bytes, stream);
+}
+
+static int run_ozaki2(void *ctx, const oz_gemm_desc *d, void *ws, size_t ws_bytes, void *stream)
+{
+    return oz2_gemm_run(d, *(const int *)ctx, ws, ws_bytes, stream);
 }
 
 /* Everything after the pure checks; *status set when the call is taken.
@@ -191,8 +193,9 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
     if (c->m < s->min_m || c->n < s->min_n || c->k < s->min_k)
         return OZCRT_R_SMALL;
     const int ozaki2 = s->mode == OZCRT_MODE_OZAKI2;
+    int oz2_w = 0; /* the ozaki2 plan's integer width (shadow mode's bound) */
     if (ozaki2) {
-        *nmod = oz2_gemm_moduli(c->k, s->bits, NULL);
+        *nmod = oz2_gemm_moduli(c->k, s->bits, &oz2_w);
         if (*nmod == 0) {
             ozcrt_log(2, "ozcrt: ozaki2 bits=%d k=%lld: more than 20 moduli needed", s->bits, (long long)c->k);
             return OZCRT_R_BITS_UNREACHABLE;
@@ -225,12 +228,17 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
     r = ozcrt_workspace_acquire(c->handle, dev, stream, ws_min, ws_full, &lease);
     if (r != OZCRT_R_EMULATED)
         return r;
-    if (s->compare && ozaki2)
-        warn_shadow_ozaki2();
-    if (s->compare && !ozaki2) { /* OZCRT_COMPARE=1 or ozcrt_set: native into scratch too, compared on the GPU */
+    if (s->compare) { /* OZCRT_COMPARE=1 or ozcrt_set: native into scratch too, compared on the GPU */
         pthread_once(&g_report_once, register_report);
-        ozcmp_site site = {ozcrt_entry_name(c->ep), (int)c->transa, (int)c->transb, c->m, c->n, c->k, c->batch};
-        int st = ozcmp_gemm(&site, &d, ozcrt_native_into, (void *)c, lease.ptr, lease.bytes, (void *)stream,
+        int bits = s->bits;
+        char mode[OZCMP_SITE_MODE_MAX] = "phase22";
+        ozcmp_path path = {mode, run_phase22, NULL, ozcmp_bound_phase22()};
+        if (ozaki2) {
+            snprintf(mode, sizeof mode, "ozaki2/%d", bits);
+            path = (ozcmp_path){mode, run_ozaki2, &bits, ozcmp_bound_ozaki2(oz2_w)};
+        }
+        ozcmp_site site = {ozcrt_entry_name(c->ep), (int)c->transa, (int)c->transb, c->m, c->n, c->k, c->batch, NULL};
+        int st = ozcmp_gemm(&site, &path, &d, ozcrt_native_into, (void *)c, lease.ptr, lease.bytes, (void *)stream,
                             s->compare_result ? OZCMP_RESULT_NATIVE : OZCMP_RESULT_EMULATED);
         ozcrt_workspace_release(&lease);
         *status = (cublasStatus_t)st;

@@ -28,7 +28,8 @@ static void t_tap(void **state)
 {
     (void)state;
     ozcmp_report *g = ozcmp_report_global();
-    ozcmp_site a = {"cublasDgemm_v2", 0, 1, 1024, 512, 256, 1}, b = {"cublasGemmEx", 1, 0, 64, 64, 64, 1};
+    ozcmp_site a = {"cublasDgemm_v2", 0, 1, 1024, 512, 256, 1, "phase22"},
+                b = {"cublasGemmEx", 1, 0, 64, 64, 64, 1, "phase22"};
     ozcmp_report_add(g, &a, &(ozcmp_call_metrics){0});   /* before: stays out of the region */
     ozcmp_report *r1 = ozcmp_report_new(), *r2 = ozcmp_report_new(), *other = ozcmp_report_new();
     int s1 = ozcmp_report_tap_attach(r1);
@@ -88,7 +89,7 @@ static void t_full(void **state)
 #define ADDS 20000
 static void *adder(void *p)
 {
-    ozcmp_site s = {"cublasDgemm_v2", 0, 0, 8, 8, 8, (int64_t)(intptr_t)p};
+    ozcmp_site s = {"cublasDgemm_v2", 0, 0, 8, 8, 8, (int64_t)(intptr_t)p, "phase22"};
     ozcmp_call_metrics m = met(1e-12);
     for (int i = 0; i < ADDS; i++)
         ozcmp_report_add(ozcmp_report_global(), &s, &m);

@@ -14,11 +14,13 @@
 /* cmocka 1.1.5 has no assert_double_equal */
 #define assert_close(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
 
+#define P22 ozcmp_bound_phase22()
+
 static ozcmp_call_metrics compare(const double *E, const double *N, int64_t m, int64_t n)
 {
     ozcmp_accum acc;
     ozcmp_accum_init(&acc);
-    ozcmp_matrix_host(&acc, m, n, E, m, N, m, NULL, NULL, 1.0, 0.0, 1);
+    ozcmp_matrix_host(&acc, m, n, E, m, N, m, NULL, NULL, P22, 1.0, 0.0, 1);
     return ozcmp_finish(&acc, (uint64_t)(m * n));
 }
 
@@ -45,7 +47,7 @@ static void test_leading_dimension(void **state)
     const double N[6] = {1.0, 2.0, 0.0, 3.0, 4.5, -1e300};
     ozcmp_accum acc;
     ozcmp_accum_init(&acc);
-    ozcmp_matrix_host(&acc, 2, 2, E, 3, N, 3, NULL, NULL, 1.0, 0.0, 1);
+    ozcmp_matrix_host(&acc, 2, 2, E, 3, N, 3, NULL, NULL, P22, 1.0, 0.0, 1);
     ozcmp_call_metrics r = ozcmp_finish(&acc, 4);
     assert_true(r.max_abs == 0.5);
     assert_int_equal(r.nonfinite_mismatch, 0);
@@ -129,24 +131,77 @@ static void test_bound(void **state)
 {
     (void)state;
     /* s = t = 0, k = 4096, alpha = 1, beta = 0 */
-    double allowed = ozcmp_allowed(1.0, 0.0, 0.5, 0, 0, 4096);
+    double allowed = ozcmp_allowed(P22, 1.0, 0.0, 0.5, 0, 0, 4096);
     double path = oz_error_bound(1.0, 1.0, 0.0, 4096.0, 0, 0, 4096);
     double native = 4098.0 * 0x1p-53 / (1.0 - 4098.0 * 0x1p-53) * 4096.0;
     assert_true(allowed == path + native);
     assert_true(allowed > 4096.0 * 0x1p-34 && allowed < 4096.0 * 0x1p-33);
     /* beta != 0 only adds the C_old term */
-    assert_true(ozcmp_allowed(1.0, 1.0, 0.5, 0, 0, 4096) > allowed);
+    assert_true(ozcmp_allowed(P22, 1.0, 1.0, 0.5, 0, 0, 4096) > allowed);
     /* scales move it by powers of two; special rows are not bounded */
-    assert_true(ozcmp_allowed(1.0, 0.0, 0.5, 3, -5, 4096) < allowed);
-    assert_true(isinf(ozcmp_allowed(1.0, 0.0, 0.5, OZ_SCALE_SPECIAL, 0, 4096)));
+    assert_true(ozcmp_allowed(P22, 1.0, 0.0, 0.5, 3, -5, 4096) < allowed);
+    assert_true(isinf(ozcmp_allowed(P22, 1.0, 0.0, 0.5, OZ_SCALE_SPECIAL, 0, 4096)));
 
     const double N[2] = {0.25, 0.25};
     const double E[2] = {0.25 + allowed * 0.5, 0.25 + allowed * 4.0};
     const int s[2] = {0, 0}, t[1] = {0};
     ozcmp_accum acc;
     ozcmp_accum_init(&acc);
-    ozcmp_matrix_host(&acc, 2, 1, E, 2, N, 2, s, t, 1.0, 0.0, 4096);
+    ozcmp_matrix_host(&acc, 2, 1, E, 2, N, 2, s, t, P22, 1.0, 0.0, 4096);
     assert_int_equal(acc.beyond_bound, 1);
+}
+
+/* Counts the elements of a 1-column matrix E against N = 0 beyond `bound`
+ * (s = t = 0, alpha = 1, beta = 0, k = 4096). */
+static uint64_t beyond(const double *E, int64_t m, ozcmp_bound bound)
+{
+    double N[8] = {0};
+    int s[8] = {0}, t[1] = {0};
+    ozcmp_accum acc;
+    ozcmp_accum_init(&acc);
+    ozcmp_matrix_host(&acc, m, 1, E, m, N, m, s, t, bound, 1.0, 0.0, 4096);
+    return acc.beyond_bound;
+}
+
+/* The ozaki2 bound (reference/oz2bound.h, 1-norms bounded by k 2^s, k 2^t)
+ * for an ozaki2 call; the Phase 22 one unchanged for a Phase 22 call. */
+static void test_bound_ozaki2(void **state)
+{
+    (void)state;
+    /* bits 53 at k = 4096: N = 16 moduli, integer width w = 56 (ozaki2.md step 1) */
+    const ozcmp_bound oz2 = ozcmp_bound_ozaki2(56);
+    double allowed = ozcmp_allowed(oz2, 1.0, 0.0, 0.0, 0, 0, 4096);
+    double path = oz2_error_bound(1.0, 1.0, 0.0, 4096.0, 4096.0, 4096.0, 0, 0, 56, 4096);
+    double native = 4098.0 * 0x1p-53 / (1.0 - 4098.0 * 0x1p-53) * 4096.0;
+    assert_true(allowed == path + native);
+    double p22 = ozcmp_allowed(P22, 1.0, 0.0, 0.0, 0, 0, 4096);
+    assert_true(p22 == oz_error_bound(1.0, 1.0, 0.0, 4096.0, 0, 0, 4096) + native);
+    /* at 56 bits the ozaki2 path is far tighter than Phase 22's 34 */
+    assert_true(allowed < p22 / 64.0);
+    /* fewer bits (a lower OZCRT_BITS): a wider bound; scales move it; special rows unbounded */
+    assert_true(ozcmp_allowed(ozcmp_bound_ozaki2(37), 1.0, 0.0, 0.0, 0, 0, 4096) > allowed);
+    assert_true(ozcmp_allowed(oz2, 1.0, 0.0, 0.0, 3, -5, 4096) < allowed);
+    assert_true(isinf(ozcmp_allowed(oz2, 1.0, 0.0, 0.0, 0, OZ_SCALE_SPECIAL, 4096)));
+    /* beta != 0 adds the C_old term in both */
+    assert_true(ozcmp_allowed(oz2, 1.0, 1.0, 0.5, 0, 0, 4096) > allowed);
+
+    /* an ozaki2 call: error exactly at its bound (inside), one ulp above (outside) */
+    const double at_oz2[2] = {allowed, -allowed};
+    const double above_oz2[2] = {nextafter(allowed, INFINITY), -nextafter(allowed, INFINITY)};
+    assert_int_equal(beyond(at_oz2, 2, oz2), 0);
+    assert_int_equal(beyond(above_oz2, 2, oz2), 2);
+    /* the same differences are well inside the Phase 22 bound */
+    assert_int_equal(beyond(above_oz2, 2, P22), 0);
+    /* a Phase 22 call: its own bound, as before */
+    const double at_p22[1] = {p22}, above_p22[1] = {nextafter(p22, INFINITY)};
+    assert_int_equal(beyond(at_p22, 1, P22), 0);
+    assert_int_equal(beyond(above_p22, 1, P22), 1);
+    assert_int_equal(beyond(at_p22, 1, oz2), 1);
+    /* the larger w, the smaller the bound: an error inside w = 37's is outside w = 56's */
+    double mid = ozcmp_allowed(ozcmp_bound_ozaki2(37), 1.0, 0.0, 0.0, 0, 0, 4096);
+    const double at_mid[1] = {mid};
+    assert_int_equal(beyond(at_mid, 1, ozcmp_bound_ozaki2(37)), 0);
+    assert_int_equal(beyond(at_mid, 1, oz2), 1);
 }
 
 static void test_scales(void **state)
@@ -184,9 +239,9 @@ static void test_merge(void **state)
     ozcmp_accum_init(&whole);
     ozcmp_accum_init(&a);
     ozcmp_accum_init(&b);
-    ozcmp_matrix_host(&whole, 4, 1, E, 4, N, 4, NULL, NULL, 1.0, 0.0, 1);
-    ozcmp_matrix_host(&a, 2, 1, E, 2, N, 2, NULL, NULL, 1.0, 0.0, 1);
-    ozcmp_matrix_host(&b, 2, 1, E + 2, 2, N + 2, 2, NULL, NULL, 1.0, 0.0, 1);
+    ozcmp_matrix_host(&whole, 4, 1, E, 4, N, 4, NULL, NULL, P22, 1.0, 0.0, 1);
+    ozcmp_matrix_host(&a, 2, 1, E, 2, N, 2, NULL, NULL, P22, 1.0, 0.0, 1);
+    ozcmp_matrix_host(&b, 2, 1, E + 2, 2, N + 2, 2, NULL, NULL, P22, 1.0, 0.0, 1);
     ozcmp_accum_merge(&a, &b);
     assert_memory_equal(&a, &whole, sizeof a);
 }
@@ -197,7 +252,8 @@ int main(void)
         cmocka_unit_test(test_hand_computed), cmocka_unit_test(test_leading_dimension),
         cmocka_unit_test(test_zero_native),   cmocka_unit_test(test_nonfinite),
         cmocka_unit_test(test_extreme_scales), cmocka_unit_test(test_norm_ratio_bins),
-        cmocka_unit_test(test_bound),         cmocka_unit_test(test_scales),
+        cmocka_unit_test(test_bound),         cmocka_unit_test(test_bound_ozaki2),
+        cmocka_unit_test(test_scales),
         cmocka_unit_test(test_merge),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

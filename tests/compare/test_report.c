@@ -22,20 +22,24 @@ static ozcmp_call_metrics met(double nw, double abs_, double rel, uint64_t bound
     return m;
 }
 
-/* Four sites: one with a NaN mismatch (must come first), two ordered by
- * normwise, two with equal normwise ordered by max abs, one never compared. */
+/* Seven sites: one with a NaN mismatch (must come first), two ordered by
+ * normwise, two with equal normwise ordered by max abs, the 4096 one's key
+ * also in the ozaki2 mode (a row of its own), one never compared. */
 static ozcmp_report *sample(void)
 {
     ozcmp_report *r = ozcmp_report_new();
-    ozcmp_site a = {"cublasDgemm_v2", 0, 0, 4096, 4096, 4096, 1};
-    ozcmp_site b = {"cublasDgemmStridedBatched", 1, 0, 128, 64, 256, 32};
-    ozcmp_site c = {"cublasGemmEx", 0, 1, 100, 200, 300, 1};
-    ozcmp_site d = {"cublasDgemm_v2_64", 0, 0, 10, 10, 10, 1};
-    ozcmp_site e = {"cublasDgemmBatched", 1, 1, 7, 61, 68, 3};
-    ozcmp_site z = {"cublasGemmBatchedEx", 0, 0, 5, 5, 5, 1};
+    ozcmp_site a = {"cublasDgemm_v2", 0, 0, 4096, 4096, 4096, 1, "phase22"};
+    ozcmp_site a2 = {"cublasDgemm_v2", 0, 0, 4096, 4096, 4096, 1, "ozaki2/53"};
+    ozcmp_site b = {"cublasDgemmStridedBatched", 1, 0, 128, 64, 256, 32, "phase22"};
+    ozcmp_site c = {"cublasGemmEx", 0, 1, 100, 200, 300, 1, "phase22"};
+    ozcmp_site d = {"cublasDgemm_v2_64", 0, 0, 10, 10, 10, 1, "phase22"};
+    ozcmp_site e = {"cublasDgemmBatched", 1, 1, 7, 61, 68, 3, "ozaki2/40"};
+    ozcmp_site z = {"cublasGemmBatchedEx", 0, 0, 5, 5, 5, 1, "phase22"};
     ozcmp_call_metrics ma1 = met(1e-10, 2e-9, 1e-6, 0, 0), ma2 = met(3e-10, 1e-9, 5e-6, 2, 0);
     ozcmp_report_add(r, &a, &ma1);
     ozcmp_report_add(r, &a, &ma2);
+    ozcmp_call_metrics ma3 = met(1e-16, 1e-15, 1e-12, 1, 0);
+    ozcmp_report_add(r, &a2, &ma3);
     ozcmp_call_metrics mb = met(5e-10, 1e-9, 1e-7, 0, 0);
     ozcmp_report_add(r, &b, &mb);
     ozcmp_call_metrics mc = met(5e-10, 4e-9, INFINITY, 0, 0);
@@ -55,13 +59,17 @@ static void test_aggregate_and_sort(void **state)
     ozcmp_report *r = sample();
     ozcmp_report_row *rows, total;
     size_t n = ozcmp_report_rows(r, &rows, &total);
-    assert_int_equal(n, 6);
+    assert_int_equal(n, 7);
     assert_string_equal(rows[0].entry, "cublasDgemm_v2_64");          /* NaN/Inf mismatch */
     assert_string_equal(rows[1].entry, "cublasDgemmBatched");         /* normwise inf */
+    assert_string_equal(rows[1].mode, "ozaki2/40");
     assert_string_equal(rows[2].entry, "cublasGemmEx");               /* 5e-10, abs 4e-9 */
     assert_string_equal(rows[3].entry, "cublasDgemmStridedBatched");  /* 5e-10, abs 1e-9 */
     assert_string_equal(rows[4].entry, "cublasDgemm_v2");
-    assert_string_equal(rows[5].entry, "cublasGemmBatchedEx");        /* never compared */
+    assert_string_equal(rows[4].mode, "phase22");
+    assert_string_equal(rows[5].entry, "cublasDgemm_v2");             /* the same key, ozaki2: its own row */
+    assert_string_equal(rows[5].mode, "ozaki2/53");
+    assert_string_equal(rows[6].entry, "cublasGemmBatchedEx");        /* never compared */
     const ozcmp_report_row *a = &rows[4];
     assert_int_equal(a->calls, 2);
     assert_int_equal(a->not_compared[OZCMP_SKIP_CAPTURE], 1);
@@ -72,9 +80,16 @@ static void test_aggregate_and_sort(void **state)
     assert_int_equal(a->beyond_bound_total, 2);
     assert_int_equal(a->beyond_bound_worst, 2);
     assert_int_equal(a->elements, 200);
-    assert_int_equal(rows[5].calls, 0);
-    assert_int_equal(rows[5].not_compared[OZCMP_SKIP_NO_MEMORY], 1);
-    assert_int_equal(total.calls, 6);
+    const ozcmp_report_row *a2 = &rows[5];
+    assert_int_equal(a2->calls, 1);
+    assert_int_equal(a2->not_compared[OZCMP_SKIP_CAPTURE], 0);
+    assert_true(a2->normwise_worst == 1e-16 && a2->max_abs_worst == 1e-15);
+    assert_int_equal(a2->beyond_bound_total, 1);
+    assert_int_equal(rows[6].calls, 0);
+    assert_int_equal(rows[6].not_compared[OZCMP_SKIP_NO_MEMORY], 1);
+    assert_int_equal(total.calls, 7);
+    assert_string_equal(total.mode, "");
+    assert_int_equal(total.beyond_bound_total, 3);
     assert_true(isinf(total.normwise_worst));
     assert_int_equal(total.nonfinite_total, 3);
     assert_int_equal(total.not_compared[OZCMP_SKIP_CAPTURE], 1);
@@ -103,14 +118,19 @@ static void test_render_width(void **state)
     f = open_memstream(&buf, &len);
     ozcmp_report_render(r, f);
     fclose(f);
-    assert_non_null(strstr(buf, "cublasDgemmStridedBatched TN 128x64x256*32"));
-    assert_non_null(strstr(buf, "cublasDgemm_v2 NN 4096x4096x4096"));
+    assert_non_null(strstr(buf, "entry mode ops m x n x k*batch"));
+    assert_non_null(strstr(buf, "cublasDgemmStridedBatched phase22 TN 128x64x256*32"));
+    assert_non_null(strstr(buf, "cublasDgemm_v2 phase22 NN 4096x4096x4096"));
+    assert_non_null(strstr(buf, "cublasDgemm_v2 ozaki2/53 NN 4096x4096x4096"));
+    assert_non_null(strstr(buf, "cublasDgemmBatched ozaki2/40 TT 7x61x68*3"));
+    assert_non_null(strstr(buf, "1.0e-16/1.0e-16"));
     assert_non_null(strstr(buf, "3.0e-10/2.0e-10"));
     assert_non_null(strstr(buf, "graph capture 1"));
     assert_non_null(strstr(buf, "no scratch memory 1"));
     assert_non_null(strstr(buf, "total"));
     /* worst first: the NaN site is printed before the 4096 one */
-    assert_true(strstr(buf, "cublasDgemm_v2_64") < strstr(buf, "cublasDgemm_v2 NN"));
+    assert_true(strstr(buf, "cublasDgemm_v2_64") < strstr(buf, "cublasDgemm_v2 phase22 NN"));
+    assert_true(strstr(buf, "cublasDgemm_v2 phase22 NN") < strstr(buf, "cublasDgemm_v2 ozaki2/53 NN"));
     free(buf);
     ozcmp_report_free(r);
 }
@@ -127,6 +147,8 @@ static int set_field(ozcmp_report_row *row, const char *key, const char *val)
 {
     if (!strcmp(key, "entry"))
         return snprintf(row->entry, sizeof row->entry, "%s", val), 1;
+    if (!strcmp(key, "mode"))
+        return snprintf(row->mode, sizeof row->mode, "%s", val), 1;
     if (!strcmp(key, "transa"))
         return row->transa = op_of(val), 1;
     if (!strcmp(key, "transb"))
@@ -250,6 +272,7 @@ static void assert_rows_equal(const ozcmp_report_row *a, const ozcmp_report_row 
 {
     /* memcmp would see padding and the unused tail of entry: compare fields */
     assert_string_equal(a->entry, b->entry);
+    assert_string_equal(a->mode, b->mode);
     assert_int_equal(a->transa, b->transa);
     assert_int_equal(a->transb, b->transb);
 #define OZCMP_X_INT(name, member) assert_true(a->member == b->member);
@@ -292,6 +315,9 @@ static void test_json_roundtrip(void **state)
     assert_int_equal(ozcmp_report_write_json(r, f), 0);
     fclose(f);
     assert_non_null(strstr(buf, "1e999"));
+    /* the mode next to the entry point; the total has neither */
+    assert_non_null(strstr(buf, "{\"entry\": \"cublasDgemm_v2\", \"mode\": \"ozaki2/53\", \"transa\": \"N\""));
+    assert_null(strstr(strstr(buf, "\"total\": "), "\"mode\""));
     assert_int_equal(parse_json(buf, back, 16, &back_total), n);
     for (size_t i = 0; i < n; i++)
         assert_rows_equal(&rows[i], &back[i]);
@@ -325,7 +351,7 @@ static void test_empty_report(void **state)
 static void test_global_write_file(void **state)
 {
     (void)state;
-    ozcmp_site s = {"cublasDgemm_v2", 1, 1, 33, 44, 55, 1};
+    ozcmp_site s = {"cublasDgemm_v2", 1, 1, 33, 44, 55, 1, "ozaki2/53"};
     ozcmp_call_metrics m = met(0.125, 0.25, 0.5, 1, 0);
     ozcmp_report_add(ozcmp_report_global(), &s, &m);
     char dir[] = "/tmp/ozcrt-report-XXXXXX";
@@ -340,9 +366,12 @@ static void test_global_write_file(void **state)
     size_t got = fread(text, 1, sizeof text - 1, f);
     fclose(f);
     text[got] = 0;
-    assert_true(strncmp(text, "entry,transa,transb,m,n,k,batch,calls", 37) == 0);
+    const char *head = "entry,mode,transa,transb,m,n,k,batch,calls,";
+    assert_true(strncmp(text, head, strlen(head)) == 0);
+    assert_non_null(strstr(text, "\ncublasDgemm_v2,ozaki2/53,T,T,33,44,55,1,1,"));
     ozcmp_report_row back[2], total;
     assert_int_equal(parse_csv(text, back, 2), 1);
+    assert_string_equal(back[0].mode, "ozaki2/53");
     assert_int_equal(back[0].m, 33);
     assert_true(back[0].max_rel_worst == 0.5);
     f = fopen(json, "r");
@@ -351,11 +380,85 @@ static void test_global_write_file(void **state)
     text[got] = 0;
     assert_int_equal(parse_json(text, back, 2, &total), 1);
     assert_int_equal(back[0].transa, 1);
+    assert_string_equal(back[0].mode, "ozaki2/53");
     assert_int_equal(total.beyond_bound_total, 1);
     assert_int_equal(ozcmp_report_write_file("/nonexistent-dir/x.json"), -1);
     unlink(csv);
     unlink(json);
     rmdir(dir);
+}
+
+/* The mode is part of a site's key: one row per (site, mode); a site
+ * without a mode is "?"; separate rows even where entry and mode strings
+ * concatenate alike. */
+static void test_mode_rows(void **state)
+{
+    (void)state;
+    ozcmp_report *r = ozcmp_report_new();
+    ozcmp_site p = {"cublasGemmEx", 0, 1, 64, 64, 64, 1, "phase22"};
+    ozcmp_site o = {"cublasGemmEx", 0, 1, 64, 64, 64, 1, "ozaki2/53"};
+    ozcmp_site o40 = {"cublasGemmEx", 0, 1, 64, 64, 64, 1, "ozaki2/40"};
+    ozcmp_site none = {"cublasGemmEx", 0, 1, 64, 64, 64, 1, NULL};
+    ozcmp_site x1 = {"ab", 0, 0, 8, 8, 8, 1, "c"}, x2 = {"a", 0, 0, 8, 8, 8, 1, "bc"};
+    ozcmp_call_metrics m1 = met(1e-10, 1e-9, 1e-8, 0, 0), m2 = met(1e-16, 1e-16, 1e-16, 0, 0);
+    ozcmp_report_add(r, &p, &m1);
+    ozcmp_report_add(r, &o, &m2);
+    ozcmp_report_add(r, &o, &m2);
+    ozcmp_report_add(r, &p, &m1);
+    ozcmp_report_add(r, &o40, &m1);
+    ozcmp_report_add_skipped(r, &o, OZCMP_SKIP_CAPTURE);
+    ozcmp_report_add(r, &none, &m2);
+    ozcmp_report_add(r, &x1, &m2);
+    ozcmp_report_add(r, &x2, &m2);
+    ozcmp_report_row *rows, total;
+    size_t n = ozcmp_report_rows(r, &rows, &total);
+    assert_int_equal(n, 6);
+    int seen = 0;
+    for (size_t i = 0; i < n; i++) {
+        const ozcmp_report_row *w = &rows[i];
+        if (!strcmp(w->entry, "cublasGemmEx") && !strcmp(w->mode, "phase22")) {
+            assert_int_equal(w->calls, 2);
+            assert_true(w->normwise_worst == 1e-10);
+            seen |= 1;
+        } else if (!strcmp(w->entry, "cublasGemmEx") && !strcmp(w->mode, "ozaki2/53")) {
+            assert_int_equal(w->calls, 2);
+            assert_int_equal(w->not_compared[OZCMP_SKIP_CAPTURE], 1);
+            assert_true(w->normwise_worst == 1e-16);
+            seen |= 2;
+        } else if (!strcmp(w->entry, "cublasGemmEx") && !strcmp(w->mode, "ozaki2/40")) {
+            assert_int_equal(w->calls, 1);
+            seen |= 4;
+        } else if (!strcmp(w->entry, "cublasGemmEx") && !strcmp(w->mode, "?")) {
+            assert_int_equal(w->calls, 1);
+            seen |= 8;
+        } else if (!strcmp(w->entry, "ab") && !strcmp(w->mode, "c")) {
+            seen |= 16;
+        } else if (!strcmp(w->entry, "a") && !strcmp(w->mode, "bc")) {
+            seen |= 32;
+        }
+    }
+    assert_int_equal(seen, 63);
+    assert_int_equal(total.calls, 8);
+    free(rows);
+    /* the same rows in the table, the CSV and the JSON */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ozcmp_report_render(r, f);
+    fclose(f);
+    assert_non_null(strstr(buf, "cublasGemmEx phase22 NT 64x64x64"));
+    assert_non_null(strstr(buf, "cublasGemmEx ozaki2/53 NT 64x64x64"));
+    assert_non_null(strstr(buf, "cublasGemmEx ozaki2/40 NT 64x64x64"));
+    assert_non_null(strstr(buf, "ozaki2/B = ozaki2 at B bits"));
+    free(buf);
+    f = open_memstream(&buf, &len);
+    assert_int_equal(ozcmp_report_write_csv(r, f), 0);
+    fclose(f);
+    assert_non_null(strstr(buf, "\ncublasGemmEx,phase22,N,T,64,64,64,1,2,"));
+    assert_non_null(strstr(buf, "\ncublasGemmEx,ozaki2/53,N,T,64,64,64,1,2,"));
+    assert_non_null(strstr(buf, "\ncublasGemmEx,ozaki2/40,N,T,64,64,64,1,1,"));
+    free(buf);
+    ozcmp_report_free(r);
 }
 
 int main(void)
@@ -364,6 +467,7 @@ int main(void)
         cmocka_unit_test(test_aggregate_and_sort), cmocka_unit_test(test_render_width),
         cmocka_unit_test(test_csv_roundtrip),      cmocka_unit_test(test_json_roundtrip),
         cmocka_unit_test(test_empty_report),       cmocka_unit_test(test_global_write_file),
+        cmocka_unit_test(test_mode_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,7 +11,10 @@
  *  - oz_gemm_run failing (a launch error, nothing written to C): the
  *    caller's own call goes to cuBLAS, counted and logged as launch-failed,
  *    and cuBLAS's status comes back (also when that is an error: a sticky
- *    CUDA error fails cuBLAS too). */
+ *    CUDA error fails cuBLAS too);
+ *  - shadow mode (OZCRT_COMPARE) in both modes: the call goes to ozcmp_gemm
+ *    with the path of its mode (name, run function, error bound); running
+ *    that path runs oz_gemm_run, or oz2_gemm_run with the settings' bits. */
 #include "../../interpose/route.c"
 
 #include <setjmp.h>
@@ -29,7 +32,11 @@
 static int g_ndev = 2, g_dev, g_cc_of[2] = {9, 10};
 static int g_image_of[2] = {1, 1}, g_image_asked[2];
 static int g_run_err, g_runs, g_leases;
+static int g_oz2_runs, g_oz2_bits; /* oz2_gemm_run's calls and the bits of the last */
 static char g_ws[64];
+static ozcrt_settings g_settings = {.mode = OZCRT_MODE_PHASE22, .min_m = 1, .min_n = 1, .min_k = 1};
+#define FAKE_OZ2_N 16  /* the fake ozaki2 plan: moduli and integer width */
+#define FAKE_OZ2_W 56
 
 cudaError_t cudaGetDeviceCount(int *n)
 {
@@ -75,12 +82,15 @@ int oz_gemm_run(const oz_gemm_desc *d, void *ws, size_t bytes, void *stream)
     g_runs++;
     return g_run_err;
 }
-/* the ozaki2 mode is not under test here (the settings say phase22) */
+/* the ozaki2 path: only in the ozaki2 mode (a fixed plan) */
 int oz2_gemm_moduli(int64_t k, int bits, int *w)
 {
-    (void)k, (void)bits, (void)w;
-    fail_msg("oz2_gemm_moduli called in the phase22 mode");
-    return 0;
+    (void)k, (void)bits;
+    if (g_settings.mode != OZCRT_MODE_OZAKI2)
+        fail_msg("oz2_gemm_moduli called in the phase22 mode");
+    if (w)
+        *w = FAKE_OZ2_W;
+    return FAKE_OZ2_N;
 }
 size_t oz2_gemm_workspace_min(const oz_gemm_desc *d, int bits)
 {
@@ -94,9 +104,12 @@ size_t oz2_gemm_workspace_full(const oz_gemm_desc *d, int bits)
 }
 int oz2_gemm_run(const oz_gemm_desc *d, int bits, void *ws, size_t bytes, void *stream)
 {
-    (void)d, (void)bits, (void)ws, (void)bytes, (void)stream;
-    fail_msg("oz2_gemm_run called in the phase22 mode");
-    return -1;
+    (void)d, (void)ws, (void)bytes, (void)stream;
+    if (g_settings.mode != OZCRT_MODE_OZAKI2)
+        fail_msg("oz2_gemm_run called in the phase22 mode");
+    g_oz2_runs++;
+    g_oz2_bits = bits;
+    return g_run_err;
 }
 ozcrt_reason ozcrt_workspace_acquire(cublasHandle_t h, int dev, cudaStream_t s, size_t min, size_t full,
                                      ozcrt_ws_lease *lease)
@@ -116,18 +129,39 @@ void ozcrt_workspace_destroy_handle(cublasHandle_t h)
 {
     (void)h;
 }
-int ozcmp_gemm(const ozcmp_site *site, const oz_gemm_desc *d, ozcmp_native_fn native, void *ctx, void *ws,
-               size_t ws_bytes, void *stream, ozcmp_result result)
+/* shadow mode: what ozcmp_gemm was given (the path's mode copied), and its answer */
+static struct {
+    int calls, status, path_run;
+    char entry[64], mode[OZCMP_SITE_MODE_MAX];
+    int64_t m, n, k, batch;
+    ozcmp_bound bound;
+    ozcmp_result result;
+    const oz_gemm_desc *d;
+    ozcmp_native_fn native;
+} g_cmp;
+
+int ozcmp_gemm(const ozcmp_site *site, const ozcmp_path *path, const oz_gemm_desc *d, ozcmp_native_fn native,
+               void *ctx, void *ws, size_t ws_bytes, void *stream, ozcmp_result result)
 {
-    (void)site, (void)d, (void)native, (void)ctx, (void)ws, (void)ws_bytes, (void)stream, (void)result;
-    fail_msg("shadow mode is off in this test");
-    return -1;
+    (void)ctx;
+    if (!g_settings.compare)
+        fail_msg("ozcmp_gemm called with shadow mode off");
+    g_cmp.calls++;
+    snprintf(g_cmp.entry, sizeof g_cmp.entry, "%s", site->entry);
+    snprintf(g_cmp.mode, sizeof g_cmp.mode, "%s", path->mode);
+    g_cmp.m = site->m, g_cmp.n = site->n, g_cmp.k = site->k, g_cmp.batch = site->batch;
+    g_cmp.bound = path->bound;
+    g_cmp.result = result;
+    g_cmp.d = d;
+    g_cmp.native = native;
+    /* the emulated path, as the real ozcmp_gemm runs it (step 5) */
+    g_cmp.path_run = path->run(path->ctx, d, ws, ws_bytes, stream);
+    return g_cmp.status;
 }
 void ozcmp_report_at_exit(FILE *log)
 {
     (void)log;
 }
-static const ozcrt_settings g_settings = {.mode = OZCRT_MODE_PHASE22, .min_m = 1, .min_n = 1, .min_k = 1};
 const ozcrt_settings *ozcrt_effective_policy(void)
 {
     return &g_settings;
@@ -257,6 +291,93 @@ static void t_launch_failed_sticky(void **state)
     g_run_err = 0;
 }
 
+/* Shadow mode, the settings' mode, bits and result; the fake ozcmp_gemm answers `cmp_status`. */
+static void set_shadow(ozcrt_mode mode, int bits, int compare, int native_result, int cmp_status)
+{
+    g_settings.mode = mode;
+    g_settings.bits = bits;
+    g_settings.compare = compare;
+    g_settings.compare_result = native_result;
+    memset(&g_cmp, 0, sizeof g_cmp);
+    g_cmp.status = cmp_status;
+    g_dev = 0;
+    g_run_err = 0;
+}
+
+static void assert_compared_call(const char *mode)
+{
+    assert_int_equal(g_cmp.calls, 1);
+    assert_string_equal(g_cmp.entry, "cublasDgemm_v2");
+    assert_string_equal(g_cmp.mode, mode);
+    assert_int_equal(g_cmp.m, 300);
+    assert_int_equal(g_cmp.n, 200);
+    assert_int_equal(g_cmp.k, 100);
+    assert_int_equal(g_cmp.batch, 1);
+    assert_ptr_equal(g_cmp.native, ozcrt_native_into);
+    assert_int_equal(g_cmp.path_run, 0);
+    assert_int_equal(fake_cublas_count(), 0); /* the fake ozcmp_gemm does not run the native call */
+    assert_int_equal(g_leases, 0);
+}
+
+/* Phase 22 under shadow mode: ozcmp_gemm with the Phase 22 path and bound, as before. */
+static void t_shadow_phase22(void **state)
+{
+    (void)state;
+    set_shadow(OZCRT_MODE_PHASE22, 53, 1, 0, CUBLAS_STATUS_SUCCESS);
+    int runs = g_runs, oz2 = g_oz2_runs;
+    assert_int_equal(dgemm(CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
+    assert_compared_call("phase22");
+    assert_int_equal(g_cmp.bound.kind, OZCMP_BOUND_PHASE22);
+    assert_int_equal(g_cmp.result, OZCMP_RESULT_EMULATED);
+    assert_int_equal(g_runs, runs + 1);    /* the path runs oz_gemm_run */
+    assert_int_equal(g_oz2_runs, oz2);
+    set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
+}
+
+/* ozaki2 under shadow mode: compared too (no longer run uncompared): the
+ * path is named "ozaki2/<bits>", carries the ozaki2 bound for the plan's
+ * integer width, and runs oz2_gemm_run with the settings' bits. */
+static void t_shadow_ozaki2(void **state)
+{
+    (void)state;
+    set_shadow(OZCRT_MODE_OZAKI2, 53, 1, 0, CUBLAS_STATUS_SUCCESS);
+    int runs = g_runs, oz2 = g_oz2_runs;
+    uint64_t emulated = count_of(OZCRT_R_EMULATED);
+    assert_int_equal(dgemm(CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
+    assert_compared_call("ozaki2/53");
+    assert_int_equal(g_cmp.bound.kind, OZCMP_BOUND_OZAKI2);
+    assert_int_equal(g_cmp.bound.w, FAKE_OZ2_W);
+    assert_int_equal(g_cmp.result, OZCMP_RESULT_EMULATED);
+    assert_int_equal(g_oz2_runs, oz2 + 1);
+    assert_int_equal(g_oz2_bits, 53);
+    assert_int_equal(g_runs, runs);         /* not the Phase 22 path */
+    assert_int_equal(count_of(OZCRT_R_EMULATED), emulated + 1);
+    assert_logged("-> emulated (ozaki2 N=16 bits=53)");
+
+    /* other bits name another mode; OZCRT_COMPARE_RESULT=native is passed on */
+    set_shadow(OZCRT_MODE_OZAKI2, 40, 1, 1, CUBLAS_STATUS_SUCCESS);
+    assert_int_equal(dgemm(CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
+    assert_compared_call("ozaki2/40");
+    assert_int_equal(g_oz2_bits, 40);
+    assert_int_equal(g_cmp.result, OZCMP_RESULT_NATIVE);
+
+    /* ozcmp_gemm's failure is the caller's status, counted as failed */
+    uint64_t failed = count_of(OZCRT_R_FAILED);
+    set_shadow(OZCRT_MODE_OZAKI2, 53, 1, 0, CUBLAS_STATUS_EXECUTION_FAILED);
+    assert_int_equal(dgemm(CUBLAS_STATUS_SUCCESS), CUBLAS_STATUS_EXECUTION_FAILED);
+    assert_int_equal(g_cmp.calls, 1);
+    assert_int_equal(count_of(OZCRT_R_FAILED), failed + 1);
+    assert_int_equal(g_leases, 0);
+
+    /* shadow mode off: oz2_gemm_run directly, ozcmp_gemm never */
+    set_shadow(OZCRT_MODE_OZAKI2, 53, 0, 0, 0);
+    oz2 = g_oz2_runs;
+    assert_int_equal(dgemm(CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
+    assert_int_equal(g_cmp.calls, 0);
+    assert_int_equal(g_oz2_runs, oz2 + 1);
+    set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
+}
+
 int main(void)
 {
     const char *log = getenv("OZCRT_LOG_FILE"); /* appended to by the shim: start it empty */
@@ -271,6 +392,8 @@ int main(void)
         cmocka_unit_test(t_no_kernel_image),
         cmocka_unit_test(t_launch_failed),
         cmocka_unit_test(t_launch_failed_sticky),
+        cmocka_unit_test(t_shadow_phase22),
+        cmocka_unit_test(t_shadow_ozaki2),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     cublasDestroy_v2(g_h);

@@ -1,4 +1,4 @@
-/* tests/gpu/compare/check_compare.c: the shadow-mode kernels (compare/kernel_*.cu) against compare/metrics.c on random, poisoned device data.
+/* tests/gpu/compare/check_compare.c: the shadow-mode kernels (compare/kernel_*.cu) against compare/metrics.c on random, poisoned device data, under both modes' bounds.
  *
  * Plain C, no cmocka; run on the GPU machine. Prints one line per case and
  * "check_compare: N failures"; exit status 1 on any failure. OZ_TEST_SEED=n
@@ -114,13 +114,18 @@ static void free_problem(problem *p)
     free(p->N);
 }
 
+/* ozaki2 cases whose beyond-bound count differs from the Phase 22 bound's on the same data (host model). */
+static int g_oz2_distinct;
+
 /* One problem through ozcmp_scales and ozcmp_metrics, strided or as
- * pointer arrays, alpha/beta on host or device; checked against the host. */
-static void run_case(problem *p, int arrays, int on_device, double alpha, double beta)
+ * pointer arrays, alpha/beta on host or device, the Phase 22 or an ozaki2
+ * bound; checked against the host. */
+static void run_case(problem *p, int arrays, int on_device, double alpha, double beta, ozcmp_bound bound)
 {
-    printf("case %c%c m=%lld n=%lld k=%lld batch=%lld %s %s beta=%g\n", p->transa ? 'T' : 'N', p->transb ? 'T' : 'N',
-           (long long)p->m, (long long)p->n, (long long)p->k, (long long)p->batch, arrays ? "pointer-array" : "strided",
-           on_device ? "device-scalars" : "host-scalars", beta);
+    printf("case %c%c m=%lld n=%lld k=%lld batch=%lld %s %s beta=%g bound %s\n", p->transa ? 'T' : 'N',
+           p->transb ? 'T' : 'N', (long long)p->m, (long long)p->n, (long long)p->k, (long long)p->batch,
+           arrays ? "pointer-array" : "strided", on_device ? "device-scalars" : "host-scalars", beta,
+           bound.kind == OZCMP_BOUND_OZAKI2 ? "ozaki2" : "phase22");
     cudaStream_t s;
     CUDA_CHECK(cudaStreamCreate(&s));
     double *dA = dev_copy(p->A, (size_t)(p->sA * p->batch)), *dB = dev_copy(p->B, (size_t)(p->sB * p->batch));
@@ -171,7 +176,7 @@ static void run_case(problem *p, int arrays, int on_device, double alpha, double
         ve = (ozcmp_mat_view){NULL, (const double *const *)(dptr + 2 * p->batch), p->ldc, 0};
         vn = (ozcmp_mat_view){NULL, (const double *const *)(dptr + 3 * p->batch), p->ldc, 0};
     }
-    expect(ozcmp_metrics(&d, ve, vn, dabs, dabs + p->batch * p->m, drec, s) == 0, "ozcmp_metrics returns 0");
+    expect(ozcmp_metrics(&d, ve, vn, dabs, dabs + p->batch * p->m, bound, drec, s) == 0, "ozcmp_metrics returns 0");
     uint64_t *habs = malloc(absn * sizeof *habs);
     ozcmp_accum gpu;
     CUDA_CHECK(cudaMemcpyAsync(habs, dabs, absn * sizeof *habs, cudaMemcpyDeviceToHost, s));
@@ -179,8 +184,9 @@ static void run_case(problem *p, int arrays, int on_device, double alpha, double
     CUDA_CHECK(cudaStreamSynchronize(s));
 
     /* host model */
-    ozcmp_accum host;
+    ozcmp_accum host, host_p22; /* host_p22: the same data under the Phase 22 bound */
     ozcmp_accum_init(&host);
+    ozcmp_accum_init(&host_p22);
     int *sc = malloc((size_t)(p->m + p->n + 1) * sizeof *sc);
     int scale_bad = 0;
     for (int64_t b = 0; b < p->batch; b++) {
@@ -197,7 +203,9 @@ static void run_case(problem *p, int arrays, int on_device, double alpha, double
             scale_bad += oz_scale_exponent(v) != sc[p->m + j];
         }
         ozcmp_matrix_host(&host, p->m, p->n, p->E + b * p->sC, p->ldc, p->N + b * p->sC, p->ldc, sc, sc + p->m,
-                           alpha, beta, p->k);
+                           bound, alpha, beta, p->k);
+        ozcmp_matrix_host(&host_p22, p->m, p->n, p->E + b * p->sC, p->ldc, p->N + b * p->sC, p->ldc, sc, sc + p->m,
+                           ozcmp_bound_phase22(), alpha, beta, p->k);
     }
     expect(scale_bad == 0, "scale exponents equal the host's");
     expect(gpu.max_abs_bits == host.max_abs_bits, "max abs bit-equal");
@@ -214,6 +222,11 @@ static void run_case(problem *p, int arrays, int on_device, double alpha, double
            mg.max_abs, mg.max_rel, mg.normwise, (unsigned long long)mg.beyond_bound,
            (unsigned long long)mg.nonfinite_mismatch, mh.normwise);
     expect(host.beyond_bound > 0 && host.nonfinite_mismatch > 0, "the case exercises the bound and NaN/Inf");
+    if (bound.kind == OZCMP_BOUND_OZAKI2) {
+        printf("  beyond the ozaki2 bound %llu, the Phase 22 bound %llu (host)\n", (unsigned long long)host.beyond_bound,
+               (unsigned long long)host_p22.beyond_bound);
+        g_oz2_distinct += host.beyond_bound != host_p22.beyond_bound;
+    }
 
     free(habs);
     free(sc);
@@ -313,10 +326,14 @@ int main(void)
             p.k = shapes[sh][2];
             p.batch = shapes[sh][3];
             make_problem(&p);
-            run_case(&p, t == 1, t == 2, t == 3 ? -1.5 : 1.0, t >= 2 ? 0.5 : 0.0);
+            /* every other case under the ozaki2 bound (w = 53: OZCRT_BITS=53 at small k) */
+            ozcmp_bound bound = (sh + t) % 2 ? ozcmp_bound_ozaki2(53) : ozcmp_bound_phase22();
+            run_case(&p, t == 1, t == 2, t == 3 ? -1.5 : 1.0, t >= 2 ? 0.5 : 0.0, bound);
             free_problem(&p);
         }
     }
+    /* the kernel applies the bound it is given: on this data the two differ */
+    expect(g_oz2_distinct > 0, "some ozaki2 case counts differently from the Phase 22 bound");
     check_copy();
     printf("check_compare: %d failure%s\n", g_failures, g_failures == 1 ? "" : "s");
     return g_failures ? 1 : 0;

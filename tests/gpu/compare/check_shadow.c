@@ -1,10 +1,13 @@
-/* tests/gpu/compare/check_shadow.c: ozcmp_gemm end to end with real cuBLAS as the native path, and the env parsers.
+/* tests/gpu/compare/check_shadow.c: ozcmp_gemm end to end in both modes with real cuBLAS as the native path, and the env parsers.
  *
  * usage: check_shadow [native]   ("native": runs with OZCRT_COMPARE_RESULT=native)
- * For each call shape: C after ozcmp_gemm must equal a plain oz_gemm_run
- * (emulated) or a plain cuBLAS call (native) bit for bit, and the report's
- * numbers must equal the host model's on (emulated, native) copies. A call
- * under graph capture is counted "not compared" and replays correctly. */
+ * For each call shape, once with the Phase 22 path and once with the ozaki2
+ * path at 53 bits: C after ozcmp_gemm must equal a plain oz_gemm_run /
+ * oz2_gemm_run (emulated) or a plain cuBLAS call (native) bit for bit, the
+ * report has a row of its own per mode ("phase22", "ozaki2/53") whose numbers
+ * equal the host model's on (emulated, native) copies under that mode's
+ * bound, with 0 beyond the bound. A call under graph capture is counted
+ * "not compared" and replays correctly. */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -15,6 +18,7 @@
 #include "compare/metrics.h"
 #include "compare/report.h"
 #include "compare/compare.h"
+#include "kernels/oz2_gemm.h"
 
 static int g_failures;
 
@@ -54,6 +58,36 @@ static int native_gemm(void *ctx, const oz_gemm_desc *d)
                             d->beta, d->C, (int)d->ldc);
 }
 
+/* The emulated paths (compare.h's ozcmp_path), as interpose/route.c makes them. */
+static int run_phase22(void *ctx, const oz_gemm_desc *d, void *ws, size_t ws_bytes, void *stream)
+{
+    (void)ctx;
+    return oz_gemm_run(d, ws, ws_bytes, stream);
+}
+
+static int run_ozaki2(void *ctx, const oz_gemm_desc *d, void *ws, size_t ws_bytes, void *stream)
+{
+    return oz2_gemm_run(d, *(const int *)ctx, ws, ws_bytes, stream);
+}
+
+static int g_bits = 53; /* the ozaki2 cases' OZCRT_BITS */
+
+/* The path of a mode for inner dimension k: ozaki2 when `ozaki2`, else Phase 22. */
+static ozcmp_path make_path(int ozaki2, int64_t k, char *name, size_t len)
+{
+    if (!ozaki2) {
+        snprintf(name, len, "phase22");
+        return (ozcmp_path){name, run_phase22, NULL, ozcmp_bound_phase22()};
+    }
+    int w = 0;
+    if (oz2_gemm_moduli(k, g_bits, &w) == 0) {
+        fprintf(stderr, "ozaki2 bits=%d k=%lld: no plan\n", g_bits, (long long)k);
+        exit(2);
+    }
+    snprintf(name, len, "ozaki2/%d", g_bits);
+    return (ozcmp_path){name, run_ozaki2, &g_bits, ozcmp_bound_ozaki2(w)};
+}
+
 static double urand(void)
 {
     return rand() / (RAND_MAX + 1.0) * 2.0 - 1.0;
@@ -70,12 +104,27 @@ static double *dev_random(size_t count, double **host)
     return d;
 }
 
-/* One call shape; returns after checking C's bits and the report row. */
-static void run_case(cublasHandle_t h, cudaStream_t s, const char *entry, int ta, int tb, int64_t m, int64_t n,
-                     int64_t k, int64_t batch, int arrays, int on_device, double alpha, double beta, int want_native)
+/* The report row of (entry, mode, m, n, k, batch), NULL if none; rows from ozcmp_report_rows. */
+static const ozcmp_report_row *find_row(const ozcmp_report_row *rows, size_t nrows, const char *entry,
+                                        const char *mode, int64_t m, int64_t n, int64_t k, int64_t batch)
 {
-    printf("case %s %c%c %lldx%lldx%lld*%lld beta=%g%s\n", entry, ta ? 'T' : 'N', tb ? 'T' : 'N', (long long)m,
-           (long long)n, (long long)k, (long long)batch, beta, on_device ? " device-scalars" : "");
+    for (size_t i = 0; i < nrows; i++)
+        if (!strcmp(rows[i].entry, entry) && !strcmp(rows[i].mode, mode) && rows[i].m == m && rows[i].n == n &&
+            rows[i].k == k && rows[i].batch == batch)
+            return &rows[i];
+    return NULL;
+}
+
+/* One call shape in one mode; returns after checking C's bits and the report row. */
+static void run_case(cublasHandle_t h, cudaStream_t s, const char *entry, int ta, int tb, int64_t m, int64_t n,
+                     int64_t k, int64_t batch, int arrays, int on_device, double alpha, double beta, int want_native,
+                     int ozaki2)
+{
+    char mode[OZCMP_SITE_MODE_MAX];
+    ozcmp_path path = make_path(ozaki2, k, mode, sizeof mode);
+    printf("case %s %s %c%c %lldx%lldx%lld*%lld beta=%g%s\n", entry, mode, ta ? 'T' : 'N', tb ? 'T' : 'N',
+           (long long)m, (long long)n, (long long)k, (long long)batch, beta, on_device ? " device-scalars" : "");
+    srand(1234); /* the same data in both modes */
     int64_t lda = (ta ? k : m) + 1, ldb = (tb ? n : k) + 2, ldc = m + 3;
     int64_t sA = lda * (ta ? m : k), sB = ldb * (tb ? k : n), sC = ldc * n;
     double *hA, *hB, *hC;
@@ -126,16 +175,17 @@ static void run_case(cublasHandle_t h, cudaStream_t s, const char *entry, int ta
             dt.Carray = (double *const *)(ptrs + (t == 0 ? 3 : t == 1 ? 4 : 2) * batch);
         }
         if (!ws) {
-            wsb = oz_gemm_workspace_full(&dt);
+            wsb = ozaki2 ? oz2_gemm_workspace_full(&dt, g_bits) : oz_gemm_workspace_full(&dt);
             CK(cudaMalloc(&ws, wsb ? wsb : 1));
         }
         if (t == 0)
             CK(native_gemm(&ctx, &dt));
         else if (t == 1)
-            CK(oz_gemm_run(&dt, ws, wsb, s));
+            CK(path.run(path.ctx, &dt, ws, wsb, s)); /* the plain emulated call of the mode */
         else {
-            ozcmp_site site = {entry, ta, tb, m, n, k, batch};
-            CK(ozcmp_gemm(&site, &dt, native_gemm, &ctx, ws, wsb, s, want_native ? OZCMP_RESULT_NATIVE : OZCMP_RESULT_EMULATED));
+            ozcmp_site site = {entry, ta, tb, m, n, k, batch, NULL};
+            CK(ozcmp_gemm(&site, &path, &dt, native_gemm, &ctx, ws, wsb, s,
+                          want_native ? OZCMP_RESULT_NATIVE : OZCMP_RESULT_EMULATED));
         }
     }
     CK(cudaStreamSynchronize(s));
@@ -144,7 +194,8 @@ static void run_case(cublasHandle_t h, cudaStream_t s, const char *entry, int ta
     CK(cudaMemcpy(he, Ce, cbytes, cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(hc, C, cbytes, cudaMemcpyDeviceToHost));
     expect(memcmp(hc, want_native ? hn : he, cbytes) == 0,
-           want_native ? "C == plain cuBLAS bit for bit (OZCRT_COMPARE_RESULT=native)" : "C == plain oz_gemm_run bit for bit");
+           want_native ? "C == plain cuBLAS bit for bit (OZCRT_COMPARE_RESULT=native)"
+                       : ozaki2 ? "C == plain oz2_gemm_run bit for bit" : "C == plain oz_gemm_run bit for bit");
 
     /* the host model on the two references */
     ozcmp_accum acc;
@@ -152,17 +203,15 @@ static void run_case(cublasHandle_t h, cudaStream_t s, const char *entry, int ta
     int *st = malloc((size_t)(m + n) * sizeof *st);
     for (int64_t b = 0; b < batch; b++) {
         ozcmp_scales_host(ta, tb, m, n, k, hA + b * sA, lda, hB + b * sB, ldb, st, st + m);
-        ozcmp_matrix_host(&acc, m, n, he + b * sC, ldc, hn + b * sC, ldc, st, st + m, alpha, beta, k);
+        ozcmp_matrix_host(&acc, m, n, he + b * sC, ldc, hn + b * sC, ldc, st, st + m, path.bound, alpha, beta, k);
     }
     ozcmp_call_metrics want = ozcmp_finish(&acc, (uint64_t)(m * n * batch));
     ozcmp_flush();
     ozcmp_report_row *rows, total;
     size_t nrows = ozcmp_report_rows(ozcmp_report_global(), &rows, &total);
-    const ozcmp_report_row *row = NULL;
-    for (size_t i = 0; i < nrows; i++)
-        if (!strcmp(rows[i].entry, entry) && rows[i].m == m && rows[i].n == n && rows[i].k == k && rows[i].batch == batch)
-            row = &rows[i];
-    expect(row && row->calls == 1, "one report row with one call");
+    const ozcmp_report_row *row = find_row(rows, nrows, entry, mode, m, n, k, batch);
+    expect(row && row->calls == 1, ozaki2 ? "one report row named ozaki2/53 with one call"
+                                          : "one report row named phase22 with one call");
     if (row) {
         printf("  report: max abs %.6e (host %.6e) normwise %.6e (host %.6e) beyond %llu (host %llu)\n",
                row->max_abs_worst, want.max_abs, row->normwise_worst, want.normwise,
@@ -172,7 +221,10 @@ static void run_case(cublasHandle_t h, cudaStream_t s, const char *entry, int ta
         expect(fabs(row->normwise_worst - want.normwise) <= 1e-12 * want.normwise, "normwise close");
         expect(row->beyond_bound_total == want.beyond_bound && want.beyond_bound == 0, "nothing beyond the bound");
         expect(row->nonfinite_total == 0, "no NaN/Inf mismatch");
-        expect(want.max_abs > 0.0 && want.max_abs < 1e-6, "emulated differs from native, slightly");
+        if (ozaki2) /* 53 bits: native DGEMM's own accuracy; equal results are possible */
+            expect(want.max_abs < 1e-12 && want.normwise < 1e-13, "ozaki2/53 within 1e-12 abs, 1e-13 normwise of native");
+        else
+            expect(want.max_abs > 0.0 && want.max_abs < 1e-6, "emulated differs from native, slightly");
     }
     free(rows);
 
@@ -187,9 +239,10 @@ static void run_case(cublasHandle_t h, cudaStream_t s, const char *entry, int ta
         dt.Carray = (double *const *)(ptrs + 2 * batch);
     }
     CK(cudaMemcpy(C, C0, cbytes, cudaMemcpyDeviceToDevice));
-    ozcmp_site site = {entry, ta, tb, m, n, k, batch};
+    ozcmp_site site = {entry, ta, tb, m, n, k, batch, NULL};
     CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-    int st_cap = ozcmp_gemm(&site, &dt, native_gemm, &ctx, ws, wsb, s, want_native ? OZCMP_RESULT_NATIVE : OZCMP_RESULT_EMULATED);
+    int st_cap = ozcmp_gemm(&site, &path, &dt, native_gemm, &ctx, ws, wsb, s,
+                            want_native ? OZCMP_RESULT_NATIVE : OZCMP_RESULT_EMULATED);
     CK(cudaStreamEndCapture(s, &g));
     CK(st_cap);
     CK(cudaGraphInstantiate(&ge, g, 0));
@@ -198,10 +251,7 @@ static void run_case(cublasHandle_t h, cudaStream_t s, const char *entry, int ta
     CK(cudaMemcpy(hc, C, cbytes, cudaMemcpyDeviceToHost));
     expect(memcmp(hc, want_native ? hn : he, cbytes) == 0, "captured call replays to the same bits");
     nrows = ozcmp_report_rows(ozcmp_report_global(), &rows, &total);
-    row = NULL;
-    for (size_t i = 0; i < nrows; i++)
-        if (!strcmp(rows[i].entry, entry) && rows[i].m == m && rows[i].batch == batch)
-            row = &rows[i];
+    row = find_row(rows, nrows, entry, mode, m, n, k, batch);
     expect(row && row->calls == 1 && row->not_compared[OZCMP_SKIP_CAPTURE] == 1, "capture counted as not compared");
     free(rows);
     CK(cudaGraphExecDestroy(ge));
@@ -239,11 +289,13 @@ int main(int argc, char **argv)
     CK(cublasCreate(&h));
     CK(cudaStreamCreate(&s));
     CK(cublasSetStream(h, s));
-    run_case(h, s, "cublasDgemm_v2", 0, 0, 257, 193, 300, 1, 0, 0, 1.0, 0.0, want_native);
-    run_case(h, s, "cublasDgemm_v2", 1, 0, 130, 64, 4100, 1, 0, 0, 1.0, 0.5, want_native);
-    run_case(h, s, "cublasDgemmStridedBatched", 0, 1, 64, 96, 128, 5, 0, 1, -2.0, 1.0, want_native);
-    run_case(h, s, "cublasDgemmBatched", 1, 1, 50, 70, 90, 4, 1, 0, 0.75, 0.25, want_native);
-    run_case(h, s, "cublasDgemmBatched", 0, 0, 33, 17, 65, 3, 1, 1, 1.0, 0.0, want_native);
+    for (int ozaki2 = 0; ozaki2 < 2; ozaki2++) { /* the same calls in both modes: rows of their own */
+        run_case(h, s, "cublasDgemm_v2", 0, 0, 257, 193, 300, 1, 0, 0, 1.0, 0.0, want_native, ozaki2);
+        run_case(h, s, "cublasDgemm_v2", 1, 0, 130, 64, 4100, 1, 0, 0, 1.0, 0.5, want_native, ozaki2);
+        run_case(h, s, "cublasDgemmStridedBatched", 0, 1, 64, 96, 128, 5, 0, 1, -2.0, 1.0, want_native, ozaki2);
+        run_case(h, s, "cublasDgemmBatched", 1, 1, 50, 70, 90, 4, 1, 0, 0.75, 0.25, want_native, ozaki2);
+        run_case(h, s, "cublasDgemmBatched", 0, 0, 33, 17, 65, 3, 1, 1, 1.0, 0.0, want_native, ozaki2);
+    }
     ozcmp_report_at_exit(stdout);
     CK(cublasDestroy(h));
     printf("check_shadow%s: %d failure%s\n", want_native ? " native" : "", g_failures, g_failures == 1 ? "" : "s");
