@@ -345,7 +345,7 @@ class compare(region):
     the block: every call emulated there also runs natively into scratch and
     is compared on the GPU. On exit (after waiting for the comparisons in
     flight) rep.sites is the report of the calls compared during the block,
-    one dict per call site (entry, transa, transb, m, n, k, batch, calls,
+    one dict per call site (entry, mode, transa, transb, m, n, k, batch, calls,
     normwise_worst/_mean, max_rel_worst/_mean, max_abs_worst/_mean,
     beyond_bound_total/_worst, nonfinite_total/_worst, not_compared_*), worst
     first, and rep.total the total row. result="native" gives the program the

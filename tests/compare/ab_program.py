@@ -5,7 +5,8 @@ The "emulated" run (OZCRT_COMPARE=1, set by ozcrt-ab) perturbs every value by
 a relative 1e-9, as emulation would. AB_TEXT_CHANGE=1 also changes a word in
 that run. AB_FAKE_REPORT=path: copied to OZCRT_REPORT_FILE, standing in for
 the shim's report. Exit 3 when LD_PRELOAD and OZCRT_COMPARE disagree, 4 when
-a libozcrt entry leaked into the native run."""
+a libozcrt entry leaked into the native run, 5 when the emulated run does not
+see the mode AB_EXPECT_MODE (as "OZCRT_MODE" or "OZCRT_MODE OZCRT_BITS")."""
 import os
 import shutil
 import struct
@@ -19,6 +20,9 @@ if emulated != bool(os.environ.get("AB_EXPECT_LIB", "") and os.environ["AB_EXPEC
     sys.exit(3)
 if "libozcrt" in preload:
     sys.exit(4)
+want_mode = os.environ.get("AB_EXPECT_MODE")
+if emulated and want_mode and " ".join(os.environ.get(v, "") for v in ("OZCRT_MODE", "OZCRT_BITS")).strip() != want_mode:
+    sys.exit(5)
 f = 1.0 + 1e-9 if emulated else 1.0
 
 

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Tests scripts/ozcrt-ab on a stand-in program (no GPU) and report.c's CSV/JSON with Python's parsers.
 
-usage: test_ab.py OZCRT_AB AB_PROGRAM REPORT_DUMP"""
+usage: test_ab.py OZCRT_AB AB_PROGRAM REPORT_DUMP [LIBOZCRT SHIM_PROGRAM LOCAL_CLIENT]
+
+With the last three (where the shim and tests/fake's fake cuBLAS are built),
+ozcrt-ab also runs a cuBLAS program under the real libozcrt.so in the ozaki2
+mode (no GPU: the call is forwarded to the fake)."""
 import csv
 import json
 import math
@@ -38,31 +42,40 @@ for ext in ("json", "csv"):
     path = os.path.join(tmp, "r." + ext)
     check(subprocess.run([dump, path]).returncode == 0, "report_dump writes ." + ext)
 rep = json.load(open(os.path.join(tmp, "r.json")))
-sites = {s["entry"]: s for s in rep["sites"]}
-check(rep["ozcrt_report"] == 1 and len(rep["sites"]) == 2, "json: two sites")
-a, b = sites["cublasDgemm_v2"], sites["cublasDgemmStridedBatched"]
+sites = {(s["entry"], s["mode"]): s for s in rep["sites"]}
+check(rep["ozcrt_report"] == 1 and len(rep["sites"]) == 3 and len(sites) == 3, "json: three sites")
+a, b = sites[("cublasDgemm_v2", "phase22")], sites[("cublasDgemmStridedBatched", "phase22")]
+a2 = sites.get(("cublasDgemm_v2", "ozaki2/53"), {})
 check((a["transa"], a["transb"], a["m"], a["n"], a["k"], a["batch"], a["calls"]) == ("N", "T", 1000, 900, 800, 1, 2),
       "json: site key and calls")
+check((a2.get("m"), a2.get("calls"), a2.get("max_abs_worst"), a2.get("normwise_worst")) == (1000, 1, 2.5e-16, 1.5e-17),
+      "json: the same site in the ozaki2 mode is a row of its own")
+check(list(rep["sites"][0].keys())[:4] == ["entry", "mode", "transa", "transb"] and "mode" not in rep["total"],
+      "json: mode next to the entry point; none in the total")
 check(a["max_abs_worst"] == 1.5e-9 and a["max_abs_mean"] == 1.0e-9 and a["max_rel_worst"] == 3.25e-7,
       "json: worst and mean exact")
 check(math.isinf(b["normwise_worst"]) and b["nonfinite_total"] == 2 and b["not_compared_capture"] == 1,
       "json: inf as 1e999, counts")
 check(rep["sites"][0]["entry"] == "cublasDgemmStridedBatched", "json: NaN/Inf site sorted first")
-check(rep["total"]["calls"] == 3 and rep["total"]["not_compared_capture"] == 1, "json: total")
+check(rep["total"]["calls"] == 4 and rep["total"]["not_compared_capture"] == 1, "json: total")
+with open(os.path.join(tmp, "r.csv"), newline="") as f:
+    header = next(csv.reader(f))
 rows = list(csv.DictReader(open(os.path.join(tmp, "r.csv"))))
-check(len(rows) == 2, "csv: two rows")
-crow = {r["entry"]: r for r in rows}
-check(float(crow["cublasDgemm_v2"]["max_rel_worst"]) == 3.25e-7 and int(crow["cublasDgemm_v2"]["calls"]) == 2,
-      "csv: values")
-check(math.isinf(float(crow["cublasDgemmStridedBatched"]["normwise_worst"])), "csv: inf")
-check(set(rows[0].keys()) == set(k for k in a.keys()), "csv columns == json keys")
+check(len(rows) == 3, "csv: three rows")
+crow = {(r["entry"], r["mode"]): r for r in rows}
+c22 = crow[("cublasDgemm_v2", "phase22")]
+check(float(c22["max_rel_worst"]) == 3.25e-7 and int(c22["calls"]) == 2, "csv: values")
+check(float(crow[("cublasDgemm_v2", "ozaki2/53")]["normwise_worst"]) == 1.5e-17, "csv: the ozaki2 row")
+check(math.isinf(float(crow[("cublasDgemmStridedBatched", "phase22")]["normwise_worst"])), "csv: inf")
+check(header == list(a.keys()), "csv columns == json keys, same order")
+check(header[:5] == ["entry", "mode", "transa", "transb", "m"], "csv: mode next to the entry point")
 
 # 2. ozcrt-ab on the stand-in program
 lib = find_libm()
 out = os.path.join(tmp, "out")
 files = ["table.csv", "data.npy", "vec.npy", "idx.npy", "log.txt"]
 base_env = dict(os.environ, AB_EXPECT_LIB=os.path.basename(lib), AB_FAKE_REPORT=os.path.join(tmp, "r.json"),
-                LD_PRELOAD="/nonexistent/libozcrt.so")
+                LD_PRELOAD="/nonexistent/libozcrt.so", OZCRT_MODE="", OZCRT_BITS="")
 
 
 def run_ab(opts, **env):
@@ -79,7 +92,9 @@ def run_ab(opts, **env):
 rc, text = run_ab(["--rtol", "1e-6"])
 check(rc == 0, "rtol 1e-6 passes")
 check("table.csv: energy" in text and "data.npy: column 2" in text and "vec.npy" in text, "per file and column")
-check("cublasDgemm_v2 NT 1000x900x800" in text and "not compared: capture 1" in text, "shadow report printed")
+check("cublasDgemm_v2 phase22 NT 1000x900x800" in text and "not compared: capture 1" in text, "shadow report printed")
+check("cublasDgemm_v2 ozaki2/53 NT 1000x900x800" in text, "shadow report: the ozaki2 row named")
+check("emulated run: OZCRT_MODE=phase22 (" in text, "the default mode said")
 check("log.txt" in text and "stdout" in text, "text files and stdout compared")
 
 rc, text = run_ab(["--rtol", "1e-12"])
@@ -96,6 +111,33 @@ rc, text = run_ab(["--rtol", "1e-6"], AB_FAKE_REPORT="")
 check(rc == 0 and "no shadow report" in text, "no report: still works (no GPU case)")
 # idx.npy is integer and identical
 check(any(l.startswith("idx.npy") and " 0 " in l for l in text.splitlines()), "integer .npy identical")
+# the ozaki2 mode from the environment reaches the emulated run (ab_program exits 5 otherwise) and is said
+rc, text = run_ab(["--rtol", "1e-6"], OZCRT_MODE="ozaki2", OZCRT_BITS="40", AB_EXPECT_MODE="ozaki2 40")
+check(rc == 0 and "emulated run: OZCRT_MODE=ozaki2 OZCRT_BITS=40" in text, "OZCRT_MODE=ozaki2 OZCRT_BITS=40")
+rc, text = run_ab(["--rtol", "1e-6"], OZCRT_MODE="ozaki2", OZCRT_BITS="", AB_EXPECT_MODE="ozaki2")
+check(rc == 0 and "emulated run: OZCRT_MODE=ozaki2 OZCRT_BITS=53" in text, "OZCRT_MODE=ozaki2: default bits said")
+rc, text = run_ab(["--rtol", "1e-6"], OZCRT_MODE="ozaki2", OZCRT_BITS="40", AB_EXPECT_MODE="phase22")
+check(rc == 1 and "exit status differs: 0 (native) vs 5 (emulated)" in text, "a mode not passed on would be seen")
+
+# 3. ozcrt-ab with the real libozcrt.so in the ozaki2 mode, on a program calling the fake cuBLAS
+if len(sys.argv) > 6:
+    shim, shim_prog, client = sys.argv[4:7]
+    stats = os.path.join(tmp, "stats.txt")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OZCRT_") and k != "LD_PRELOAD"}
+    env.update(OZCRT_MODE="ozaki2", OZCRT_BITS="40", OZCRT_MIN_M="1", OZCRT_MIN_N="1", OZCRT_MIN_K="1",
+               OZCRT_STATS="1", OZCRT_STATS_FILE=stats, CUDA_VISIBLE_DEVICES="")
+    p = subprocess.run([sys.executable, ab, "--lib", shim, "--rtol", "1e-12", "--", sys.executable, shim_prog, client],
+                       env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    print("---- ozcrt-ab (libozcrt.so, OZCRT_MODE=ozaki2) -> %d\n%s" % (p.returncode, p.stdout))
+    check(p.returncode == 0 and "ozcrt-ab: ok" in p.stdout, "shim, ozaki2: ok (the same result in both runs)")
+    check("emulated run: OZCRT_MODE=ozaki2 OZCRT_BITS=40" in p.stdout, "shim, ozaki2: the mode said")
+    check("no shadow report: the emulated run compared nothing" in p.stdout,
+          "shim, ozaki2: no GPU, so no call compared and no report (said)")
+    table = open(stats).read() if os.path.exists(stats) else ""
+    check("ozcrt stats (mode ozaki2, bits 40)" in table and "no-gpu" in table,
+          "shim, ozaki2: the emulated run's shim ran in the ozaki2 mode (stats: forwarded, no-gpu)")
+else:
+    print("(libozcrt.so or the fake cuBLAS not built: ozcrt-ab under the real shim not tested)")
 
 print("\n%d failure(s)" % len(failures))
 sys.exit(1 if failures else 0)

@@ -8,12 +8,15 @@
 # 3. ab_client (a plain cuBLAS program) under libozcrt.so with OZCRT_COMPARE=1:
 #    the JSON report lists its 5 sites with the right call counts, and each
 #    site's max abs difference agrees with the client's own (against a CPU
-#    long-double product) within 5% + 1e-12;
+#    long-double product) within 5% + 1e-12; every row names the mode
+#    (phase22), 0 beyond the bound, 0 NaN/Inf mismatches;
+# 3b. the same with OZCRT_MODE=ozaki2 OZCRT_BITS=53: rows named ozaki2/53;
 # 4. ab_client with OZCRT_COMPARE_RESULT=native: checksums bit-identical to a
 #    run without the shim;
 # 5. a PyTorch float64 workload (mm, addmm, bmm) under OZCRT_COMPARE=1: the
 #    report lists cublasDgemm_v2 and cublasDgemmStridedBatched with those shapes;
-# 6. scripts/ozcrt-ab on ab_client (the README example; its output is kept).
+# 6. scripts/ozcrt-ab on ab_client (the README example; its output is kept);
+# 6b. the same with OZCRT_MODE=ozaki2 OZCRT_BITS=53 and --rtol 1e-10: passes and names the mode.
 # Everything goes to BUILD_DIR/compare-gpu/. Exit status 1 if any check fails.
 set -u
 build=${1:?usage: run.sh BUILD_DIR}
@@ -42,20 +45,15 @@ run_prog() { # NAME LOG CMD...: PASS when CMD exits 0
     else summary FAIL "$name" "$(tail -n 1 "$log"); see $log"; fi
 }
 
-run_prog check_compare "$out/check_compare.txt" "$bin/check_compare"
-run_prog check_shadow "$out/check_shadow.txt" "$bin/check_shadow"
-run_prog "check_shadow native" "$out/check_shadow_native.txt" "$bin/check_shadow" native
-
-[ -f "$lib" ] || { summary FAIL libozcrt.so "not built at $lib"; exit 1; }
-client=$bin/ab_client
-if [ -x "$client" ]; then
-    # 3. report vs the client's own differences
-    rm -f "$out/ab_report.json"
-    LD_PRELOAD=$lib OZCRT_COMPARE=1 OZCRT_REPORT_FILE=$out/ab_report.json "$client" maxabs \
-        > "$out/ab_emulated.txt" 2> "$out/ab_emulated.err"
-    if detail=$("$python" - "$out/ab_report.json" "$out/ab_emulated.txt" <<'PY'
+report_vs_client() { # MODE_NAME OZCRT_MODE CHECK_NAME: ab_client under OZCRT_COMPARE=1, its JSON report checked
+    want_mode=$1 tag=$2
+    rm -f "$out/ab_report_$tag.json"
+    OZCRT_MODE=$2 OZCRT_BITS=53 LD_PRELOAD=$lib OZCRT_COMPARE=1 OZCRT_REPORT_FILE=$out/ab_report_$tag.json "$client" maxabs \
+        > "$out/ab_emulated_$tag.txt" 2> "$out/ab_emulated_$tag.err"
+    if detail=$("$python" - "$out/ab_report_$tag.json" "$out/ab_emulated_$tag.txt" "$want_mode" <<'PY'
 import json, sys
 rep = json.load(open(sys.argv[1]))
+want_mode = sys.argv[3]
 calls = {}
 for line in open(sys.argv[2]):
     f = line.split()
@@ -65,6 +63,9 @@ for line in open(sys.argv[2]):
         calls[key] = (n + 1, max(mx, float(f[8])))
 sites = {(s["entry"], s["transa"] + s["transb"], s["m"], s["n"], s["k"], s["batch"]): s for s in rep["sites"]}
 bad = []
+for s in rep["sites"]:
+    if s["mode"] != want_mode:
+        bad.append("site %s %dx%dx%d: mode %r, expected %r" % (s["entry"], s["m"], s["n"], s["k"], s["mode"], want_mode))
 for key, (n, mx) in calls.items():
     s = sites.get(key)
     if s is None:
@@ -78,10 +79,22 @@ for key, (n, mx) in calls.items():
         bad.append("%s: beyond bound %d, NaN/Inf %d" % (key, s["beyond_bound_total"], s["nonfinite_total"]))
 if len(sites) != len(calls):
     bad.append("%d sites in the report, %d in the client" % (len(sites), len(calls)))
-print("; ".join(bad) if bad else "%d sites, counts and max abs agree" % len(calls))
+print("; ".join(bad) if bad else "%d sites (mode %s), counts and max abs agree, 0 beyond the bound" % (len(calls), want_mode))
 sys.exit(1 if bad else 0)
 PY
-    ); then summary PASS "report vs client" "$detail"; else summary FAIL "report vs client" "$detail"; fi
+    ); then summary PASS "$3" "$detail"; else summary FAIL "$3" "$detail"; fi
+}
+
+run_prog check_compare "$out/check_compare.txt" "$bin/check_compare"
+run_prog check_shadow "$out/check_shadow.txt" "$bin/check_shadow"
+run_prog "check_shadow native" "$out/check_shadow_native.txt" "$bin/check_shadow" native
+
+[ -f "$lib" ] || { summary FAIL libozcrt.so "not built at $lib"; exit 1; }
+client=$bin/ab_client
+if [ -x "$client" ]; then
+    # 3. report vs the client's own differences, in the default (phase22) mode and in ozaki2 (3b)
+    report_vs_client phase22 phase22 "report vs client"
+    report_vs_client ozaki2/53 ozaki2 "ozaki2: report vs client (rows named ozaki2/53, 0 beyond the bound)"
 
     # 4. OZCRT_COMPARE_RESULT=native: the bits of a run without the shim
     "$client" checksums > "$out/ab_native.txt" 2>&1
@@ -99,6 +112,15 @@ PY
         summary PASS "ozcrt-ab --rtol 1e-6 on ab_client" "output in $out/ozcrt-ab.txt"
     else
         summary FAIL "ozcrt-ab --rtol 1e-6 on ab_client" "see $out/ozcrt-ab.txt"
+    fi
+    # 6b. ozcrt-ab with OZCRT_MODE=ozaki2: 53 bits, so an rtol the Phase 22 run could not meet (its
+    #     max rel is about 8e-10); it names the mode
+    if OZCRT_MODE=ozaki2 OZCRT_BITS=53 "$python" "$top/scripts/ozcrt-ab" --lib "$lib" --rtol 1e-10 -- "$client" \
+        > "$out/ozcrt-ab-ozaki2.txt" 2>&1 && grep -q "emulated run: OZCRT_MODE=ozaki2" "$out/ozcrt-ab-ozaki2.txt" \
+        && grep -q "ozaki2/53" "$out/ozcrt-ab-ozaki2.txt"; then
+        summary PASS "ozcrt-ab --rtol 1e-10 on ab_client, OZCRT_MODE=ozaki2" "output in $out/ozcrt-ab-ozaki2.txt"
+    else
+        summary FAIL "ozcrt-ab --rtol 1e-10 on ab_client, OZCRT_MODE=ozaki2" "see $out/ozcrt-ab-ozaki2.txt"
     fi
 else
     summary FAIL ab_client "not built: $client"
