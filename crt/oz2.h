@@ -17,6 +17,7 @@
 #ifndef OZCRT_CRT_OZ2_H
 #define OZCRT_CRT_OZ2_H
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -493,6 +494,148 @@ OZ_HD double oz2_to_double(const oz2_uint *mag, int neg, int e)
     if (neg)
         d = -d;
     return oz2_ldexp(d, shift + e);
+}
+
+/* ---- step 2 in floating point: the GPU's residue arithmetic ----
+ *
+ * The same residues as oz2_scaled_int + oz2_residue22, computed mostly on
+ * the float units (twice the integer units' rate on the GPU). a'' is cut
+ * into nd digits of db bits (oz2_fd_ndigits), each held as a float with the
+ * sign of a'' applied; per odd modulus m the digits are combined with the
+ * symmetric residues K_j of 2^(db j) mod m (|K_j| <= 127) into
+ *     X = MAGIC + x,  x = sum_j d_j K_j == a'' (mod m),  |x| < 2^22 - 128,
+ * every partial sum an integer near MAGIC = 1.5 2^23 (exact). Then
+ *     Q = rint((x + (m+1)/2 - 128) / m) = floor((x + m - 128) / m)
+ * (no ties: the quotient's fraction is at least 1/(2m) from 1/2, and the
+ * float product is within 2^22 2^-32 = 2^-10 of it), and
+ *     F = X - m Q = MAGIC + r,  r in [128 - m, 127], r == a'' (mod m),
+ * exactly: the low byte of F's bits is the symmetric int8 residue
+ * (r - m stored for r >= 128). For m = 256 it is the low byte of X0 = MAGIC
+ * + d_0 (d_0 == a'' mod 2^db). Digits: y = |x| 2^sh (two exact products,
+ * f1 f2 = 2^sh), h = floor(y 2^-S), L' = rne(y - h 2^S) in [0, 2^S] with
+ * S = 3 db, a'' = h 2^S + L'; digits 0..2 from L' (digit 2 up to 2^db: a
+ * rounding carry), 3.. from h. The bound on |x|: with c_2 <= 2^db and the
+ * other digits < 2^db, |x| <= (2^db - 1) (1 + 127 (nd - 1)) + 127 < 2^22 - 128
+ * for (nd, db) = (3..5, 13) and (6..7, 12), which oz2_fd_ndigits picks so
+ * that nd db >= w + 1 (|a''| <= 2^w). tests/unit/test_oz2_fast.c checks
+ * all of it against oz2_residue22. */
+
+#define OZ2_FD_MAXD 7
+#define OZ2_FD_MAGIC 12582912.0f /* 1.5 2^23: integers near it are exact, their low bits the integer's */
+#define OZ2_FD_MAGIC_BITS UINT32_C(0x4B400000)
+
+#ifdef __CUDA_ARCH__
+#define OZ2_FMAF_(a, b, c) __fmaf_rn((a), (b), (c))
+#define OZ2_FADD_(a, b) __fadd_rn((a), (b))
+#define OZ2_DFMA_(a, b, c) __fma_rn((a), (b), (c))
+#define OZ2_DMUL_(a, b) __dmul_rn((a), (b))
+#define OZ2_DADD_(a, b) __dadd_rn((a), (b))
+#define OZ2_FBITS_(f) __float_as_uint(f)
+#define OZ2_BITSF_(u) __uint_as_float(u)
+#else
+#define OZ2_FMAF_(a, b, c) fmaf((a), (b), (c))
+#define OZ2_FADD_(a, b) ((float)(a) + (float)(b))
+#define OZ2_DFMA_(a, b, c) fma((a), (b), (c))
+#define OZ2_DMUL_(a, b) ((double)(a) * (double)(b))
+#define OZ2_DADD_(a, b) ((double)(a) + (double)(b))
+OZ_HD uint32_t oz2_fbits_(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+OZ_HD float oz2_bitsf_(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+#define OZ2_FBITS_(f) oz2_fbits_(f)
+#define OZ2_BITSF_(u) oz2_bitsf_(u)
+#endif
+
+/* The digit count for integers of width w (|a''| <= 2^w), w <= 83; and the digit width. */
+OZ_HD int oz2_fd_ndigits(int w)
+{
+    return w + 1 <= 39 ? 3 : w + 1 <= 52 ? 4 : w + 1 <= 65 ? 5 : w + 1 <= 72 ? 6 : 7;
+}
+OZ_HD int oz2_fd_bits(int nd) { return nd <= 5 ? 13 : 12; }
+
+/* The scale of a row with shift sh = w - s (w - 1024 <= sh <= w + 1073):
+ * f1 f2 = 2^sh, both normal; g = f2 2^-S, G = 2^S / f2 for the split. */
+typedef struct oz2_fd_scale {
+    double f1, f2, g, G;
+} oz2_fd_scale;
+
+OZ_HD oz2_fd_scale oz2_fd_make_scale(int sh, int nd)
+{
+    const int S = 3 * oz2_fd_bits(nd);
+    int e1 = sh > 1023 ? 1023 : sh, e2 = sh - e1; /* e1 >= -1017, 0 <= e2 <= 127 */
+    oz2_fd_scale sc = {oz2_pow2(e1), oz2_pow2(e2), oz2_pow2(e2 - S), oz2_pow2(S - e2)};
+    return sc;
+}
+
+/* a'' = rne(x 2^sh) for finite x as nd signed float digits: dig[0] = MAGIC
+ * + d_0, dig[j] = d_j, a'' = sum_j d_j 2^(db j). */
+OZ_HD void oz2_fd_digits(double x, const oz2_fd_scale *sc, int nd, float dig[OZ2_FD_MAXD])
+{
+    const int b = oz2_fd_bits(nd);
+    const uint64_t mask = (UINT64_C(1) << b) - 1, low52 = (UINT64_C(1) << 52) - 1;
+    const double two52 = 4503599627370496.0;
+    const double y1 = OZ2_DMUL_(fabs(x), sc->f1);
+    uint64_t lw, hw = 0;
+    if (nd <= 3) {
+        lw = oz2_double_bits(OZ2_DFMA_(y1, sc->f2, two52)) & low52; /* rne(y) < 2^39 */
+    } else {
+#ifdef __CUDA_ARCH__
+        const double hv = __fma_rz(y1, sc->g, two52); /* 2^52 + floor(y 2^-S) */
+#else
+        const double hv = two52 + floor(y1 * sc->g); /* y1 g: exact, or below 2^-1022 (h = 0 either way) */
+#endif
+        const double h = OZ2_DADD_(hv, -two52);
+        const double z = OZ2_DFMA_(h, -sc->G, y1);                        /* (y - h 2^S) / f2, exact */
+        lw = oz2_double_bits(OZ2_DFMA_(z, sc->f2, two52)) & low52; /* 2^52 + L' */
+        hw = oz2_double_bits(hv) & low52;
+    }
+    uint32_t c[OZ2_FD_MAXD];
+    c[0] = (uint32_t)(lw & mask);
+    c[1] = (uint32_t)((lw >> b) & mask);
+    c[2] = (uint32_t)(lw >> (2 * b)); /* up to 2^b */
+    for (int j = 3; j < nd; j++)
+        c[j] = (uint32_t)((hw >> (b * (j - 3))) & mask);
+    const float sgn = oz2_double_bits(x) >> 63 ? -1.0f : 1.0f;
+    dig[0] = OZ2_FMAF_(OZ2_BITSF_(OZ2_FD_MAGIC_BITS | c[0]), sgn, OZ2_FD_MAGIC - sgn * OZ2_FD_MAGIC);
+    for (int j = 1; j < nd; j++)
+        dig[j] = OZ2_FMAF_(OZ2_BITSF_(OZ2_FD_MAGIC_BITS | c[j]), sgn, -sgn * OZ2_FD_MAGIC);
+}
+
+/* X = MAGIC + x for modulus m (odd; see above): the digits combined. */
+OZ_HD float oz2_fd_combine(const float dig[OZ2_FD_MAXD], int nd, uint32_t m)
+{
+    const int b = oz2_fd_bits(nd);
+    float X = dig[0];
+    uint32_t k = 1;
+    for (int j = 1; j < nd; j++) {
+        k = (k << b) % m;
+        const int ks = k > m / 2 ? (int)k - (int)m : (int)k;
+        X = OZ2_FMAF_(dig[j], (float)ks, X);
+    }
+    return X;
+}
+
+/* The symmetric residue modulo m of a'' (given as oz2_fd_digits), as the low
+ * byte of the result: equals (uint8_t)oz2_residue22(...). m <= 256, either
+ * 256 or odd and > 128. */
+OZ_HD uint32_t oz2_fd_residue(const float dig[OZ2_FD_MAXD], int nd, uint32_t m)
+{
+    if (m == 256)
+        return OZ2_FBITS_(dig[0]) & 0xffu;
+    const float X = oz2_fd_combine(dig, nd, m);
+    const float xpp = OZ2_FADD_(X, -(float)(12582912 - (int)((m + 1) / 2) + 128)); /* x + (m+1)/2 - 128 */
+    const float t = OZ2_FMAF_(xpp, 1.0f / (float)m, OZ2_FD_MAGIC);
+    const float Q = OZ2_FADD_(t, -OZ2_FD_MAGIC);
+    const float F = OZ2_FMAF_(Q, -(float)m, X);
+    return OZ2_FBITS_(F) & 0xffu;
 }
 
 #endif
