@@ -562,7 +562,9 @@ OZ_HD int oz2_fd_ndigits(int w)
 OZ_HD int oz2_fd_bits(int nd) { return nd <= 5 ? 13 : 12; }
 
 /* The scale of a row with shift sh = w - s (w - 1024 <= sh <= w + 1073):
- * f1 f2 = 2^sh, both normal; g = f2 2^-S, G = 2^S / f2 for the split. */
+ * f1 f2 = 2^sh (powers of two: |x| f1 is exact or below 2^-1022, where
+ * a'' = 0 either way; then f2 <= 2^127 is exact); g = f2 2^-S, G = 2^S / f2
+ * for the split. */
 typedef struct oz2_fd_scale {
     double f1, f2, g, G;
 } oz2_fd_scale;
@@ -570,7 +572,7 @@ typedef struct oz2_fd_scale {
 OZ_HD oz2_fd_scale oz2_fd_make_scale(int sh, int nd)
 {
     const int S = 3 * oz2_fd_bits(nd);
-    int e1 = sh > 1023 ? 1023 : sh, e2 = sh - e1; /* e1 >= -1017, 0 <= e2 <= 127 */
+    int e1 = sh > 1023 ? 1023 : sh, e2 = sh - e1; /* e1 >= -1023, 0 <= e2 <= 127 */
     oz2_fd_scale sc = {oz2_pow2(e1), oz2_pow2(e2), oz2_pow2(e2 - S), oz2_pow2(S - e2)};
     return sc;
 }
@@ -623,19 +625,25 @@ OZ_HD float oz2_fd_combine(const float dig[OZ2_FD_MAXD], int nd, uint32_t m)
     return X;
 }
 
-/* The symmetric residue modulo m of a'' (given as oz2_fd_digits), as the low
- * byte of the result: equals (uint8_t)oz2_residue22(...). m <= 256, either
- * 256 or odd and > 128. */
-OZ_HD uint32_t oz2_fd_residue(const float dig[OZ2_FD_MAXD], int nd, uint32_t m)
+/* The symmetric residue modulo m of a'' (given as oz2_fd_digits) in the low
+ * byte of the result (the bits of F, or of X0 for 256): that byte equals
+ * (uint8_t)oz2_residue22(...). m <= 256, either 256 or odd and > 128. */
+OZ_HD uint32_t oz2_fd_residue_bits(const float dig[OZ2_FD_MAXD], int nd, uint32_t m)
 {
     if (m == 256)
-        return OZ2_FBITS_(dig[0]) & 0xffu;
+        return OZ2_FBITS_(dig[0]);
     const float X = oz2_fd_combine(dig, nd, m);
     const float xpp = OZ2_FADD_(X, -(float)(12582912 - (int)((m + 1) / 2) + 128)); /* x + (m+1)/2 - 128 */
     const float t = OZ2_FMAF_(xpp, 1.0f / (float)m, OZ2_FD_MAGIC);
     const float Q = OZ2_FADD_(t, -OZ2_FD_MAGIC);
     const float F = OZ2_FMAF_(Q, -(float)m, X);
-    return OZ2_FBITS_(F) & 0xffu;
+    return OZ2_FBITS_(F);
+}
+
+/* The same as a byte: (uint8_t)oz2_residue22(...). */
+OZ_HD uint8_t oz2_fd_residue(const float dig[OZ2_FD_MAXD], int nd, uint32_t m)
+{
+    return (uint8_t)(oz2_fd_residue_bits(dig, nd, m) & 0xffu);
 }
 
 #endif
