@@ -9,6 +9,10 @@
 #define OZCRT_CRT_CRT_H
 
 #include <stdint.h>
+#ifndef __CUDACC__
+#include <string.h>
+#endif
+#include "moduli.h"
 #include "oz_hd.h"
 
 /* x mod p in [0, p) for any int32 x, by a multiply-high (Barrett) reduction.
@@ -44,6 +48,61 @@ OZ_HD uint64_t oz_crt_reduce(uint64_t sum, uint64_t M)
 OZ_HD int64_t oz_crt_fold(uint64_t x, uint64_t M)
 {
     return x > M / 2 ? (int64_t)x - (int64_t)M : (int64_t)x;
+}
+
+/* Bit casts (no conversion instructions). */
+OZ_HD float oz_bits_float(uint32_t u)
+{
+#ifdef __CUDA_ARCH__
+    return __uint_as_float(u);
+#else
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+#endif
+}
+OZ_HD uint32_t oz_float_bits(float f)
+{
+#ifdef __CUDA_ARCH__
+    return __float_as_uint(f);
+#else
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+#endif
+}
+OZ_HD double oz_bits_double(uint64_t u)
+{
+#ifdef __CUDA_ARCH__
+    return __longlong_as_double((long long)u);
+#else
+    double d;
+    memcpy(&d, &u, 8);
+    return d;
+#endif
+}
+
+/* The GPU Phase 22 set (OZ_P22G_MODULI): X, the signed representative of
+ * S = sum r_q f_q (r_q in [0, m_q)) modulo M', as an exact double, for the
+ * X of a chunk: |X| <= 2^46 (phase22.md step 3; M'/2 is 2^46.8). No
+ * int<->float conversion instruction (a quarter of the rate of plain
+ * arithmetic on the GPU, with long latency):
+ *  - q = rint(S / M'): S / M' lies within 2^46 / M' < 0.29 of the integer
+ *    q. From the top bits: hi = S >> 36 < 2^23 (S < 6 * 256 * M' < 2^59) is
+ *    an exact float by the 2^23 magic; hi * fl(2^36 / M') differs from
+ *    S / M' by less than 2^-11.8 + 2^-12; adding 1.5 * 2^23 rounds it to the
+ *    nearest integer in the low mantissa bits: q.
+ *  - X = S - q M' in 64-bit integers (|X| <= 2^46);
+ *  - X as a double: 1.5 * 2^52 + X is exact by its bits (|X| < 2^51), and
+ *    subtracting 1.5 * 2^52 again is exact. */
+OZ_HD double oz_p22g_centered(uint64_t S)
+{
+    const float c = (float)(68719476736.0 / (double)OZ_P22G_M); /* 2^36 / M' */
+    const float hi = oz_bits_float(0x4B000000u | (uint32_t)(S >> 36)) - 8388608.0f;
+    const float qf = hi * c + 12582912.0f;
+    const uint64_t q = (uint64_t)(oz_float_bits(qf) - 0x4B400000u);
+    const uint64_t x = S - q * OZ_P22G_M; /* X modulo 2^64 */
+    return oz_bits_double(UINT64_C(0x4338000000000000) + x) - 6755399441055744.0;
 }
 
 #endif

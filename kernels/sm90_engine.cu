@@ -196,17 +196,15 @@ struct oz_mode_p22 {
     }
 
     /* X of one pass of one element from its residues (bytes bb of w[q]):
-     * S = sum r_q f_q mod M' by the CRT, X = S - q M' with q = rint(S / M');
-     * |X| <= 2^46 is far from M'/2 = 2^46.8, so the double quotient (error
-     * < 2^-40) rounds to the right q. */
-    static __device__ __forceinline__ int64_t rebuild(const uint32_t (&w)[M::NMOD], int bb)
+     * S = sum r_q f_q, then its signed representative modulo M' as an exact
+     * double (crt/crt.h oz_p22g_centered: |X| <= 2^46, no conversions). */
+    static __device__ __forceinline__ double rebuild(const uint32_t (&w)[M::NMOD], int bb)
     {
         uint64_t S = 0;
 #define OZ_CRT_TERM_(i, m, f, mu) S += (uint64_t)((w[i] >> (8 * bb)) & 255u) * (f);
         OZ_P22G_MODULI(OZ_CRT_TERM_)
 #undef OZ_CRT_TERM_
-        const long long qd = __double2ll_rn(__dmul_rn(__ull2double_rn(S), 1.0 / (double)OZ_P22G_M));
-        return (int64_t)(S - (uint64_t)qd * OZ_P22G_M);
+        return oz_p22g_centered(S);
     }
 
     __device__ __forceinline__ void do_unit()
@@ -228,7 +226,7 @@ struct oz_mode_p22 {
         const double scale = ps == 0 ? 0x1p-34 : ps == 3 ? 0x1p-68 : 0x1p-51;
 #pragma unroll
         for (int bb = 0; bb < 4; bb++)
-            d[bb] = __dadd_rn(d[bb], __dmul_rn((double)rebuild(w, bb), scale));
+            d[bb] = __dadd_rn(d[bb], __dmul_rn(rebuild(w, bb), scale));
         if (ps == OZ_P22_NPASSES - 1) {
 #pragma unroll
             for (int bb = 0; bb < 4; bb++) {

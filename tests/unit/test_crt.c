@@ -1,4 +1,4 @@
-/* tests/unit/test_crt.c: crt/moduli.h constants recomputed from first principles, oz_mod_p, and the CRT round trip over (-M/2, M/2]. */
+/* tests/unit/test_crt.c: crt/moduli.h constants recomputed from first principles, oz_mod_p, the CRT round trip over (-M/2, M/2], and the engine's conversion-free centered reconstruction. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -265,6 +265,57 @@ static void test_crt_chunk_dot(void **state)
     }
 }
 
+/* S = sum r_q f_q over the GPU Phase 22 moduli for the integer x. */
+static uint64_t p22g_sum(int64_t x)
+{
+    uint64_t S = 0;
+#define OZ_SUM_(i, m, f, mu) S += (uint64_t)(((x % (m)) + (m)) % (m)) * (f);
+    OZ_P22G_MODULI(OZ_SUM_)
+#undef OZ_SUM_
+    return S;
+}
+
+/* oz_p22g_centered (the engine's conversion-free X): every X of a chunk,
+ * |X| <= 2^46, comes back exactly from its residues; the edges, and random
+ * residue tuples whose centered value is in range, agree with the reference
+ * reduction (oz_crt_reduce, oz_crt_fold). */
+static void test_p22g_centered(void **state)
+{
+    (void)state;
+    const int64_t lim = INT64_C(1) << 46;
+    const int64_t edge[] = {0, 1, -1, 2, -2, 255, -256, 65535, -65536, lim, -lim, lim - 1, -lim + 1,
+                            lim / 2, -lim / 2, INT64_C(4096) << 34, -(INT64_C(4096) << 34)};
+    for (size_t e = 0; e < sizeof edge / sizeof edge[0]; e++) {
+        double got = oz_p22g_centered(p22g_sum(edge[e]));
+        if (got != (double)edge[e])
+            fail_msg("X = %" PRId64 ": got %.17g", edge[e], got);
+    }
+    for (int t = 0; t < 2000000; t++) {
+        int64_t x = oz_rng_range(-lim, lim);
+        if (t % 4 == 1) /* near the ends */
+            x = (t & 8 ? lim : -lim) + (t & 8 ? -1 : 1) * oz_rng_range(0, 1 << 20);
+        double got = oz_p22g_centered(p22g_sum(x));
+        if (got != (double)x)
+            fail_msg("X = %" PRId64 ": got %.17g", x, got);
+    }
+    /* arbitrary residues (S up to its maximum): where the centered value is a chunk's, the same */
+    int checked = 0;
+    for (int t = 0; t < 2000000; t++) {
+        uint64_t S = 0;
+#define OZ_RSUM_(i, m, f, mu) S += (uint64_t)(t % 3 == 0 ? (m) - 1 - oz_rng_range(0, 3) : oz_rng_range(0, (m) - 1)) * (f);
+        OZ_P22G_MODULI(OZ_RSUM_)
+#undef OZ_RSUM_
+        int64_t want = oz_crt_fold(oz_crt_reduce(S, OZ_P22G_M), OZ_P22G_M);
+        if (want > lim || want < -lim)
+            continue;
+        checked++;
+        double got = oz_p22g_centered(S);
+        if (got != (double)want)
+            fail_msg("S = %" PRIu64 ": got %.17g, want %" PRId64, S, got, want);
+    }
+    assert_true(checked > 1000000);
+}
+
 int main(void)
 {
     uint64_t seed = oz_rng_seed_from_env(UINT64_C(0x5eed0c27));
@@ -275,6 +326,7 @@ int main(void)
         cmocka_unit_test(test_crt_round_trip),
         cmocka_unit_test(test_crt_reduce_fold),
         cmocka_unit_test(test_crt_chunk_dot),
+        cmocka_unit_test(test_p22g_centered),
     };
     int failed = cmocka_run_group_tests_name("crt", tests, NULL, NULL);
     printf("ozcrt test_crt: %d of %zu tests failed (OZ_TEST_SEED=%#" PRIx64 ")\n", failed,
