@@ -3,78 +3,102 @@
 
 #include "p22_params.h"
 
-/* One block: OZ_RT_ROWS rows, all of K. 32 x 8 threads. Reads are coalesced
- * along whichever of r or kk is contiguous in memory. Writes every padded
- * row's scale (0 for padding) and raises the item's special flag when a row
- * holds Inf or NaN. */
-__global__ void __launch_bounds__(256) oz_operand_scale_kernel(oz_view v, oz_operand_ws w)
+/* A block: OZ_SC_ROWS rows, all of K, OZ_SC_WARPS warps. Where rows are
+ * contiguous, lane l reads row r0 + l (a warp: 256 bytes of one k) and the
+ * warps split K; where K is contiguous, warp w reads row r0 + w, its lanes
+ * along K (256 bytes per step). Each warp keeps OZ_SC_UNROLL loads in flight
+ * (64 KiB per 1024 threads), so that the 2 blocks an SM holds keep its
+ * memory pipe full whichever dimension is contiguous. */
+#define OZ_SC_ROWS 32
+#define OZ_SC_WARPS 32
+#define OZ_SC_UNROLL 8
+static_assert(OZ_PAD_ROWS_A % OZ_SC_ROWS == 0 && OZ_PAD_ROWS_B % OZ_SC_ROWS == 0, "padded rows are whole blocks");
+
+/* max |x| over this thread's share of n elements x[i step] (i = i0, i0 +
+ * 32, ... < n), and whether any is Inf or NaN (fmax drops a NaN). */
+static __device__ __forceinline__ void oz_absmax_strided(const double *x, int64_t i0, int64_t n, int64_t step,
+                                                         double *mx, int *bad)
 {
-    __shared__ double s_max[8][OZ_RT_ROWS + 1];
-    __shared__ int s_bad[8][OZ_RT_ROWS + 1];
+    constexpr int stride = 32;
+    static_assert(OZ_SC_WARPS == stride, "the warps split K by 32, as the lanes do");
+    double m = 0.0;
+    int nf = 0;
+    int64_t left = i0 < n ? (n - i0 + stride - 1) / stride : 0; /* elements of this thread */
+    const double *p = x + i0 * step;
+    const int64_t dp = stride * step;
+#pragma unroll 1
+    for (; left >= OZ_SC_UNROLL; left -= OZ_SC_UNROLL) {
+        double a[OZ_SC_UNROLL];
+#pragma unroll
+        for (int u = 0; u < OZ_SC_UNROLL; u++, p += dp)
+            a[u] = __ldg(p);
+#pragma unroll
+        for (int u = 0; u < OZ_SC_UNROLL; u++) {
+            nf |= !(fabs(a[u]) <= DBL_MAX);
+            m = fmax(m, fabs(a[u]));
+        }
+    }
+#pragma unroll 1
+    for (; left > 0; left--, p += dp) {
+        const double a = fabs(__ldg(p));
+        nf |= !(a <= DBL_MAX);
+        m = fmax(m, a);
+    }
+    *mx = m;
+    *bad = nf;
+}
+
+/* Writes every padded row's scale (0 for padding) and raises the item's
+ * special flag when a row holds Inf or NaN. */
+__global__ void __launch_bounds__(32 * OZ_SC_WARPS, 2) oz_operand_scale_kernel(oz_view v, oz_operand_ws w)
+{
+    __shared__ double s_max[OZ_SC_WARPS][OZ_SC_ROWS + 1];
+    __shared__ int s_bad[OZ_SC_WARPS][OZ_SC_ROWS + 1];
     const int64_t b = blockIdx.y;
     const double *x = v.ptr(b);
-    const int64_t r0 = (int64_t)blockIdx.x * OZ_RT_ROWS;
-    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int64_t r0 = (int64_t)blockIdx.x * OZ_SC_ROWS;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     double mx = 0.0;
     int bad = 0;
+    int64_t r; /* the row this thread's result is for */
 
-    if (v.rs == 1) { /* rows contiguous: thread per row, the 8 warps split K */
-        int64_t r = r0 + tx;
-        if (r < v.rows) {
-            for (int64_t kk = ty; kk < v.k; kk += 8) {
-                double a = fabs(x[r + kk * v.ks]);
-                bad |= !(a <= DBL_MAX);
-                mx = fmax(mx, a);
-            }
+    if (v.rs == 1) { /* rows contiguous: lane per row, the warps split K */
+        r = r0 + lane;
+        if (r < v.rows)
+            oz_absmax_strided(x + r, warp, v.k, v.ks, &mx, &bad);
+        s_max[warp][lane] = mx;
+        s_bad[warp][lane] = bad;
+        __syncthreads();
+        if (warp != 0)
+            return;
+        for (int j = 1; j < OZ_SC_WARPS; j++) {
+            mx = fmax(mx, s_max[j][lane]);
+            bad |= s_bad[j][lane];
         }
-        s_max[ty][tx] = mx;
-        s_bad[ty][tx] = bad;
-    } else { /* K contiguous: a warp per row, lanes along K */
-        for (int rr = ty; rr < OZ_RT_ROWS; rr += 8) {
-            int64_t r = r0 + rr;
-            double m2 = 0.0;
-            int bad2 = 0;
-            if (r < v.rows) {
-                for (int64_t kk = tx; kk < v.k; kk += 32) {
-                    double a = fabs(x[r * v.rs + kk]);
-                    bad2 |= !(a <= DBL_MAX);
-                    m2 = fmax(m2, a);
-                }
-            }
-            for (int off = 16; off > 0; off >>= 1) {
-                m2 = fmax(m2, __shfl_xor_sync(0xffffffffu, m2, off));
-                bad2 |= __shfl_xor_sync(0xffffffffu, bad2, off);
-            }
-            if (tx == 0) {
-                s_max[0][rr] = m2;
-                s_bad[0][rr] = bad2;
-            }
+    } else { /* K contiguous: warp per row, lanes along K */
+        r = r0 + warp;
+        if (r < v.rows)
+            oz_absmax_strided(x + r * v.rs, lane, v.k, v.ks, &mx, &bad);
+        for (int off = 16; off > 0; off >>= 1) {
+            mx = fmax(mx, __shfl_xor_sync(0xffffffffu, mx, off));
+            bad |= __shfl_xor_sync(0xffffffffu, bad, off);
         }
+        if (lane != 0)
+            return;
     }
-    __syncthreads();
-    if (ty == 0) {
-        double m3 = 0.0;
-        int bad3 = 0;
-        if (v.rs == 1) {
-            for (int j = 0; j < 8; j++) {
-                m3 = fmax(m3, s_max[j][tx]);
-                bad3 |= s_bad[j][tx];
-            }
-        } else {
-            m3 = s_max[0][tx];
-            bad3 = s_bad[0][tx];
-        }
-        int64_t r = r0 + tx;
-        int sc = bad3 ? OZ_SCALE_SPECIAL : oz_scale_exponent(m3);
-        w.scale(b)[r] = r < v.rows ? sc : 0;
-        if (bad3 && r < v.rows)
-            atomicOr(w.special(b), 1);
-    }
+    const int sc = bad ? OZ_SCALE_SPECIAL : oz_scale_exponent(mx);
+    w.scale(b)[r] = r < v.rows ? sc : 0;
+    if (bad && r < v.rows)
+        atomicOr(w.special(b), 1);
 }
 
 cudaError_t oz_launch_operand_scale(const oz_view &v, const oz_operand_ws &w, int64_t group, cudaStream_t s)
 {
-    dim3 grid((unsigned)(w.rows_pad / OZ_RT_ROWS), (unsigned)group);
-    oz_operand_scale_kernel<<<grid, dim3(32, 8), 0, s>>>(v, w);
+    if (group <= 0 || w.rows_pad <= 0)
+        return cudaSuccess;
+    if (w.rows_pad / OZ_SC_ROWS > INT32_MAX || group > 65535)
+        return cudaErrorInvalidValue;
+    const dim3 grid((unsigned)(w.rows_pad / OZ_SC_ROWS), (unsigned)group);
+    oz_operand_scale_kernel<<<grid, 32 * OZ_SC_WARPS, 0, s>>>(v, w);
     return cudaGetLastError();
 }

@@ -15,9 +15,9 @@
 #define OZ_PAD_ROWS_B 128
 #define OZ_PAD_K 128
 
-/* Residue tiling kernels: a tile of operand rows x K. */
-#define OZ_RT_ROWS 32
-#define OZ_RT_K 32
+/* The Phase 22 residue kernel: a tile of operand rows x K (operand_tile.cuh). */
+#define OZ_RT_ROWS 16
+#define OZ_RT_K 128
 
 #ifdef __cplusplus
 /* The fused kernel's configurations, as data. Per element of C: the int32
