@@ -112,6 +112,7 @@ struct oz_mode_p22 {
     typedef oz_engine_p22 M;
     static constexpr int KCHUNK = M::KCHUNK;
     static constexpr int UNITS = M::GROUPS * OZ_P22_NPASSES; /* per thread and chunk */
+    static constexpr int WARM = 3; /* units whose inputs are on their way to L1 */
 
     const oz_engine_params &P;
     uint32_t *res;  /* this thread's words: res[(q WORDS + w) CTHREADS] */
@@ -162,13 +163,35 @@ struct oz_mode_p22 {
             plast = pend && P.last;
             pfrom_acc = c == 0 && !P.first;
             unit = 0;
+#pragma unroll
+            for (int u = 1; u < WARM; u++)
+                warm(u);
             prefetch(0);
         }
+    }
+
+    /* Unit u's words (and, at a group's first pass, its accumulators) into
+     * L1 ahead of time: the words were written a chunk ago and sit in L2,
+     * whose latency under the mainloop's traffic is longer than a stage. */
+    __device__ __forceinline__ void warm(int u)
+    {
+        const int a = u / OZ_P22_NPASSES, ps = u % OZ_P22_NPASSES;
+#pragma unroll
+        for (int q = 0; q < M::NMOD; q++)
+            oz_prefetch_l1(&rbuf_word(q, a, ps));
+        if (ps == 0 && pmid)
+            oz_prefetch_l1(&dacc[4 * a * Cfg::CTHREADS]);
+    }
+    __device__ __forceinline__ const uint32_t &rbuf_word(int q, int a, int ps) const
+    {
+        return res[(q * M::WORDS + a + M::GROUPS * ps) * Cfg::CTHREADS];
     }
 
     /* Element bb of group a: row pi0 + 8 (bb >> 1), column pj0 + 8 a + (bb & 1). */
     __device__ __forceinline__ void prefetch(int u)
     {
+        if (u + WARM < UNITS)
+            warm(u + WARM);
         const int a = u / OZ_P22_NPASSES, ps = u % OZ_P22_NPASSES;
 #pragma unroll
         for (int q = 0; q < M::NMOD; q++)

@@ -105,6 +105,12 @@ __device__ __forceinline__ void oz_mbar_wait(uint32_t bar, uint32_t parity)
                  : "memory");
 }
 
+/* Brings the line holding p into L1 (no register, no wait). */
+__device__ __forceinline__ void oz_prefetch_l1(const void *p)
+{
+    asm volatile("prefetch.global.L1 [%0];\n" ::"l"(p));
+}
+
 /* TMA: a 4-d box of a tensor map into shared memory, completing on an mbarrier. */
 __device__ __forceinline__ void oz_tma_load_4d(uint32_t dst, const void *tmap, uint32_t bar, int32_t c0, int32_t c1,
                                                int32_t c2, int32_t c3)
