@@ -44,8 +44,9 @@ static __host__ __device__ constexpr bool oz_res_plan_fast_ok()
 }
 
 typedef oz_stage_tile oz_res_tile;
-/* Blocks per SM the kernel is built for: 48 registers (no spills), 40 warps
- * and 80 KiB of tiles in flight per SM. */
+/* Blocks per SM the kernel is built for: 48 registers (no spills on sm_90;
+ * 8 bytes for the seven primes on sm_80), 40 warps and 80 KiB of tiles in
+ * flight per SM. */
 #define OZ_RES_MIN_BLOCKS 5
 
 /* One block: one tile of oz_res_tile::ROWS rows x oz_res_tile::K k of the

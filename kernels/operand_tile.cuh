@@ -50,8 +50,8 @@ struct oz_stage_tile {
         const int64_t step = drow * v.rs + dk * v.ks;
         double val[LOADS];
 #pragma unroll
-        for (int i = 0; i < LOADS; i++)
-            val[i] = row0 + i * drow < rlim && kk0 + i * dk < klim ? __ldg(p + i * step) : 0.0;
+        for (int i = 0; i < LOADS; i++, p += step)
+            val[i] = row0 + i * drow < rlim && kk0 + i * dk < klim ? __ldg(p) : 0.0;
 #pragma unroll
         for (int i = 0; i < LOADS; i++)
             d[at(row0 + i * drow, kk0 + i * dk)] = val[i];
