@@ -646,4 +646,166 @@ OZ_HD uint8_t oz2_fd_residue(const float dig[OZ2_FD_MAXD], int nd, uint32_t m)
     return (uint8_t)(oz2_fd_residue_bits(dig, nd, m) & 0xffu);
 }
 
+/* ---- step 3 in floating point: the GPU's CRT ----
+ *
+ * S' = sum_q r_q f_q with f_q = inv_q cof_q (< P; f_q == [q == j] mod m_j),
+ * so S' == X (mod P) without a per-modulus reduction, S' < 20 256 P. f_q is
+ * held as nl limbs of 37 bits in doubles, F[q][l], and S' as nl exact double
+ * accumulators acc_l = sum_q r_q F[q][l] < 20 255 2^37 < 2^50 (one FMA per
+ * modulus and limb, on the FP64 units). Then
+ *     D = sum_l acc_l c_l ~ S'/P   (c_l = 2^(37 l) / P, D within 2^-34 of S'/P),
+ *     qr = rint(D),  e_l = acc_l - qr P_l  (exact, |e_l| < 2^50),
+ *     X' = sum_l e_l 2^(37 l) = S' - qr P.
+ * When |D - qr| <= 1/2 - 2^-30, |X'| < P/2, so X' is the fold's X (P even:
+ * |X'| <= P/2 - 1), whatever oz2_crt_reconstruct gives; otherwise (X within
+ * about 2^-30 P of +-P/2: never for typical data) the caller falls back to
+ * oz2_crt_reconstruct. The e_l become int64 through the bits of e_l + 1.5
+ * 2^52, carries make the limbs 0 <= e_l < 2^37 (the top signed), and the
+ * magnitude is packed into an oz2_uint for oz2_to_double. */
+
+#define OZ2_CF_BITS 37
+#define OZ2_CF_MAXL 5 /* 5 37 = 185 >= 156 bits of P_20 */
+
+typedef struct oz2_crt_fast {
+    int n, nl;                                  /* moduli, limbs */
+    double F[OZ2_MAX_MODULI][OZ2_CF_MAXL];      /* 37-bit limbs of f_q */
+    double Pl[OZ2_CF_MAXL];                     /* 37-bit limbs of P */
+    double c[OZ2_CF_MAXL];                      /* about 2^(37 l) / P (relative error below 2^-49) */
+} oz2_crt_fast;
+
+/* The limbs of P_n (n = 2..20): ceil(bitlen(P_n) / 37), a compile-time
+ * constant for the kernel's template (bit lengths: test_oz2_crt's table). */
+#define OZ2_CF_LIMBS(n) ((n) <= 4 ? 1 : (n) <= 9 ? 2 : (n) <= 14 ? 3 : (n) <= 19 ? 4 : 5)
+OZ_HD int oz2_cf_limbs(int n) { return OZ2_CF_LIMBS(n); }
+
+/* 37 bits of x from bit pos, as a double (exact). */
+OZ_HD double oz2_cf_limb(const oz2_uint *x, int pos)
+{
+    uint64_t v = oz2_uint_bits64(x, pos) & ((UINT64_C(1) << OZ2_CF_BITS) - 1);
+    return (double)v;
+}
+
+OZ_HD void oz2_crt_fast_init(oz2_crt_fast *f, const oz2_crt_consts *c)
+{
+    memset(f, 0, sizeof *f);
+    f->n = c->n;
+    f->nl = oz2_cf_limbs(c->n);
+    for (int l = 0; l < f->nl; l++) {
+        f->Pl[l] = oz2_cf_limb(&c->P, OZ2_CF_BITS * l);
+        f->c[l] = oz2_pow2(OZ2_CF_BITS * l) * c->inv_P;
+    }
+    for (int q = 0; q < c->n; q++) {
+        oz2_uint fq = c->cof[q];
+        oz2_uint_mul_add(&fq, c->inv[q], 0);
+        for (int l = 0; l < f->nl; l++)
+            f->F[q][l] = oz2_cf_limb(&fq, OZ2_CF_BITS * l);
+    }
+}
+
+/* acc_l += r F[q][l] for residue r (0..255) of modulus q, nl limbs. */
+OZ_HD void oz2_cf_accumulate(const oz2_crt_fast *f, int q, int nl, uint32_t r, double acc[OZ2_CF_MAXL])
+{
+    const double rd = OZ2_DADD_(oz2_bits_double(UINT64_C(0x4330000000000000) | r), -4503599627370496.0);
+    for (int l = 0; l < nl; l++)
+        acc[l] = OZ2_DFMA_(rd, f->F[q][l], acc[l]);
+}
+
+/* A magnitude as three 64-bit words (little-endian): the fast CRT's output,
+ * kept in registers (no indexed limbs). */
+typedef struct oz2_u192 {
+    uint64_t w0, w1, w2;
+} oz2_u192;
+
+OZ_HD oz2_u192 oz2_u192_of(const oz2_uint *x)
+{
+    oz2_u192 r = {x->w[0] | (uint64_t)x->w[1] << 32, x->w[2] | (uint64_t)x->w[3] << 32,
+                  x->w[4] | (uint64_t)x->w[5] << 32};
+    return r;
+}
+
+/* oz2_to_double on the three-word form, bit for bit (test_oz2_fast). */
+OZ_HD double oz2_to_double3(const oz2_u192 *x, int neg, int e)
+{
+    const int len = x->w2 ? 192 - oz2_clz64(x->w2) : x->w1 ? 128 - oz2_clz64(x->w1) : 64 - oz2_clz64(x->w0);
+    uint64_t top = x->w0;
+    int shift = 0;
+    if (len > 64) {
+        shift = len - 64; /* 1 .. 128: bits shift .. shift + 63 from words k, k + 1 */
+        const int k = shift >> 6, s = shift & 63;
+        const uint64_t lo = k == 0 ? x->w0 : k == 1 ? x->w1 : x->w2;
+        const uint64_t up = k == 0 ? x->w1 : k == 1 ? x->w2 : 0;
+        top = s ? (lo >> s) | (up << (64 - s)) : lo;
+        const uint64_t below = s ? lo << (64 - s) : 0;
+        top |= (uint64_t)(below != 0 || (k >= 1 && x->w0 != 0) || (k == 2 && x->w1 != 0));
+    }
+#ifdef __CUDA_ARCH__
+    double d = __ull2double_rn(top);
+#else
+    double d = (double)top; /* RN, ties to even */
+#endif
+    if (neg)
+        d = -d;
+    return oz2_ldexp(d, shift + e);
+}
+
+/* X from the accumulators: its magnitude and sign (1: negative), or -1 when
+ * X' may lie outside the fold (then use oz2_crt_reconstruct). */
+OZ_HD int oz2_cf_finish(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_MAXL], oz2_u192 *mag)
+{
+    const double M = 6755399441055744.0; /* 1.5 2^52 */
+    double D = 0.0;
+    for (int l = nl - 1; l >= 0; l--)
+        D = OZ2_DFMA_(acc[l], f->c[l], D);
+    const double qr = OZ2_DADD_(OZ2_DADD_(D, M), -M); /* rint(D), 0 <= D < 2^13 */
+    const double fr = OZ2_DADD_(D, -qr);              /* exact */
+    if (!(fabs(fr) <= 0.5 - 0x1p-30))
+        return -1;
+    int64_t E[OZ2_CF_MAXL] = {0, 0, 0, 0, 0};
+    for (int l = 0; l < nl; l++)
+        E[l] = (int64_t)(oz2_double_bits(OZ2_DADD_(OZ2_DFMA_(qr, -f->Pl[l], acc[l]), M)) - oz2_double_bits(M));
+    const int64_t lmask = (INT64_C(1) << OZ2_CF_BITS) - 1;
+    for (int l = 0; l + 1 < nl; l++) { /* carries: 0 <= E_l < 2^37 below the top */
+        E[l + 1] += E[l] >> OZ2_CF_BITS; /* arithmetic shift: floor */
+        E[l] &= lmask;
+    }
+    const int neg = E[nl - 1] < 0;
+    if (neg) {
+        for (int l = 0; l < nl; l++)
+            E[l] = -E[l];
+        for (int l = 0; l + 1 < nl; l++) {
+            E[l + 1] += E[l] >> OZ2_CF_BITS;
+            E[l] &= lmask;
+        }
+    }
+    uint64_t W[3] = {0, 0, 0};
+    for (int l = 0; l < nl; l++) { /* non-overlapping fields (the top below 2^37): OR them in */
+        const uint64_t v = (uint64_t)E[l];
+        const int pos = OZ2_CF_BITS * l, wi = pos / 64, sh = pos % 64;
+        W[wi] |= v << sh;
+        if (sh > 64 - OZ2_CF_BITS && wi + 1 < 3)
+            W[wi + 1] |= v >> (64 - sh);
+    }
+    mag->w0 = W[0];
+    mag->w1 = W[1];
+    mag->w2 = W[2];
+    return neg;
+}
+
+/* The whole fast CRT on host or device: oz2_crt_reconstruct's result, bit
+ * for bit (its own fallback included). */
+OZ_HD int oz2_crt_reconstruct_fast(const oz2_crt_fast *f, const oz2_crt_consts *c, const uint8_t *r, int64_t stride,
+                                   oz2_u192 *mag)
+{
+    double acc[OZ2_CF_MAXL] = {0.0, 0.0, 0.0, 0.0, 0.0};
+    for (int q = 0; q < f->n; q++)
+        oz2_cf_accumulate(f, q, f->nl, r[(int64_t)q * stride], acc);
+    int neg = oz2_cf_finish(f, f->nl, acc, mag);
+    if (neg < 0) {
+        oz2_uint m;
+        neg = oz2_crt_reconstruct(c, r, stride, &m);
+        *mag = oz2_u192_of(&m);
+    }
+    return neg;
+}
+
 #endif

@@ -2,41 +2,88 @@
 #include "epilogue.cuh"
 #include "oz2_params.h"
 
-/* A thread per element of C, i along the warp (coalesced in the residue
- * planes and in C). Elements of special rows/columns are left to the
- * Inf/NaN fix-up, which runs after this kernel on the same stream. The CRT
- * constants stay in parameter space (__grid_constant__: no local copy). */
-__global__ void __launch_bounds__(256) oz2_crt_kernel(const __grid_constant__ oz2_crt_consts cc, const oz2_crt_job job)
+#define OZ2_CRT_E 4 /* consecutive i per thread: one 32-bit load per plane */
+
+/* A thread per 4 consecutive i of one column j (a warp covers 128 i:
+ * coalesced in the residue planes and in C). X by crt/oz2.h's fast CRT
+ * (oz2_cf_*: one FP64 FMA per modulus and 37-bit limb, N and the limb count
+ * compile-time, the constants in parameter space), falling back to
+ * oz2_crt_reconstruct where the fast path cannot decide the fold; the same
+ * bits either way. Elements of special rows/columns are left to the Inf/NaN
+ * fix-up, which runs after this kernel on the same stream. */
+template <int N>
+__global__ void __launch_bounds__(256, 3) oz2_crt_kernel(const __grid_constant__ oz2_crt_consts cc,
+                                                      const __grid_constant__ oz2_crt_fast cf, const oz2_crt_job job)
 {
+    constexpr int NL = OZ2_CF_LIMBS(N);
     const int64_t b = blockIdx.z;
-    const int64_t i = (int64_t)blockIdx.x * 32 + threadIdx.x;
-    if (i >= job.m)
+    const int64_t i0 = ((int64_t)blockIdx.x * 32 + threadIdx.x) * OZ2_CRT_E;
+    if (i0 >= job.m)
         return;
     const char *slot = job.ws + b * job.slot_bytes;
-    const int32_t s = ((const int32_t *)(slot + job.off_scale_a))[i];
+    const int32_t *scale_a = (const int32_t *)(slot + job.off_scale_a) + i0; /* i0 + 3 < Mpad */
     const uint8_t *res = (const uint8_t *)(slot + job.off_res);
     const int64_t plane = job.Mpad * job.Npad;
     double *C = job.c.ptr(b);
     double alpha, beta;
     job.sc.load(&alpha, &beta);
     for (int64_t j = (int64_t)blockIdx.y * 8 + threadIdx.y; j < job.n; j += (int64_t)gridDim.y * 8) {
-        double P = 0.0;
-        if (!job.vanish) {
-            const int32_t t = ((const int32_t *)(slot + job.off_scale_b))[j];
-            if (s == OZ_SCALE_SPECIAL || t == OZ_SCALE_SPECIAL)
-                continue;
-            oz2_uint mag;
-            int neg = oz2_crt_reconstruct(&cc, res + i + j * job.Mpad, plane, &mag);
-            P = oz2_to_double(&mag, neg, s + t - 2 * job.w);
+        double *Cj = C + i0 + j * job.c.ldc;
+        if (job.vanish) {
+#pragma unroll
+            for (int e = 0; e < OZ2_CRT_E; e++)
+                if (i0 + e < job.m)
+                    oz_store_epilogue(&Cj[e], alpha, beta, 0.0, true);
+            continue;
         }
-        oz_store_epilogue(&C[i + j * job.c.ldc], alpha, beta, P, job.vanish);
+        const int32_t t = ((const int32_t *)(slot + job.off_scale_b))[j];
+        if (t == OZ_SCALE_SPECIAL)
+            continue;
+        const uint8_t *rj = res + i0 + j * job.Mpad;
+        uint32_t word[N];
+#pragma unroll
+        for (int q = 0; q < N; q++)
+            word[q] = *(const uint32_t *)(rj + q * plane);
+#pragma unroll
+        for (int e = 0; e < OZ2_CRT_E; e++) {
+            const int32_t s = scale_a[e];
+            if (i0 + e >= job.m || s == OZ_SCALE_SPECIAL)
+                continue;
+            double acc[OZ2_CF_MAXL] = {0.0, 0.0, 0.0, 0.0, 0.0};
+#pragma unroll
+            for (int q = 0; q < N; q++)
+                oz2_cf_accumulate(&cf, q, NL, (word[q] >> (8 * e)) & 0xffu, acc);
+            oz2_u192 mag;
+            int neg = oz2_cf_finish(&cf, NL, acc, &mag);
+            if (neg < 0) { /* X near +-P/2: the exact reference decides */
+                oz2_uint m;
+                neg = oz2_crt_reconstruct(&cc, rj + e, plane, &m);
+                mag = oz2_u192_of(&m);
+            }
+            const double P = oz2_to_double3(&mag, neg, s + t - 2 * job.w);
+            oz_store_epilogue(&Cj[e], alpha, beta, P, false);
+        }
     }
 }
 
 cudaError_t oz2_launch_crt(const oz2_crt_consts &cc, const oz2_crt_job &job, int64_t group, cudaStream_t s)
 {
-    int64_t by = (job.n + 7) / 8;
-    dim3 grid((unsigned)((job.m + 31) / 32), (unsigned)(by < 65535 ? by : 65535), (unsigned)group);
-    oz2_crt_kernel<<<grid, dim3(32, 8), 0, s>>>(cc, job);
+    oz2_crt_fast cf;
+    oz2_crt_fast_init(&cf, &cc);
+    const int64_t by = (job.n + 7) / 8;
+    const dim3 grid((unsigned)((job.m + 32 * OZ2_CRT_E - 1) / (32 * OZ2_CRT_E)), (unsigned)(by < 65535 ? by : 65535),
+                    (unsigned)group);
+    const dim3 block(32, 8);
+    switch (cc.n) {
+#define OZ2_CRT_CASE_(q, m)                                                    \
+    case (q) + 1:                                                              \
+        if ((q) + 1 >= OZ2_MIN_MODULI)                                         \
+            oz2_crt_kernel<((q) + 1 >= OZ2_MIN_MODULI ? (q) + 1 : OZ2_MIN_MODULI)><<<grid, block, 0, s>>>(cc, cf, job); \
+        break;
+        OZ_ENGINE_MODULI(OZ2_CRT_CASE_)
+#undef OZ2_CRT_CASE_
+    default:
+        return cudaErrorInvalidValue;
+    }
     return cudaGetLastError();
 }

@@ -11,6 +11,14 @@
 #include "oz2_test_big.h"
 #include "oz_test_util.h"
 
+static tbig tb_of_uint_(const oz2_uint *x)
+{
+    tbig r = {{0}};
+    for (int i = 0; i < OZ2_LIMBS; i++)
+        r.w[i / 2] |= (uint64_t)x->w[i] << (32 * (i % 2));
+    return r;
+}
+
 /* ---- step 2: oz2_fd_* against oz2_scaled_int + oz2_residue ---- */
 
 /* The largest |x| of oz2_fd_combine over all digit values the digits can take
@@ -125,6 +133,159 @@ static void test_fd_edges(void **state)
     }
 }
 
+/* ---- step 3: oz2_crt_reconstruct_fast against oz2_crt_reconstruct ---- */
+
+static tbig tb_of_u192(const oz2_u192 *x)
+{
+    tbig r = {{x->w0, x->w1, x->w2, 0}};
+    return r;
+}
+
+static int fast_fallbacks;
+
+/* Residues r (0 <= r_q < m_q, or any byte): the fast CRT equals the reference. */
+static void check_crt(const oz2_crt_fast *f, const oz2_crt_consts *c, const uint8_t *r)
+{
+    oz2_uint want;
+    int want_neg = oz2_crt_reconstruct(c, r, 1, &want);
+    oz2_u192 got;
+    int got_neg = oz2_crt_reconstruct_fast(f, c, r, 1, &got);
+    if (got_neg != want_neg || tb_cmp(tb_of_u192(&got), tb_of_uint_(&want)) != 0)
+        fail_msg("fast CRT differs for n=%d (neg %d vs %d)", c->n, got_neg, want_neg);
+    double acc[OZ2_CF_MAXL] = {0.0, 0.0, 0.0, 0.0, 0.0};
+    for (int q = 0; q < f->n; q++)
+        oz2_cf_accumulate(f, q, f->nl, r[q], acc);
+    oz2_u192 m2;
+    if (oz2_cf_finish(f, f->nl, acc, &m2) < 0)
+        fast_fallbacks++;
+}
+
+static void check_crt_of(const oz2_crt_fast *f, const oz2_crt_consts *c, tbig X)
+{
+    uint8_t r[OZ2_MAX_MODULI];
+    for (int q = 0; q < c->n; q++)
+        r[q] = (uint8_t)tb_mod(X, tb_moduli[q]);
+    check_crt(f, c, r);
+}
+
+static void test_cf_constants(void **state)
+{
+    (void)state;
+    for (int n = OZ2_MIN_MODULI; n <= OZ2_MAX_MODULI; n++) {
+        oz2_crt_consts c;
+        oz2_crt_init(&c, n);
+        oz2_crt_fast f;
+        oz2_crt_fast_init(&f, &c);
+        assert_int_equal(f.nl, oz2_cf_limbs(n));
+        /* nl limbs hold P (and so every f_q < P), nl - 1 do not */
+        assert_true(OZ2_CF_BITS * f.nl >= oz2_uint_bitlen(&c.P));
+        assert_true(OZ2_CF_BITS * (f.nl - 1) < oz2_uint_bitlen(&c.P));
+        assert_true(f.nl <= OZ2_CF_MAXL);
+        tbig P = tb_product(n);
+        for (int q = 0; q < n; q++) {
+            tbig fq = {{0}};
+            for (int l = f.nl - 1; l >= 0; l--) {
+                assert_true(f.F[q][l] >= 0.0 && f.F[q][l] < 0x1p37 && f.F[q][l] == floor(f.F[q][l]));
+                fq = tb_add(tb_shl(fq, OZ2_CF_BITS), tb_from_i64((int64_t)f.F[q][l]));
+            }
+            assert_true(tb_cmp(fq, P) < 0);
+            for (int j = 0; j < n; j++) /* the CRT basis: f_q == [q == j] mod m_j */
+                assert_int_equal(tb_mod(fq, tb_moduli[j]), j == q);
+        }
+        for (int l = 0; l < f.nl; l++) { /* c_l = 2^(37 l) / P within 2^-49 */
+            double want = ldexp(1.0 / tb_to_double(P, 0), OZ2_CF_BITS * l);
+            assert_true(fabs(f.c[l] - want) <= want * 0x1p-49);
+        }
+    }
+}
+
+static void test_cf_round_trips(void **state)
+{
+    (void)state;
+    fast_fallbacks = 0;
+    int cases = 0;
+    for (int n = OZ2_MIN_MODULI; n <= OZ2_MAX_MODULI; n++) {
+        oz2_crt_consts c;
+        oz2_crt_init(&c, n);
+        oz2_crt_fast f;
+        oz2_crt_fast_init(&f, &c);
+        tbig H = tb_sub(tb_of_uint_(&c.half), tb_from_i64(1)); /* (P - 1) / 2 rounded down */
+        for (int d = 0; d < 60; d++) { /* near +-(P-1)/2, near +-P/4, near 0 */
+            check_crt_of(&f, &c, tb_sub(H, tb_from_i64(d)));
+            check_crt_of(&f, &c, tb_negate(tb_sub(H, tb_from_i64(d))));
+            check_crt_of(&f, &c, tb_from_i64(d));
+            check_crt_of(&f, &c, tb_from_i64(-d));
+            tbig Q = tb_of_uint_(&c.half);
+            for (int i = 0; i < TB_LIMBS; i++)
+                Q.w[i] = (Q.w[i] >> 1) | (i + 1 < TB_LIMBS ? Q.w[i + 1] << 63 : 0);
+            check_crt_of(&f, &c, tb_add(Q, tb_from_i64(d - 30)));
+            check_crt_of(&f, &c, tb_negate(tb_add(Q, tb_from_i64(d - 30))));
+            cases += 6;
+        }
+        int pbits = oz2_uint_bitlen(&c.P) - 1;
+        for (int i = 0; i < 4000; i++) { /* random X of every size up to |X| < P/2 */
+            tbig X = {{oz_rng_u64(), oz_rng_u64(), oz_rng_u64(), 0}};
+            int len = (int)oz_rng_range(0, pbits);
+            for (int pos = len; pos < 192; pos++)
+                X.w[pos / 64] &= ~(UINT64_C(1) << (pos % 64));
+            if (tb_cmp(X, H) > 0)
+                continue;
+            check_crt_of(&f, &c, oz_rng_u64() & 1 ? tb_negate(X) : X);
+            cases++;
+        }
+        for (int i = 0; i < 4000; i++) { /* random residue vectors: any class, the P/2 one included */
+            uint8_t r[OZ2_MAX_MODULI];
+            for (int q = 0; q < n; q++)
+                r[q] = (uint8_t)oz_rng_range(0, i % 5 == 0 ? 255 : tb_moduli[q] - 1);
+            check_crt(&f, &c, r);
+            cases++;
+        }
+        for (int64_t k = 1; k <= 100000; k *= 7) { /* the plan's worst products +-k 4^w */
+            int w = oz2_wmax(n, k);
+            if (w < 0)
+                continue;
+            check_crt_of(&f, &c, tb_shl(tb_from_i64(k), 2 * w));
+            check_crt_of(&f, &c, tb_negate(tb_shl(tb_from_i64(k), 2 * w)));
+            cases += 2;
+        }
+    }
+    /* the fallback is for X within about 2^-30 P of +-P/2 only */
+    print_message("fast CRT: %d of %d cases fell back to oz2_crt_reconstruct\n", fast_fallbacks, cases);
+    assert_true(fast_fallbacks > 0 && fast_fallbacks < cases / 10);
+}
+
+/* ---- step 4: oz2_to_double3 against oz2_to_double ---- */
+
+static void test_to_double3(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 300000; i++) {
+        oz2_uint x;
+        int bits = (int)oz_rng_range(0, 192);
+        for (int l = 0; l < OZ2_LIMBS; l++)
+            x.w[l] = (uint32_t)oz_rng_u64();
+        for (int pos = bits; pos < 192; pos++)
+            x.w[pos / 32] &= ~(UINT32_C(1) << (pos % 32));
+        if (i % 3 == 0) { /* sparse: ties and sticky bits far below */
+            for (int l = 0; l < OZ2_LIMBS; l++)
+                x.w[l] = 0;
+            int top = (int)oz_rng_range(0, 191);
+            x.w[top / 32] |= UINT32_C(1) << (top % 32);
+            for (int t = 0; t < 2; t++) {
+                int p = (int)oz_rng_range(0, top);
+                x.w[p / 32] |= UINT32_C(1) << (p % 32);
+            }
+        }
+        int neg = (int)(oz_rng_u64() & 1), e = (int)oz_rng_range(-1300, 900);
+        if (i % 5 == 0)
+            e = (int)oz_rng_range(-1300, -1000) - bits;
+        oz2_u192 y = oz2_u192_of(&x);
+        double got = oz2_to_double3(&y, neg, e), want = oz2_to_double(&x, neg, e);
+        if (memcmp(&got, &want, sizeof got) != 0)
+            fail_msg("to_double3: got %a want %a (bits %d, e %d)", got, want, bits, e);
+    }
+}
+
 int main(void)
 {
     uint64_t seed = oz_rng_seed_from_env(UINT64_C(20261130));
@@ -132,6 +293,9 @@ int main(void)
         cmocka_unit_test(test_fd_bound),
         cmocka_unit_test(test_fd_random),
         cmocka_unit_test(test_fd_edges),
+        cmocka_unit_test(test_cf_constants),
+        cmocka_unit_test(test_cf_round_trips),
+        cmocka_unit_test(test_to_double3),
     };
     int failed = cmocka_run_group_tests_name("oz2_fast", tests, NULL, NULL);
     printf("ozcrt test_oz2_fast: %d of %zu tests failed (OZ_TEST_SEED=%#" PRIx64 ")\n", failed,
