@@ -14,6 +14,22 @@
 #define OZ_SC_UNROLL 8
 static_assert(OZ_PAD_ROWS_A % OZ_SC_ROWS == 0 && OZ_PAD_ROWS_B % OZ_SC_ROWS == 0, "padded rows are whole blocks");
 
+/* One batch of OZ_SC_UNROLL loads in flight, x[0], x[dp], ...: the first
+ * `left` of them when PARTIAL. Folds them into m and nf, advances x. */
+template <bool PARTIAL>
+static __device__ __forceinline__ void oz_absmax_batch(const double *&x, int64_t dp, int64_t left, double &m, int &nf)
+{
+    double a[OZ_SC_UNROLL];
+#pragma unroll
+    for (int u = 0; u < OZ_SC_UNROLL; u++, x += dp)
+        a[u] = !PARTIAL || u < left ? __ldg(x) : 0.0;
+#pragma unroll
+    for (int u = 0; u < OZ_SC_UNROLL; u++) {
+        nf |= !(fabs(a[u]) <= DBL_MAX);
+        m = fmax(m, fabs(a[u]));
+    }
+}
+
 /* max |x| over this thread's share of n elements x[i step] (i = i0, i0 +
  * 32, ... < n), and whether any is Inf or NaN (fmax drops a NaN). */
 static __device__ __forceinline__ void oz_absmax_strided(const double *x, int64_t i0, int64_t n, int64_t step,
@@ -27,23 +43,10 @@ static __device__ __forceinline__ void oz_absmax_strided(const double *x, int64_
     const double *p = x + i0 * step;
     const int64_t dp = stride * step;
 #pragma unroll 1
-    for (; left >= OZ_SC_UNROLL; left -= OZ_SC_UNROLL) {
-        double a[OZ_SC_UNROLL];
-#pragma unroll
-        for (int u = 0; u < OZ_SC_UNROLL; u++, p += dp)
-            a[u] = __ldg(p);
-#pragma unroll
-        for (int u = 0; u < OZ_SC_UNROLL; u++) {
-            nf |= !(fabs(a[u]) <= DBL_MAX);
-            m = fmax(m, fabs(a[u]));
-        }
-    }
-#pragma unroll 1
-    for (; left > 0; left--, p += dp) {
-        const double a = fabs(__ldg(p));
-        nf |= !(a <= DBL_MAX);
-        m = fmax(m, a);
-    }
+    for (; left >= OZ_SC_UNROLL; left -= OZ_SC_UNROLL)
+        oz_absmax_batch<false>(p, dp, left, m, nf);
+    if (left > 0)
+        oz_absmax_batch<true>(p, dp, left, m, nf);
     *mx = m;
     *bad = nf;
 }
