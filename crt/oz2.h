@@ -650,35 +650,39 @@ OZ_HD uint8_t oz2_fd_residue(const float dig[OZ2_FD_MAXD], int nd, uint32_t m)
  *
  * S' = sum_q r_q f_q with f_q = inv_q cof_q (< P; f_q == [q == j] mod m_j),
  * so S' == X (mod P) without a per-modulus reduction, S' < 20 256 P. f_q is
- * held as nl limbs of 37 bits in doubles, F[q][l], and S' as nl exact double
- * accumulators acc_l = sum_q r_q F[q][l] < 20 255 2^37 < 2^50 (one FMA per
- * modulus and limb, on the FP64 units). Then
- *     D = sum_l acc_l c_l ~ S'/P   (c_l = 2^(37 l) / P, D within 2^-34 of S'/P),
- *     qr = rint(D),  e_l = acc_l - qr P_l  (exact, |e_l| < 2^50),
- *     X' = sum_l e_l 2^(37 l) = S' - qr P.
+ * held as nl limbs of 36 bits, f_ql, and S' as nl exact double accumulators
+ * acc_l = sum_q r_q f_ql < 20 255 2^36 < 2^49, one FP64 FMA per modulus and
+ * limb: the residue byte goes into the mantissa as R = 1 + r 2^-12 (one byte
+ * permute, no conversion), F[q][l] = 4096 f_ql, and acc_l starts at
+ * -sum_q 4096 f_ql, so that acc_l = sum_q (R_q F[q][l]) - sum_q 4096 f_ql,
+ * every partial sum an integer below 2^52.4 (exact). Then
+ *     D = sum_l acc_l c_l ~ S'/P   (c_l = 2^(36 l) / P, D within 2^-34 of S'/P),
+ *     qr = rint(D),  e_l = acc_l - qr P_l  (exact, |e_l| < 2^49),
+ *     X' = sum_l e_l 2^(36 l) = S' - qr P.
  * When |D - qr| <= 1/2 - 2^-30, |X'| < P/2, so X' is the fold's X (P even:
  * |X'| <= P/2 - 1), whatever oz2_crt_reconstruct gives; otherwise (X within
  * about 2^-30 P of +-P/2: never for typical data) the caller falls back to
  * oz2_crt_reconstruct. The e_l become int64 through the bits of e_l + 1.5
- * 2^52, carries make the limbs 0 <= e_l < 2^37 (the top signed), and the
+ * 2^52, carries make the limbs 0 <= e_l < 2^36 (the top signed), and the
  * magnitude is packed into an oz2_uint for oz2_to_double. */
 
-#define OZ2_CF_BITS 37
-#define OZ2_CF_MAXL 5 /* 5 37 = 185 >= 156 bits of P_20 */
+#define OZ2_CF_BITS 36
+#define OZ2_CF_MAXL 5 /* 5 36 = 180 >= 156 bits of P_20 */
 
 typedef struct oz2_crt_fast {
     int n, nl;                                  /* moduli, limbs */
-    double F[OZ2_MAX_MODULI][OZ2_CF_MAXL];      /* 37-bit limbs of f_q */
-    double Pl[OZ2_CF_MAXL];                     /* 37-bit limbs of P */
-    double c[OZ2_CF_MAXL];                      /* about 2^(37 l) / P (relative error below 2^-49) */
+    double F[OZ2_MAX_MODULI][OZ2_CF_MAXL];      /* 4096 times the 36-bit limbs of f_q */
+    double acc0[OZ2_CF_MAXL];                   /* the accumulators' start: -sum_q F[q][l] */
+    double Pl[OZ2_CF_MAXL];                     /* 36-bit limbs of P */
+    double c[OZ2_CF_MAXL];                      /* about 2^(36 l) / P (relative error below 2^-49) */
 } oz2_crt_fast;
 
-/* The limbs of P_n (n = 2..20): ceil(bitlen(P_n) / 37), a compile-time
+/* The limbs of P_n (n = 2..20): ceil(bitlen(P_n) / 36), a compile-time
  * constant for the kernel's template (bit lengths: test_oz2_crt's table). */
-#define OZ2_CF_LIMBS(n) ((n) <= 4 ? 1 : (n) <= 9 ? 2 : (n) <= 14 ? 3 : (n) <= 19 ? 4 : 5)
+#define OZ2_CF_LIMBS(n) ((n) <= 4 ? 1 : (n) <= 9 ? 2 : (n) <= 13 ? 3 : (n) <= 18 ? 4 : 5)
 OZ_HD int oz2_cf_limbs(int n) { return OZ2_CF_LIMBS(n); }
 
-/* 37 bits of x from bit pos, as a double (exact). */
+/* 36 bits of x from bit pos, as a double (exact). */
 OZ_HD double oz2_cf_limb(const oz2_uint *x, int pos)
 {
     uint64_t v = oz2_uint_bits64(x, pos) & ((UINT64_C(1) << OZ2_CF_BITS) - 1);
@@ -697,17 +701,37 @@ OZ_HD void oz2_crt_fast_init(oz2_crt_fast *f, const oz2_crt_consts *c)
     for (int q = 0; q < c->n; q++) {
         oz2_uint fq = c->cof[q];
         oz2_uint_mul_add(&fq, c->inv[q], 0);
-        for (int l = 0; l < f->nl; l++)
-            f->F[q][l] = oz2_cf_limb(&fq, OZ2_CF_BITS * l);
+        for (int l = 0; l < f->nl; l++) {
+            f->F[q][l] = 4096.0 * oz2_cf_limb(&fq, OZ2_CF_BITS * l);
+            f->acc0[l] -= f->F[q][l]; /* exact: below 20 2^48 */
+        }
     }
 }
 
-/* acc_l += r F[q][l] for residue r (0..255) of modulus q, nl limbs. */
-OZ_HD void oz2_cf_accumulate(const oz2_crt_fast *f, int q, int nl, uint32_t r, double acc[OZ2_CF_MAXL])
+/* The accumulators' start (before the first oz2_cf_accumulate). */
+OZ_HD void oz2_cf_start(const oz2_crt_fast *f, int nl, double acc[OZ2_CF_MAXL])
 {
-    const double rd = OZ2_DADD_(oz2_bits_double(UINT64_C(0x4330000000000000) | r), -4503599627370496.0);
+    for (int l = 0; l < OZ2_CF_MAXL; l++)
+        acc[l] = l < nl ? f->acc0[l] : 0.0;
+}
+
+/* R = 1 + r 2^-12 for the residue r in byte `byte` (0..3) of `word`: the
+ * high word 0x3FF0rr00 by one byte permute, the low word 0. */
+OZ_HD double oz2_cf_residue(uint32_t word, int byte)
+{
+#ifdef __CUDA_ARCH__
+    const uint32_t hi = __byte_perm(word, UINT32_C(0x3FF00000), UINT32_C(0x7604) | ((uint32_t)byte << 4));
+#else
+    const uint32_t hi = UINT32_C(0x3FF00000) | (((word >> (8 * byte)) & 0xffu) << 8);
+#endif
+    return oz2_bits_double((uint64_t)hi << 32);
+}
+
+/* acc_l += R F[q][l] for R = oz2_cf_residue(...) of modulus q, nl limbs. */
+OZ_HD void oz2_cf_accumulate(const oz2_crt_fast *f, int q, int nl, double R, double acc[OZ2_CF_MAXL])
+{
     for (int l = 0; l < nl; l++)
-        acc[l] = OZ2_DFMA_(rd, f->F[q][l], acc[l]);
+        acc[l] = OZ2_DFMA_(R, f->F[q][l], acc[l]);
 }
 
 /* A magnitude as three 64-bit words (little-endian): the fast CRT's output,
@@ -764,7 +788,7 @@ OZ_HD int oz2_cf_finish(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_M
     for (int l = 0; l < nl; l++)
         E[l] = (int64_t)(oz2_double_bits(OZ2_DADD_(OZ2_DFMA_(qr, -f->Pl[l], acc[l]), M)) - oz2_double_bits(M));
     const int64_t lmask = (INT64_C(1) << OZ2_CF_BITS) - 1;
-    for (int l = 0; l + 1 < nl; l++) { /* carries: 0 <= E_l < 2^37 below the top */
+    for (int l = 0; l + 1 < nl; l++) { /* carries: 0 <= E_l < 2^36 below the top */
         E[l + 1] += E[l] >> OZ2_CF_BITS; /* arithmetic shift: floor */
         E[l] &= lmask;
     }
@@ -778,7 +802,7 @@ OZ_HD int oz2_cf_finish(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_M
         }
     }
     uint64_t W[3] = {0, 0, 0};
-    for (int l = 0; l < nl; l++) { /* non-overlapping fields (the top below 2^37): OR them in */
+    for (int l = 0; l < nl; l++) { /* non-overlapping fields (the top below 2^36): OR them in */
         const uint64_t v = (uint64_t)E[l];
         const int pos = OZ2_CF_BITS * l, wi = pos / 64, sh = pos % 64;
         W[wi] |= v << sh;
@@ -796,9 +820,10 @@ OZ_HD int oz2_cf_finish(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_M
 OZ_HD int oz2_crt_reconstruct_fast(const oz2_crt_fast *f, const oz2_crt_consts *c, const uint8_t *r, int64_t stride,
                                    oz2_u192 *mag)
 {
-    double acc[OZ2_CF_MAXL] = {0.0, 0.0, 0.0, 0.0, 0.0};
+    double acc[OZ2_CF_MAXL];
+    oz2_cf_start(f, f->nl, acc);
     for (int q = 0; q < f->n; q++)
-        oz2_cf_accumulate(f, q, f->nl, r[(int64_t)q * stride], acc);
+        oz2_cf_accumulate(f, q, f->nl, oz2_cf_residue(r[(int64_t)q * stride], 0), acc);
     int neg = oz2_cf_finish(f, f->nl, acc, mag);
     if (neg < 0) {
         oz2_uint m;

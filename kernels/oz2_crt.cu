@@ -6,7 +6,7 @@
 
 /* A thread per 4 consecutive i of one column j (a warp covers 128 i:
  * coalesced in the residue planes and in C). X by crt/oz2.h's fast CRT
- * (oz2_cf_*: one FP64 FMA per modulus and 37-bit limb, N and the limb count
+ * (oz2_cf_*: one FP64 FMA per modulus and 36-bit limb, N and the limb count
  * compile-time, the constants in parameter space), falling back to
  * oz2_crt_reconstruct where the fast path cannot decide the fold; the same
  * bits either way. Elements of special rows/columns are left to the Inf/NaN
@@ -49,10 +49,11 @@ __global__ void __launch_bounds__(256, 3) oz2_crt_kernel(const __grid_constant__
             const int32_t s = scale_a[e];
             if (i0 + e >= job.m || s == OZ_SCALE_SPECIAL)
                 continue;
-            double acc[OZ2_CF_MAXL] = {0.0, 0.0, 0.0, 0.0, 0.0};
+            double acc[OZ2_CF_MAXL];
+            oz2_cf_start(&cf, NL, acc);
 #pragma unroll
             for (int q = 0; q < N; q++)
-                oz2_cf_accumulate(&cf, q, NL, (word[q] >> (8 * e)) & 0xffu, acc);
+                oz2_cf_accumulate(&cf, q, NL, oz2_cf_residue(word[q], e), acc);
             oz2_u192 mag;
             int neg = oz2_cf_finish(&cf, NL, acc, &mag);
             if (neg < 0) { /* X near +-P/2: the exact reference decides */

@@ -152,9 +152,10 @@ static void check_crt(const oz2_crt_fast *f, const oz2_crt_consts *c, const uint
     int got_neg = oz2_crt_reconstruct_fast(f, c, r, 1, &got);
     if (got_neg != want_neg || tb_cmp(tb_of_u192(&got), tb_of_uint_(&want)) != 0)
         fail_msg("fast CRT differs for n=%d (neg %d vs %d)", c->n, got_neg, want_neg);
-    double acc[OZ2_CF_MAXL] = {0.0, 0.0, 0.0, 0.0, 0.0};
+    double acc[OZ2_CF_MAXL];
+    oz2_cf_start(f, f->nl, acc);
     for (int q = 0; q < f->n; q++)
-        oz2_cf_accumulate(f, q, f->nl, r[q], acc);
+        oz2_cf_accumulate(f, q, f->nl, oz2_cf_residue((uint32_t)r[q] << 16 | 0xa5u, 2), acc);
     oz2_u192 m2;
     if (oz2_cf_finish(f, f->nl, acc, &m2) < 0)
         fast_fallbacks++;
@@ -185,14 +186,19 @@ static void test_cf_constants(void **state)
         for (int q = 0; q < n; q++) {
             tbig fq = {{0}};
             for (int l = f.nl - 1; l >= 0; l--) {
-                assert_true(f.F[q][l] >= 0.0 && f.F[q][l] < 0x1p37 && f.F[q][l] == floor(f.F[q][l]));
-                fq = tb_add(tb_shl(fq, OZ2_CF_BITS), tb_from_i64((int64_t)f.F[q][l]));
+                double limb = f.F[q][l] / 4096.0;
+                assert_true(limb >= 0.0 && limb < 0x1p36 && limb == floor(limb));
+                fq = tb_add(tb_shl(fq, OZ2_CF_BITS), tb_from_i64((int64_t)limb));
             }
             assert_true(tb_cmp(fq, P) < 0);
             for (int j = 0; j < n; j++) /* the CRT basis: f_q == [q == j] mod m_j */
                 assert_int_equal(tb_mod(fq, tb_moduli[j]), j == q);
         }
-        for (int l = 0; l < f.nl; l++) { /* c_l = 2^(37 l) / P within 2^-49 */
+        for (int l = 0; l < f.nl; l++) { /* c_l = 2^(36 l) / P within 2^-49; the start: -sum_q F[q][l] */
+            double sum = 0.0;
+            for (int q = 0; q < n; q++)
+                sum += f.F[q][l];
+            assert_true(f.acc0[l] == -sum && sum < 0x1p52);
             double want = ldexp(1.0 / tb_to_double(P, 0), OZ2_CF_BITS * l);
             assert_true(fabs(f.c[l] - want) <= want * 0x1p-49);
         }
@@ -249,6 +255,10 @@ static void test_cf_round_trips(void **state)
             cases += 2;
         }
     }
+    /* R = 1 + r 2^-12 for every byte position */
+    for (uint32_t r = 0; r < 256; r++)
+        for (int byte = 0; byte < 4; byte++)
+            assert_true(oz2_cf_residue(r << (8 * byte) | (byte ? 0x5au : 0xa500u), byte) == 1.0 + r * 0x1p-12);
     /* the fallback is for X within about 2^-30 P of +-P/2 only */
     print_message("fast CRT: %d of %d cases fell back to oz2_crt_reconstruct\n", fast_fallbacks, cases);
     assert_true(fast_fallbacks > 0 && fast_fallbacks < cases / 10);
