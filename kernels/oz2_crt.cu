@@ -76,10 +76,11 @@ cudaError_t oz2_launch_crt(const oz2_crt_consts &cc, const oz2_crt_job &job, int
                     (unsigned)group);
     const dim3 block(32, 8);
     switch (cc.n) {
-#define OZ2_CRT_CASE_(q, m)                                                    \
-    case (q) + 1:                                                              \
-        if ((q) + 1 >= OZ2_MIN_MODULI)                                         \
-            oz2_crt_kernel<((q) + 1 >= OZ2_MIN_MODULI ? (q) + 1 : OZ2_MIN_MODULI)><<<grid, block, 0, s>>>(cc, cf, job); \
+#define OZ2_CRT_CASE_(q, m)                                                                                  \
+    case (q) + 1:                                                                                            \
+        if ((q) + 1 < OZ2_MIN_MODULI)                                                                        \
+            return cudaErrorInvalidValue;                                                                    \
+        oz2_crt_kernel<((q) + 1 >= OZ2_MIN_MODULI ? (q) + 1 : OZ2_MIN_MODULI)><<<grid, block, 0, s>>>(cc, cf, job); \
         break;
         OZ_ENGINE_MODULI(OZ2_CRT_CASE_)
 #undef OZ2_CRT_CASE_
