@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/gpu/shim/life.sh: the shim in process life on the GPU machine: new GPUs (PTX JIT), two GPUs, exit (scripts/gpu-check runs each). Last line PASS or FAIL.
 #
-#   tests/gpu/shim/life.sh BUILD_DIR ptx-jit|multi-gpu|exit-destroy
+#   tests/gpu/shim/life.sh BUILD_DIR ptx-jit|multi-gpu|exit-destroy|workspace-bound
 #
 # ptx-jit:      bits_client under the shim as built (every call emulated),
 #               then test_bits with CUDA_FORCE_PTX_JIT=1 (the driver compiles
@@ -15,10 +15,14 @@
 # exit-destroy: exit_destroy under the shim: a handle destroyed by an atexit
 #               handler after the CUDA runtime began unloading; no "ozcrt:"
 #               line on stderr.
+# workspace-bound: ws_bound under the shim (default thresholds): the device
+#               memory one 8192^3 / 16384^3 call takes beyond its operands
+#               (beta 0 and 1) stays within max(1 GiB, a quarter of the
+#               operands' bytes), and the calls were emulated.
 # Outputs go to BUILD_DIR/shim-gpu/.
 set -u
 build=$(cd "${1:?usage: life.sh BUILD_DIR CHECK}" && pwd)
-check=${2:?usage: life.sh BUILD_DIR ptx-jit|multi-gpu|exit-destroy}
+check=${2:?usage: life.sh BUILD_DIR ptx-jit|multi-gpu|exit-destroy|workspace-bound}
 bin=$build/tests/gpu/shim
 out=$build/shim-gpu
 mkdir -p "$out"
@@ -75,6 +79,14 @@ exit-destroy)
     else summary FAIL "its calls were not emulated (no workspace to free at exit), see $out/exit.stats"; fi
     if grep -q '^ozcrt:' "$out/exit.err"; then summary FAIL "stderr: $(grep '^ozcrt:' "$out/exit.err" | head -n 2 | tr '\n' ' ')"
     else summary PASS "no ozcrt line on stderr at exit"; fi
+    ;;
+workspace-bound)
+    rm -f "$out/wsb.stats"
+    if OZCRT_STATS=1 OZCRT_STATS_FILE="$out/wsb.stats" "$build/interpose/ozcrt-run" -- "$bin/ws_bound" 8192 16384 \
+        > "$out/wsb.txt" 2> "$out/wsb.err"; then summary PASS "$(grep -c ' ok$' "$out/wsb.txt") calls within the bound: $(tr '\n' ';' < "$out/wsb.txt")"
+    else summary FAIL "exit $?: $(tr '\n' ';' < "$out/wsb.txt") see $out/wsb.err"; fi
+    if all_emulated "$out/wsb.stats" cublasDgemm_v2; then summary PASS "its calls were emulated"
+    else summary FAIL "its calls were not emulated, see $out/wsb.stats"; fi
     ;;
 *)
     echo "life.sh: unknown check $check" >&2
