@@ -1,15 +1,12 @@
 /* tests/gpu/test_blocked.c: the engine path cut into blocks of C and slabs of K (kernels/p22_plan.h) under forced small workspaces equals the CPU reference bit for bit. */
 #include <string.h>
 
-#include "gpu_util.h"
-#include "kernels/ozcrt_gemm.h"
-#include "reference/refgemm.h"
+#include "gemm_case.h"
 
 /* Test hooks of the test build (kernels/gemm_host.cu). */
 void oz_gemm_force_budget(size_t bytes);
 int oz_gemm_engine_plan(const oz_gemm_desc *d, size_t bytes, int64_t shape[6]);
 
-#define POISON 1.2345678e300
 #define CHUNK 4096
 #define MAX_MACS 8e8 /* m n k batch per case: the CPU reference's time */
 
@@ -18,16 +15,6 @@ static int failures, cases;
  * accumulators in C and in the workspace, groups of whole items, the
  * smallest workable plan */
 static int seen_rows, seen_cols, seen_acc_c, seen_acc_ws, seen_group, seen_min;
-
-static double pick_scalar(void)
-{
-    switch (rng_range(0, 4)) {
-    case 0: return 0.0;
-    case 1: return 1.0;
-    case 2: return -1.0;
-    default: return rng_sym() * 4.0;
-    }
-}
 
 /* k near the slab boundaries half the time. */
 static int64_t pick_k(void)
@@ -53,67 +40,40 @@ static int64_t pick_dim(int64_t hi)
  * workable plan, else bytes). */
 static void run_case(int idx, int engine_runs)
 {
-    int ta = (int)rng_range(0, 2), tb = (int)rng_range(0, 2);
+    gemm_case c = {0};
+    c.ta = (int)rng_range(0, 2), c.tb = (int)rng_range(0, 2);
     int batch_kind = (int)rng_range(0, 3); /* 0,1: single; 2: strided; 3: pointer array */
-    int64_t batch = batch_kind >= 2 ? rng_range(1, 3) : 1;
-    int64_t k = pick_k();
-    int64_t mn_max = (int64_t)(MAX_MACS / (double)(k * batch));
-    int64_t m = pick_dim(600 < mn_max ? 600 : mn_max);
-    int64_t n_hi = mn_max / m < 600 ? mn_max / m : 600;
-    int64_t n = pick_dim(n_hi > 1 ? n_hi : 1);
-    int64_t lda = ((ta ? k : m) > 1 ? (ta ? k : m) : 1) + rng_range(0, 1) * rng_range(1, 9);
-    int64_t ldb = ((tb ? n : k) > 1 ? (tb ? n : k) : 1) + rng_range(0, 1) * rng_range(1, 9);
-    int64_t ldc = m + rng_range(0, 1) * rng_range(1, 9);
-    double alpha = pick_scalar(), beta = rng_range(0, 1) ? 0.0 : pick_scalar();
-    int device_mode = (int)rng_range(0, 1);
+    c.batch = batch_kind >= 2 ? rng_range(1, 3) : 1;
+    c.ptr_array = batch_kind == 3;
+    c.k = pick_k();
+    int64_t mn_max = (int64_t)(MAX_MACS / (double)(c.k * c.batch));
+    c.m = pick_dim(600 < mn_max ? 600 : mn_max);
+    int64_t n_hi = mn_max / c.m < 600 ? mn_max / c.m : 600;
+    c.n = pick_dim(n_hi > 1 ? n_hi : 1);
+    c.lda = ((c.ta ? c.k : c.m) > 1 ? (c.ta ? c.k : c.m) : 1) + rng_range(0, 1) * rng_range(1, 9);
+    c.ldb = ((c.tb ? c.n : c.k) > 1 ? (c.tb ? c.n : c.k) : 1) + rng_range(0, 1) * rng_range(1, 9);
+    c.ldc = c.m + rng_range(0, 1) * rng_range(1, 9);
+    c.alpha = gemm_case_scalar(), c.beta = rng_range(0, 1) ? 0.0 : gemm_case_scalar();
+    c.device_mode = (int)rng_range(0, 1);
     int dist = (int)rng_range(0, DIST_COUNT - 1);
     int special = idx % 7 == 3; /* Inf/NaN in a few rows of op(A) and columns of op(B) */
     int force_kind = idx % 4;   /* 0: the smallest plan; 1, 2: between it and everything; 3: none */
 
-    size_t sa = (size_t)lda * (size_t)(ta ? m : k), sb = (size_t)ldb * (size_t)(tb ? k : n), sc = (size_t)ldc * n;
-    size_t ta_tot = sa * batch, tb_tot = sb * batch, tc_tot = sc * batch;
-    double *A = malloc(8 * ta_tot), *B = malloc(8 * tb_tot), *C = malloc(8 * tc_tot), *R = malloc(8 * tc_tot);
-    for (size_t i = 0; i < ta_tot; i++) A[i] = rng_dist(dist);
-    for (size_t i = 0; i < tb_tot; i++) B[i] = rng_dist(dist);
-    for (size_t i = 0; i < tc_tot; i++) C[i] = beta == 0.0 ? NAN : rng_sym(); /* beta == 0: C is not read */
-    for (int64_t b = 0; b < batch; b++)   /* rows m..ldc of C are not ours */
-        for (int64_t j = 0; j < n; j++)
-            for (int64_t i = m; i < ldc; i++) C[b * sc + i + j * ldc] = POISON;
+    gemm_case_alloc(&c);
+    const int64_t a_used = (int64_t)(c.sa * (size_t)c.batch), b_used = (int64_t)(c.sb * (size_t)c.batch);
+    for (size_t i = 0; i < c.a_tot; i++) c.A[i] = rng_dist(dist);
+    for (size_t i = 0; i < c.b_tot; i++) c.B[i] = rng_dist(dist);
+    for (size_t i = 0; i < c.c_tot; i++) c.C[i] = c.beta == 0.0 ? NAN : rng_sym(); /* beta == 0: C is not read */
+    gemm_case_poison_c(&c);
     if (special)
         for (int s = 0; s < 3; s++) {
-            A[rng_range(0, (int64_t)ta_tot - 1)] = rng_range(0, 1) ? NAN : INFINITY;
-            B[rng_range(0, (int64_t)tb_tot - 1)] = -INFINITY;
+            c.A[rng_range(0, a_used - 1)] = rng_range(0, 1) ? NAN : INFINITY;
+            c.B[rng_range(0, b_used - 1)] = -INFINITY;
         }
-    memcpy(R, C, 8 * tc_tot);
-    for (int64_t b = 0; b < batch; b++)
-        if (oz_ref_dgemm(ta, tb, m, n, k, alpha, A + b * sa, lda, B + b * sb, ldb, beta, R + b * sc, ldc) != 0) {
-            fprintf(stderr, "reference rejected case %d\n", idx);
-            exit(2);
-        }
-
-    double *dA = dev_upload(A, 8 * ta_tot), *dB = dev_upload(B, 8 * tb_tot), *dC = dev_upload(C, 8 * tc_tot);
-    double *dScal = dev_upload((double[]){alpha, beta}, 16);
-    oz_gemm_desc d = {ta, tb, m, n, k, dA, lda, (int64_t)sa, dB, ldb, (int64_t)sb, dC, ldc, (int64_t)sc,
-                      NULL, NULL, NULL, batch, &alpha, &beta, 0};
-    void **parr = NULL;
-    if (batch_kind == 3) {
-        void *ptrs[9];
-        for (int64_t b = 0; b < batch; b++) {
-            ptrs[b] = dA + b * sa;
-            ptrs[3 + b] = dB + b * sb;
-            ptrs[6 + b] = dC + b * sc;
-        }
-        parr = dev_upload(ptrs, sizeof ptrs);
-        d.Aarray = (const double *const *)parr;
-        d.Barray = (const double *const *)(parr + 3);
-        d.Carray = (double *const *)(parr + 6);
-        d.A = NULL, d.B = NULL, d.C = NULL;
-    }
-    if (device_mode) {
-        d.alpha = dScal;
-        d.beta = dScal + 1;
-        d.scalars_on_device = 1;
-    }
+    gemm_case_reference(&c, gemm_case_ref_p22, NULL, idx);
+    gemm_case_upload(&c);
+    const oz_gemm_desc d = c.d;
+    const int64_t m = c.m, n = c.n, k = c.k;
 
     /* the budget: the engine's smallest plan, one in between, or none */
     int64_t shape[6], least[6];
@@ -156,39 +116,29 @@ static void run_case(int idx, int engine_runs)
     if (getenv("OZ_TEST_VERBOSE")) /* the case before it runs: a crash names it */
         fprintf(stderr, "case %d: %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld ldc=%ld dev=%d batch=%ld kind=%d beta=%g "
                         "force=%zu plan mb=%ld nb=%ld ks=%ld group=%ld acc=%ld ws=%zu\n",
-                idx, "NTC"[ta], "NTC"[tb], (long)m, (long)n, (long)k, (long)lda, (long)ldb, (long)ldc, device_mode,
-                (long)batch, batch_kind, beta, force, (long)shape[0], (long)shape[1], (long)shape[2],
+                idx, "NTC"[c.ta], "NTC"[c.tb], (long)m, (long)n, (long)k, (long)c.lda, (long)c.ldb, (long)c.ldc,
+                c.device_mode, (long)c.batch, batch_kind, c.beta, force, (long)shape[0], (long)shape[1], (long)shape[2],
                 (long)shape[3], (long)shape[4], wsb);
     int rc = oz_gemm_run(&d, ws, wsb, st);
     CUDA_CHECK(cudaStreamSynchronize(st));
     CUDA_CHECK(cudaGetLastError());
-    dev_download(C, dC, 8 * tc_tot);
     cases++;
-    int bad = rc != 0;
-    size_t first = 0;
-    for (size_t i = 0; i < tc_tot; i++)
-        if (!same_double(C[i], R[i])) {
-            if (!bad) first = i;
-            bad++;
-        }
+    size_t first;
+    const int64_t bad = gemm_case_mismatches(&c, &first) + (rc != 0);
     if (bad) {
         failures++;
         fprintf(stderr, "FAIL case %d: rc=%d %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld ldc=%ld alpha=%g beta=%g dev=%d "
                         "batch=%ld kind=%d dist=%d special=%d force=%zu plan mb=%ld nb=%ld ks=%ld group=%ld acc=%ld: "
-                        "%d mismatches, first at %zu: got %.17g want %.17g\n",
-                idx, rc, "NTC"[ta], "NTC"[tb], (long)m, (long)n, (long)k, (long)lda, (long)ldb, (long)ldc, alpha,
-                beta, device_mode, (long)batch, batch_kind, dist, special, force, (long)shape[0], (long)shape[1],
-                (long)shape[2], (long)shape[3], (long)shape[4], bad, first, C[first], R[first]);
+                        "%lld mismatches, first at %zu: got %.17g want %.17g\n",
+                idx, rc, "NTC"[c.ta], "NTC"[c.tb], (long)m, (long)n, (long)k, (long)c.lda, (long)c.ldb, (long)c.ldc,
+                c.alpha, c.beta, c.device_mode, (long)c.batch, batch_kind, dist, special, force, (long)shape[0],
+                (long)shape[1], (long)shape[2], (long)shape[3], (long)shape[4], (long long)bad, first, c.C[first],
+                c.R[first]);
     }
     oz_gemm_force_budget(0);
     CUDA_CHECK(cudaFree(ws));
     CUDA_CHECK(cudaStreamDestroy(st));
-    CUDA_CHECK(cudaFree(dA));
-    CUDA_CHECK(cudaFree(dB));
-    CUDA_CHECK(cudaFree(dC));
-    CUDA_CHECK(cudaFree(dScal));
-    if (parr) CUDA_CHECK(cudaFree(parr));
-    free(A), free(B), free(C), free(R);
+    gemm_case_free(&c);
 }
 
 int main(int argc, char **argv)

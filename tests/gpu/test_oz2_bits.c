@@ -7,23 +7,13 @@
  * with its parameters and the first layer that differs, then "N passed, M failed";
  * exits 1 on any failure, 2 on a setup error. */
 #include "crt/oz2.h"
-#include "gpu_util.h"
+#include "gemm_case.h"
 #include "kernels/oz2_gemm.h"
 #include "reference/oz2gemm.h"
 #include "slicing/slicing.h"
 
 static int failures, cases;
 static int64_t n_seen[OZ2_MAX_MODULI + 1];
-
-static double pick_scalar(void)
-{
-    switch (rng_range(0, 4)) {
-    case 0: return 0.0;
-    case 1: return 1.0;
-    case 2: return -1.0;
-    default: return rng_sym() * 4.0;
-    }
-}
 
 /* Beyond gpu_util.h's distributions: exponents 2^-600..2^600 by storage
  * column (rows of op(A) at different scales, or each row spanning the range,
@@ -51,7 +41,12 @@ static int bits_for(int target, int64_t k)
     return (int)rng_range(lo, hi);
 }
 
-#define POISON 1.2345678e300
+/* The ozaki2 CPU reference at *(int *)bits as a gemm_case_ref_fn. */
+static int ref_oz2(const gemm_case *c, int64_t b, double *r, void *bits)
+{
+    return oz2_ref_dgemm(c->ta, c->tb, c->m, c->n, c->k, c->alpha, c->A + (size_t)b * c->sa, c->lda,
+                         c->B + (size_t)b * c->sb, c->ldb, c->beta, r, c->ldc, *(const int *)bits);
+}
 
 /* One random case. big: k up to maxk with small m, n and hazard data. */
 static void run_case(int idx, int64_t maxdim, int64_t maxk, int big)
@@ -74,7 +69,7 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk, int big)
     int64_t lda = ((ta ? k : m) > 1 ? (ta ? k : m) : 1) + rng_range(0, 1) * rng_range(1, 9);
     int64_t ldb = ((tb ? n : k) > 1 ? (tb ? n : k) : 1) + rng_range(0, 1) * rng_range(1, 9);
     int64_t ldc = m + rng_range(0, 1) * rng_range(1, 9);
-    double alpha = pick_scalar(), beta = pick_scalar();
+    double alpha = gemm_case_scalar(), beta = gemm_case_scalar();
     int device_mode = (int)rng_range(0, 1);
     int batch_kind = big ? 0 : (int)rng_range(0, 3); /* 0,1: single; 2: strided; 3: pointer array */
     int64_t batch = batch_kind >= 2 ? rng_range(1, 3) : 1;
@@ -84,57 +79,25 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk, int big)
     int graph = !big && idx % 7 == 6 && idx > 0;
     int engine = idx % 3 == 1 ? 1 : 0; /* a third on the portable engine, the rest as the device decides */
 
-    size_t sa = (size_t)lda * (size_t)(ta ? m : k), sb = (size_t)ldb * (size_t)(tb ? k : n), sc = (size_t)ldc * n;
-    size_t ta_tot = sa * batch + 1, tb_tot = sb * batch + 1, tc_tot = sc * batch;
-    double *A = malloc(8 * ta_tot), *B = malloc(8 * tb_tot), *C = malloc(8 * tc_tot), *R = malloc(8 * tc_tot);
-    if (!A || !B || !C || !R) {
-        fprintf(stderr, "out of host memory\n");
-        exit(2);
-    }
-    for (size_t i = 0; i < ta_tot; i++) A[i] = gen(dist, i, lda);
-    for (size_t i = 0; i < tb_tot; i++) B[i] = gen(dist, i, ldb);
+    gemm_case c = {0};
+    c.ta = ta, c.tb = tb, c.m = m, c.n = n, c.k = k, c.lda = lda, c.ldb = ldb, c.ldc = ldc, c.batch = batch;
+    c.alpha = alpha, c.beta = beta, c.device_mode = device_mode, c.ptr_array = batch_kind == 3;
+    gemm_case_alloc(&c);
+    double *A = c.A, *B = c.B, *C = c.C;
+    const size_t sa = c.sa, sb = c.sb;
+    for (size_t i = 0; i < c.a_tot; i++) A[i] = gen(dist, i, lda);
+    for (size_t i = 0; i < c.b_tot; i++) B[i] = gen(dist, i, ldb);
     if (dist == D_ALIGNED && (rng_range(0, 1))) /* sign-aligned: all of A negative, B positive */
-        for (size_t i = 0; i < ta_tot; i++) A[i] = -A[i];
-    for (size_t i = 0; i < tc_tot; i++) C[i] = nan_c ? NAN : rng_sym();
-    for (int64_t b = 0; b < batch; b++)   /* rows m..ldc of C are not ours: poison them */
-        for (int64_t j = 0; j < n; j++)
-            for (int64_t i = m; i < ldc; i++) C[b * sc + i + j * ldc] = POISON;
+        for (size_t i = 0; i < c.a_tot; i++) A[i] = -A[i];
+    for (size_t i = 0; i < c.c_tot; i++) C[i] = nan_c ? NAN : rng_sym();
+    gemm_case_poison_c(&c);
     if (special && sa > 0 && sb > 0) {
         A[rng_range(0, (int64_t)sa - 1)] = rng_range(0, 1) ? NAN : INFINITY;
         B[rng_range(0, (int64_t)sb - 1)] = -INFINITY;
     }
-    memcpy(R, C, 8 * tc_tot);
-    for (int64_t b = 0; b < batch; b++) {
-        int rrc = oz2_ref_dgemm(ta, tb, m, n, k, alpha, A + b * sa, lda, B + b * sb, ldb, beta, R + b * sc, ldc, bits);
-        if (rrc != 0) {
-            fprintf(stderr, "reference rejected case %d (rc %d)\n", idx, rrc);
-            exit(2);
-        }
-    }
-
-    double *dA = dev_upload(A, 8 * ta_tot), *dB = dev_upload(B, 8 * tb_tot), *dC = dev_upload(C, 8 * tc_tot);
-    double *dScal = dev_upload((double[]){alpha, beta}, 16);
-    oz_gemm_desc d = {ta, tb, m, n, k, dA, lda, (int64_t)sa, dB, ldb, (int64_t)sb, dC, ldc, (int64_t)sc,
-                      NULL, NULL, NULL, batch, &alpha, &beta, 0};
-    void **parr = NULL;
-    if (batch_kind == 3) {
-        void *ptrs[9];
-        for (int64_t b = 0; b < batch; b++) {
-            ptrs[b] = dA + b * sa;
-            ptrs[3 + b] = dB + b * sb;
-            ptrs[6 + b] = dC + b * sc;
-        }
-        parr = dev_upload(ptrs, sizeof ptrs);
-        d.Aarray = (const double *const *)parr;
-        d.Barray = (const double *const *)(parr + 3);
-        d.Carray = (double *const *)(parr + 6);
-        d.A = NULL, d.B = NULL, d.C = NULL;
-    }
-    if (device_mode) {
-        d.alpha = dScal;
-        d.beta = dScal + 1;
-        d.scalars_on_device = 1;
-    }
+    gemm_case_reference(&c, ref_oz2, &bits, idx);
+    gemm_case_upload(&c);
+    const oz_gemm_desc d = c.d;
     /* a workspace for one item only, some of the time: batches then run in groups */
     size_t wsb = rng_range(0, 1) ? oz2_gemm_workspace_full(&d, bits) : oz2_gemm_workspace_min(&d, bits);
     if (wsb == 0) {
@@ -165,30 +128,19 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk, int big)
     }
     CUDA_CHECK(cudaStreamSynchronize(st));
     CUDA_CHECK(cudaGetLastError());
-    dev_download(C, dC, 8 * tc_tot);
     cases++;
-    int bad = rc != 0;
-    size_t first = 0;
-    for (size_t i = 0; i < tc_tot; i++)
-        if (!same_double(C[i], R[i])) {
-            if (!bad) first = i;
-            bad++;
-        }
+    size_t first;
+    const int64_t bad = gemm_case_mismatches(&c, &first) + (rc != 0);
     if (bad) {
         failures++;
-        fprintf(stderr, "FAIL case %d: rc=%d %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld ldc=%ld alpha=%g beta=%g dev=%d batch=%ld kind=%d dist=%d special=%d bits=%d N=%d graph=%d engine=%d: %d mismatches, first at %zu: got %.17g want %.17g\n",
+        fprintf(stderr, "FAIL case %d: rc=%d %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld ldc=%ld alpha=%g beta=%g dev=%d batch=%ld kind=%d dist=%d special=%d bits=%d N=%d graph=%d engine=%d: %lld mismatches, first at %zu: got %.17g want %.17g\n",
                 idx, rc, "NTC"[ta], "NTC"[tb], (long)m, (long)n, (long)k, (long)lda, (long)ldb, (long)ldc, alpha, beta,
-                device_mode, (long)batch, batch_kind, dist, special, bits, nmod, graph, engine, bad, first, C[first],
-                R[first]);
+                device_mode, (long)batch, batch_kind, dist, special, bits, nmod, graph, engine, (long long)bad, first,
+                c.C[first], c.R[first]);
     }
     CUDA_CHECK(cudaFree(ws));
     CUDA_CHECK(cudaStreamDestroy(st));
-    CUDA_CHECK(cudaFree(dA));
-    CUDA_CHECK(cudaFree(dB));
-    CUDA_CHECK(cudaFree(dC));
-    CUDA_CHECK(cudaFree(dScal));
-    if (parr) CUDA_CHECK(cudaFree(parr));
-    free(A), free(B), free(C), free(R);
+    gemm_case_free(&c);
 }
 
 /* ---- layer by layer (ozaki2.md steps 2 and 3; phase22.md's "how to check it") ---- */

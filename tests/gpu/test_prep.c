@@ -1,13 +1,9 @@
 /* tests/gpu/test_prep.c: the operand preparation (scale and residue kernels) at the edges of the double range equals the CPU reference bit for bit: rows and columns scaled from the subnormals to near DBL_MAX, ties of the hi/lo split, every op, both plane layouts, blocked views. */
-#include "gpu_util.h"
-#include "kernels/ozcrt_gemm.h"
-#include "reference/refgemm.h"
+#include "gemm_case.h"
 
 /* Test hooks of the test build (kernels/gemm_host.cu). */
 void oz_gemm_force_tiles(int which);
 void oz_gemm_force_budget(size_t bytes);
-
-#define POISON 1.2345678e300
 
 static int failures, cases;
 
@@ -52,13 +48,15 @@ static void run_case(int idx)
     static const int64_t ks[] = {1, 7, 128, 129, 300, 4096, 4097, 5000};
     const int64_t k = rng_range(0, 2) ? ks[rng_range(0, 7)] : rng_range(1, 5000);
     const int64_t lda = (ta ? k : m) + rng_range(0, 3), ldb = (tb ? n : k) + rng_range(0, 3), ldc = m + rng_range(0, 2);
-    const double alpha = rng_range(0, 1) ? 1.0 : -0.75, beta = rng_range(0, 1) ? 0.0 : 0.5;
-    const size_t sa = (size_t)lda * (size_t)(ta ? m : k), sb = (size_t)ldb * (size_t)(tb ? k : n);
-    const size_t sc = (size_t)ldc * (size_t)n;
-    double *A = malloc(8 * sa * batch), *B = malloc(8 * sb * batch), *C = malloc(8 * sc * batch);
-    double *R = malloc(8 * sc * batch);
-    for (size_t i = 0; i < sa * batch; i++) A[i] = POISON; /* outside op(A): never read */
-    for (size_t i = 0; i < sb * batch; i++) B[i] = POISON;
+    gemm_case c = {0};
+    c.ta = ta, c.tb = tb, c.m = m, c.n = n, c.k = k, c.lda = lda, c.ldb = ldb, c.ldc = ldc, c.batch = batch;
+    c.ptr_array = ptr_array;
+    c.alpha = rng_range(0, 1) ? 1.0 : -0.75, c.beta = rng_range(0, 1) ? 0.0 : 0.5;
+    gemm_case_alloc(&c);
+    const size_t sa = c.sa, sb = c.sb;
+    double *A = c.A, *B = c.B, *C = c.C;
+    for (size_t i = 0; i < c.a_tot; i++) A[i] = GEMM_CASE_POISON; /* outside op(A): never read */
+    for (size_t i = 0; i < c.b_tot; i++) B[i] = GEMM_CASE_POISON;
     for (int64_t b = 0; b < batch; b++) {
         for (int64_t i = 0; i < m; i++) { /* rows of op(A), each at its own scale */
             const int e = pick_exponent();
@@ -71,32 +69,11 @@ static void run_case(int idx)
                 *at(B + b * sb, !tb, ldb, j, kk) = ldexp(pick_unit(), e);
         }
     }
-    for (size_t i = 0; i < sc * batch; i++) C[i] = beta == 0.0 ? NAN : rng_sym();
-    memcpy(R, C, 8 * sc * batch);
-    for (int64_t b = 0; b < batch; b++)
-        if (oz_ref_dgemm(ta, tb, m, n, k, alpha, A + b * sa, lda, B + b * sb, ldb, beta, R + b * sc, ldc) != 0) {
-            fprintf(stderr, "reference rejected case %d\n", idx);
-            exit(2);
-        }
-
-    double *dA = dev_upload(A, 8 * sa * batch), *dB = dev_upload(B, 8 * sb * batch);
-    double *dC = dev_upload(C, 8 * sc * batch);
-    oz_gemm_desc d = {ta, tb, m, n, k, dA, lda, (int64_t)sa, dB, ldb, (int64_t)sb, dC, ldc, (int64_t)sc,
-                      NULL, NULL, NULL, batch, &alpha, &beta, 0};
-    void **parr = NULL;
-    if (ptr_array) {
-        void *ptrs[9];
-        for (int64_t b = 0; b < batch; b++) {
-            ptrs[b] = dA + b * sa;
-            ptrs[3 + b] = dB + b * sb;
-            ptrs[6 + b] = dC + b * sc;
-        }
-        parr = dev_upload(ptrs, sizeof ptrs);
-        d.Aarray = (const double *const *)parr;
-        d.Barray = (const double *const *)(parr + 3);
-        d.Carray = (double *const *)(parr + 6);
-        d.A = NULL, d.B = NULL, d.C = NULL;
-    }
+    for (size_t i = 0; i < c.c_tot; i++) C[i] = c.beta == 0.0 ? NAN : rng_sym();
+    gemm_case_poison_c(&c);
+    gemm_case_reference(&c, gemm_case_ref_p22, NULL, idx);
+    gemm_case_upload(&c);
+    const oz_gemm_desc d = c.d;
     oz_gemm_force_tiles(mode >= 2 ? mode - 1 : 0);
     oz_gemm_force_budget(mode == 1 ? 1 : 0);
     const size_t wsb = oz_gemm_workspace_full(&d);
@@ -113,31 +90,19 @@ static void run_case(int idx)
     CUDA_CHECK(cudaGetLastError());
     oz_gemm_force_tiles(0);
     oz_gemm_force_budget(0);
-    dev_download(C, dC, 8 * sc * batch);
     cases++;
-    int bad = rc != 0;
-    size_t first = 0;
-    for (size_t i = 0; i < sc * batch; i++)
-        if (!same_double(C[i], R[i])) {
-            if (!bad)
-                first = i;
-            bad++;
-        }
+    size_t first;
+    const int64_t bad = gemm_case_mismatches(&c, &first) + (rc != 0);
     if (bad) {
         failures++;
-        fprintf(stderr, "FAIL case %d: rc=%d %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld batch=%ld ptrs=%d mode=%d: %d "
+        fprintf(stderr, "FAIL case %d: rc=%d %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld batch=%ld ptrs=%d mode=%d: %lld "
                         "mismatches, first at %zu: got %a want %a\n",
                 idx, rc, "NT"[ta], "NT"[tb], (long)m, (long)n, (long)k, (long)lda, (long)ldb, (long)batch, ptr_array,
-                mode, bad, first, C[first], R[first]);
+                mode, (long long)bad, first, c.C[first], c.R[first]);
     }
     CUDA_CHECK(cudaFree(ws));
     CUDA_CHECK(cudaStreamDestroy(st));
-    CUDA_CHECK(cudaFree(dA));
-    CUDA_CHECK(cudaFree(dB));
-    CUDA_CHECK(cudaFree(dC));
-    if (parr)
-        CUDA_CHECK(cudaFree(parr));
-    free(A), free(B), free(C), free(R);
+    gemm_case_free(&c);
 }
 
 int main(int argc, char **argv)
