@@ -28,30 +28,6 @@ extern "C" void oz_gemm_force_budget(size_t bytes)
 #define g_force_budget ((size_t)0)
 #endif
 
-/* C from batch item b0 on. */
-static oz_out make_out(const oz_gemm_desc *d, int64_t b0)
-{
-    oz_out c = {d->C, d->Carray, d->strideC, d->ldc};
-    if (c.array)
-        c.array += b0;
-    else
-        c.base += b0 * d->strideC;
-    return c;
-}
-
-static oz_scalars make_scalars(const oz_gemm_desc *d)
-{
-    oz_scalars sc = {};
-    if (d->scalars_on_device) {
-        sc.alpha_ptr = d->alpha;
-        sc.beta_ptr = d->beta;
-    } else {
-        sc.alpha = *d->alpha;
-        sc.beta = *d->beta;
-    }
-    return sc;
-}
-
 /* The fused kernel's parameters for one group. */
 static oz_gemm_params make_params(const oz_gemm_desc *d, const oz_layout &L, char *ws, int64_t b0)
 {
@@ -60,8 +36,8 @@ static oz_gemm_params make_params(const oz_gemm_desc *d, const oz_layout &L, cha
     p.a = oz_operand_ws{ws, L.slot_bytes, L.offA, L.offScaleA, L.offSpecial, L.Mpad, L.Kpad, L.Mpad};
     p.b = oz_operand_ws{ws, L.slot_bytes, L.offB, L.offScaleB, L.offSpecial + 4, L.Npad, L.Kpad, L.Npad};
     p.tile_override = g_force_tiles;
-    p.c = make_out(d, b0);
-    p.sc = make_scalars(d);
+    p.c = oz_out_from(d, b0);
+    p.sc = oz_scalars_of(d);
     return p;
 }
 
@@ -211,7 +187,7 @@ static cudaError_t run_engine(const oz_gemm_desc *d, char *ws, size_t bytes, cud
     if (!engine_plan(d, bytes, &P))
         return cudaErrorInvalidValue;
     char *scratch = ws + P.off_scratch;
-    const oz_scalars sc = make_scalars(d);
+    const oz_scalars sc = oz_scalars_of(d);
     const oz_view va0 = oz_view_a(d), vb0 = oz_view_b(d);
     /* whole items: scales and flags (no residues here) */
     const oz_operand_ws wa = {ws, P.slot_bytes, 0, P.off_scale_a, P.off_special, P.Mpad, 0, 0};
@@ -219,7 +195,7 @@ static cudaError_t run_engine(const oz_gemm_desc *d, char *ws, size_t bytes, cud
     for (int64_t b0 = 0; b0 < d->batch; b0 += P.group) {
         const int64_t group = d->batch - b0 < P.group ? d->batch - b0 : P.group;
         const oz_view va = oz_view_from(va0, b0), vb = oz_view_from(vb0, b0);
-        const oz_out c = make_out(d, b0);
+        const oz_out c = oz_out_from(d, b0);
         OZ_TRY(cudaMemset2DAsync(wa.special(0), (size_t)P.slot_bytes, 0, 8, (size_t)group, s));
         OZ_TRY(oz_launch_operand_scale(va, wa, group, s));
         OZ_TRY(oz_launch_operand_scale(vb, wb, group, s));

@@ -1,4 +1,4 @@
-/* kernels/operand_views.h: a GEMM call's operands as the kernels see them (op(A) as m rows of k, op(B) as n rows of k), shared by the mode's host entries (CUDA C++). */
+/* kernels/operand_views.h: a GEMM call's operands, C and scalars as the kernels see them (op(A) as m rows of k, op(B) as n rows of k), shared by the modes' host entries (CUDA C++). */
 #ifndef OZCRT_KERNELS_OPERAND_VIEWS_H
 #define OZCRT_KERNELS_OPERAND_VIEWS_H
 
@@ -31,6 +31,31 @@ static inline oz_view oz_view_from(oz_view v, int64_t b0)
     else
         v.base += b0 * v.stride;
     return v;
+}
+
+/* C from batch item b0 on. */
+static inline oz_out oz_out_from(const oz_gemm_desc *d, int64_t b0)
+{
+    oz_out c = {d->C, d->Carray, d->strideC, d->ldc};
+    if (c.array)
+        c.array += b0;
+    else
+        c.base += b0 * d->strideC;
+    return c;
+}
+
+/* alpha and beta as the kernels read them: values, or device pointers. */
+static inline oz_scalars oz_scalars_of(const oz_gemm_desc *d)
+{
+    oz_scalars sc = {};
+    if (d->scalars_on_device) {
+        sc.alpha_ptr = d->alpha;
+        sc.beta_ptr = d->beta;
+    } else {
+        sc.alpha = *d->alpha;
+        sc.beta = *d->beta;
+    }
+    return sc;
 }
 
 /* Rows r0 .. r0 + rows - 1 and k0 .. k0 + kl - 1 of the view, as a view of

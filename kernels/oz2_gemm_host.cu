@@ -101,23 +101,12 @@ static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t work
     const oz_operand_ws wa = {ws, L.slot_bytes, L.offA, L.offScaleA, L.offSpecial, L.Mpad, L.Kpad, L.Mpad};
     const oz_operand_ws wb = {ws, L.slot_bytes, L.offB, L.offScaleB, L.offSpecial + 4, L.Npad, L.Kpad, L.Npad};
     const oz_view va0 = oz_view_a(d), vb0 = oz_view_b(d);
-    oz_scalars sc = {};
-    if (d->scalars_on_device) {
-        sc.alpha_ptr = d->alpha;
-        sc.beta_ptr = d->beta;
-    } else {
-        sc.alpha = *d->alpha;
-        sc.beta = *d->beta;
-    }
+    const oz_scalars sc = oz_scalars_of(d);
 
     for (int64_t b0 = 0; b0 < d->batch; b0 += per_group) {
         const int64_t group = d->batch - b0 < per_group ? d->batch - b0 : per_group;
         const oz_view va = oz_view_from(va0, b0), vb = oz_view_from(vb0, b0);
-        oz_out c = {d->C, d->Carray, d->strideC, d->ldc};
-        if (c.array)
-            c.array += b0;
-        else
-            c.base += b0 * d->strideC;
+        const oz_out c = oz_out_from(d, b0);
         oz2_crt_job job = {ws, L.slot_bytes, L.offScaleA, L.offScaleB, L.offRes, L.Mpad, L.Npad, d->m, d->n,
                            L.plan.w, d->k == 0, c, sc};
         if (d->k > 0) {
