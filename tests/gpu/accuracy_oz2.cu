@@ -13,23 +13,14 @@
 #include <algorithm>
 #include <vector>
 
-#include <cublas_v2.h>
 
 #include "crt/oz2.h"
-#include "gpu_util.h"
+#include "cublas_util.h"
 #include "kernels/oz2_gemm.h"
 #include "kernels/ozcrt_gemm.h"
 #include "reference/oz2bound.h"
 #include "slicing/slicing.h"
 
-#define CUBLAS_CHECK(call)                                                                       \
-    do {                                                                                         \
-        cublasStatus_t s_ = (call);                                                              \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                       \
-            fprintf(stderr, "%s:%d: %s: status %d\n", __FILE__, __LINE__, #call, (int)s_);       \
-            exit(2);                                                                             \
-        }                                                                                        \
-    } while (0)
 
 #define DD_TILE 16
 

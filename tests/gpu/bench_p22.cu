@@ -1,5 +1,4 @@
 /* tests/gpu/bench_p22.cu: native DGEMM, cuBLAS's own INT8 GEMM (the engine's yardstick), the engine alone and the whole Phase 22 path, side by side in one process. */
-#include <cublas_v2.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -7,6 +6,7 @@
 #include <string.h>
 #include <vector>
 
+#include "cublas_util.h"
 #include "kernels/engine.h"
 #include "kernels/ozcrt_gemm.h"
 
@@ -15,31 +15,7 @@
 extern "C" void oz_gemm_force_budget(size_t bytes);
 extern "C" void oz_gemm_force_tiles(int which);
 
-#define CHECK(call)                                                                                 \
-    do {                                                                                            \
-        cudaError_t e_ = (call);                                                                    \
-        if (e_ != cudaSuccess) {                                                                    \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));  \
-            exit(2);                                                                                \
-        }                                                                                           \
-    } while (0)
-#define CUBLAS(call)                                                                                \
-    do {                                                                                            \
-        cublasStatus_t s_ = (call);                                                                 \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                          \
-            fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #call, (int)s_);    \
-            exit(2);                                                                                \
-        }                                                                                           \
-    } while (0)
 
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-static double rng_sym()
-{
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return (double)((rng * 0x2545F4914F6CDD1DULL) >> 11) * 0x1.0p-52 - 1.0;
-}
 
 /* Sustained time per call in ms: warm-up, a first estimate, then enough
  * back-to-back calls between two events for about `target_ms` (>= 10 calls). */
@@ -47,27 +23,27 @@ template <class F>
 static double sustained_ms(F f, double target_ms = 1000.0)
 {
     cudaEvent_t e0, e1;
-    CHECK(cudaEventCreate(&e0));
-    CHECK(cudaEventCreate(&e1));
+    CUDA_CHECK(cudaEventCreate(&e0));
+    CUDA_CHECK(cudaEventCreate(&e1));
     f();
     f();
-    CHECK(cudaEventRecord(e0));
+    CUDA_CHECK(cudaEventRecord(e0));
     f();
-    CHECK(cudaEventRecord(e1));
-    CHECK(cudaEventSynchronize(e1));
+    CUDA_CHECK(cudaEventRecord(e1));
+    CUDA_CHECK(cudaEventSynchronize(e1));
     float est = 0;
-    CHECK(cudaEventElapsedTime(&est, e0, e1));
+    CUDA_CHECK(cudaEventElapsedTime(&est, e0, e1));
     int iters = (int)(target_ms / (est > 0.01 ? est : 0.01));
     iters = iters < 10 ? 10 : iters > 200 ? 200 : iters;
-    CHECK(cudaEventRecord(e0));
+    CUDA_CHECK(cudaEventRecord(e0));
     for (int i = 0; i < iters; i++)
         f();
-    CHECK(cudaEventRecord(e1));
-    CHECK(cudaEventSynchronize(e1));
+    CUDA_CHECK(cudaEventRecord(e1));
+    CUDA_CHECK(cudaEventSynchronize(e1));
     float t = 0;
-    CHECK(cudaEventElapsedTime(&t, e0, e1));
-    CHECK(cudaEventDestroy(e0));
-    CHECK(cudaEventDestroy(e1));
+    CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
+    CUDA_CHECK(cudaEventDestroy(e0));
+    CUDA_CHECK(cudaEventDestroy(e1));
     return t / iters;
 }
 
@@ -102,18 +78,18 @@ int main(int argc, char **argv)
         cmax = std::max(cmax, (size_t)(ms[i] * ns[i]));
     }
     cublasHandle_t h;
-    CUBLAS(cublasCreate(&h));
+    CUBLAS_CHECK(cublasCreate(&h));
     std::vector<double> H(std::max(amax, bmax));
     double *dA, *dB, *dC;
-    CHECK(cudaMalloc(&dA, 8 * amax));
-    CHECK(cudaMalloc(&dB, 8 * bmax));
-    CHECK(cudaMalloc(&dC, 8 * cmax));
+    CUDA_CHECK(cudaMalloc(&dA, 8 * amax));
+    CUDA_CHECK(cudaMalloc(&dB, 8 * bmax));
+    CUDA_CHECK(cudaMalloc(&dC, 8 * cmax));
     for (size_t i = 0; i < amax; i++) H[i] = rng_sym();
-    CHECK(cudaMemcpy(dA, H.data(), 8 * amax, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dA, H.data(), 8 * amax, cudaMemcpyHostToDevice));
     for (size_t i = 0; i < bmax; i++) H[i] = rng_sym();
-    CHECK(cudaMemcpy(dB, H.data(), 8 * bmax, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dB, H.data(), 8 * bmax, cudaMemcpyHostToDevice));
     int dev = 0;
-    CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaGetDevice(&dev));
 
     const bool engine = oz_engine_usable(dev);
 
@@ -126,37 +102,37 @@ int main(int argc, char **argv)
             oz_gemm_desc d = {0, 0, m, n, k, dA, m, 0, dB, k, 0, dC, m, 0, NULL, NULL, NULL, 1, &one, &zero, 0};
             size_t wsb = oz_gemm_workspace_min(&d);
             void *ws;
-            CHECK(cudaMalloc(&ws, wsb));
+            CUDA_CHECK(cudaMalloc(&ws, wsb));
             for (int i = 0; i < 2; i++)
-                CHECK((cudaError_t)oz_gemm_run(&d, ws, wsb, 0));
-            CHECK(cudaDeviceSynchronize());
-            CHECK(cudaFree(ws));
+                CUDA_CHECK((cudaError_t)oz_gemm_run(&d, ws, wsb, 0));
+            CUDA_CHECK(cudaDeviceSynchronize());
+            CUDA_CHECK(cudaFree(ws));
             continue;
         }
         double tn = sustained_ms([&] {
-            CUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &one, dA, (int)m, dB, (int)k, &zero,
+            CUBLAS_CHECK(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &one, dA, (int)m, dB, (int)k, &zero,
                                dC, (int)m));
         });
         std::vector<double> Cn((size_t)(m * n)), Cp((size_t)(m * n));
-        CHECK(cudaMemcpy(Cn.data(), dC, 8 * m * n, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(Cn.data(), dC, 8 * m * n, cudaMemcpyDeviceToHost));
 
         /* cuBLAS INT8 (s8 x s8 -> s32, TN: both K-major), on the same m x n x k */
         int8_t *i8a, *i8b;
         int32_t *i32c;
-        CHECK(cudaMalloc(&i8a, (size_t)(m * k)));
-        CHECK(cudaMalloc(&i8b, (size_t)(n * k)));
-        CHECK(cudaMalloc(&i32c, (size_t)(4 * m * n)));
-        CHECK(cudaMemset(i8a, 0x35, (size_t)(m * k)));
-        CHECK(cudaMemset(i8b, 0xc7, (size_t)(n * k)));
+        CUDA_CHECK(cudaMalloc(&i8a, (size_t)(m * k)));
+        CUDA_CHECK(cudaMalloc(&i8b, (size_t)(n * k)));
+        CUDA_CHECK(cudaMalloc(&i32c, (size_t)(4 * m * n)));
+        CUDA_CHECK(cudaMemset(i8a, 0x35, (size_t)(m * k)));
+        CUDA_CHECK(cudaMemset(i8b, 0xc7, (size_t)(n * k)));
         const int32_t ione = 1, izero = 0;
         double ti = sustained_ms([&] {
-            CUBLAS(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, (int)m, (int)n, (int)k, &ione, i8a, CUDA_R_8I, (int)k, i8b,
+            CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, (int)m, (int)n, (int)k, &ione, i8a, CUDA_R_8I, (int)k, i8b,
                                 CUDA_R_8I, (int)k, &izero, i32c, CUDA_R_32I, (int)m, CUBLAS_COMPUTE_32I,
                                 CUBLAS_GEMM_DEFAULT));
         });
-        CHECK(cudaFree(i8a));
-        CHECK(cudaFree(i8b));
-        CHECK(cudaFree(i32c));
+        CUDA_CHECK(cudaFree(i8a));
+        CUDA_CHECK(cudaFree(i8b));
+        CUDA_CHECK(cudaFree(i32c));
 
         /* the engine alone: Phase 22's 24 GEMMs as 6 moduli of (2m x k) x (2n x k), residues out */
         double te = 0;
@@ -165,9 +141,9 @@ int main(int argc, char **argv)
             const int64_t kp = (k + 127) / 128 * 128, nmod = OZ_P22G_NMODULI;
             int8_t *ws;
             uint8_t *res;
-            CHECK(cudaMalloc(&ws, (size_t)(nmod * (ra + rb) * kp)));
-            CHECK(cudaMalloc(&res, (size_t)(nmod * ra * rb)));
-            CHECK(cudaMemset(ws, 0x17, (size_t)(nmod * (ra + rb) * kp)));
+            CUDA_CHECK(cudaMalloc(&ws, (size_t)(nmod * (ra + rb) * kp)));
+            CUDA_CHECK(cudaMalloc(&res, (size_t)(nmod * ra * rb)));
+            CUDA_CHECK(cudaMemset(ws, 0x17, (size_t)(nmod * (ra + rb) * kp)));
             oz_engine_residue_job job = {};
             job.a = oz_operand_ws{(char *)ws, 0, 0, 0, 0, ra, kp, ra};
             job.b = oz_operand_ws{(char *)ws, 0, nmod * ra * kp, 0, 0, rb, kp, rb};
@@ -176,25 +152,25 @@ int main(int argc, char **argv)
             job.nmod = (int)nmod;
             job.res = res;
             job.res_item_bytes = nmod * ra * rb;
-            te = sustained_ms([&] { CHECK(oz_engine_residues(job, 1, 0)); });
-            CHECK(cudaFree(ws));
-            CHECK(cudaFree(res));
+            te = sustained_ms([&] { CUDA_CHECK(oz_engine_residues(job, 1, 0)); });
+            CUDA_CHECK(cudaFree(ws));
+            CUDA_CHECK(cudaFree(res));
         }
 
         oz_gemm_desc d = {0, 0, m, n, k, dA, m, 0, dB, k, 0, dC, m, 0, NULL, NULL, NULL, 1, &one, &zero, 0};
         size_t wsb = oz_gemm_workspace_min(&d);
         void *ws;
-        CHECK(cudaMalloc(&ws, wsb));
-        CHECK(cudaMemset(dC, 0xff, 8 * m * n)); /* poison */
-        double tp = sustained_ms([&] { CHECK((cudaError_t)oz_gemm_run(&d, ws, wsb, 0)); });
+        CUDA_CHECK(cudaMalloc(&ws, wsb));
+        CUDA_CHECK(cudaMemset(dC, 0xff, 8 * m * n)); /* poison */
+        double tp = sustained_ms([&] { CUDA_CHECK((cudaError_t)oz_gemm_run(&d, ws, wsb, 0)); });
         /* the same in the shipped library's bounded workspace (kernels/p22_plan.h:
          * max(1 GiB, a quarter of the operands' bytes)): blocks of C, slabs of K */
         const double quarter = 0.25 * 8.0 * ((double)m * k + (double)k * n + (double)m * n);
         oz_gemm_force_budget((size_t)std::max(quarter, (double)(1ull << 30)));
-        double tb = sustained_ms([&] { CHECK((cudaError_t)oz_gemm_run(&d, ws, wsb, 0)); });
+        double tb = sustained_ms([&] { CUDA_CHECK((cudaError_t)oz_gemm_run(&d, ws, wsb, 0)); });
         oz_gemm_force_budget(0);
-        CHECK(cudaFree(ws));
-        CHECK(cudaMemcpy(Cp.data(), dC, 8 * m * n, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaFree(ws));
+        CUDA_CHECK(cudaMemcpy(Cp.data(), dC, 8 * m * n, cudaMemcpyDeviceToHost));
         double err = 0;
         for (size_t i = 0; i < Cp.size(); i++) {
             double e = fabs(Cp[i] - Cn[i]);

@@ -1,19 +1,10 @@
 /* tests/gpu/test_accuracy.c: accuracy against native DGEMM at 2048^3, exactness on constant data past the CRT range, determinism. */
-#include <cublas_v2.h>
 
-#include "gpu_util.h"
+#include "cublas_util.h"
 #include "kernels/ozcrt_gemm.h"
 #include "reference/bound.h"
 #include "slicing/slicing.h"
 
-#define CUBLAS_CHECK(call)                                                                       \
-    do {                                                                                         \
-        cublasStatus_t s_ = (call);                                                              \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                       \
-            fprintf(stderr, "%s:%d: %s: status %d\n", __FILE__, __LINE__, #call, (int)s_);       \
-            exit(2);                                                                             \
-        }                                                                                        \
-    } while (0)
 
 static int failures;
 static void check(int ok, const char *what)

@@ -5,25 +5,10 @@
 #include <vector>
 
 #include "crt/moduli.h"
+#include "gpu_util.h"
 #include "kernels/engine.h"
 
-#define CHECK(call)                                                                                 \
-    do {                                                                                            \
-        cudaError_t e_ = (call);                                                                    \
-        if (e_ != cudaSuccess) {                                                                    \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));  \
-            exit(2);                                                                                \
-        }                                                                                           \
-    } while (0)
 
-static uint64_t rng = 0x243f6a8885a308d3ULL;
-static uint64_t next_u64()
-{
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return rng * 0x2545F4914F6CDD1DULL;
-}
 
 #define OZ_T_M_(i, m) (m),
 static const int32_t moduli[OZ_ENGINE_NMODULI] = {OZ_ENGINE_MODULI(OZ_T_M_)};
@@ -36,13 +21,13 @@ static int run_case(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int6
     const int64_t slot_a = nmod * pa, slot_b = nmod * pb, item = slot_a + slot_b;
     std::vector<int8_t> h((size_t)(item * group));
     for (auto &x : h)
-        x = kind == 1 ? (int8_t)-128 : (int8_t)(next_u64() >> 56);
+        x = kind == 1 ? (int8_t)-128 : (int8_t)(rng_u64() >> 56);
     int8_t *d_ws;
     uint8_t *d_res;
-    CHECK(cudaMalloc(&d_ws, h.size()));
-    CHECK(cudaMalloc(&d_res, (size_t)(pr * nmod * group)));
-    CHECK(cudaMemcpy(d_ws, h.data(), h.size(), cudaMemcpyHostToDevice));
-    CHECK(cudaMemset(d_res, 0xA5, (size_t)(pr * nmod * group))); /* poison */
+    CUDA_CHECK(cudaMalloc(&d_ws, h.size()));
+    CUDA_CHECK(cudaMalloc(&d_res, (size_t)(pr * nmod * group)));
+    CUDA_CHECK(cudaMemcpy(d_ws, h.data(), h.size(), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(d_res, 0xA5, (size_t)(pr * nmod * group))); /* poison */
     oz_engine_residue_job job = {};
     job.a = oz_operand_ws{(char *)d_ws, item, 0, 0, 0, rows_a, kpad, rows_a};
     job.b = oz_operand_ws{(char *)d_ws, item, slot_a, 0, 0, rows_b, kpad, rows_b};
@@ -51,12 +36,12 @@ static int run_case(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int6
     job.nmod = nmod;
     job.res = d_res;
     job.res_item_bytes = pr * nmod;
-    CHECK(oz_engine_residues(job, group, 0));
-    CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(oz_engine_residues(job, group, 0));
+    CUDA_CHECK(cudaDeviceSynchronize());
     std::vector<uint8_t> r((size_t)(pr * nmod * group));
-    CHECK(cudaMemcpy(r.data(), d_res, r.size(), cudaMemcpyDeviceToHost));
-    CHECK(cudaFree(d_ws));
-    CHECK(cudaFree(d_res));
+    CUDA_CHECK(cudaMemcpy(r.data(), d_res, r.size(), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(d_ws));
+    CUDA_CHECK(cudaFree(d_res));
     int64_t bad = 0, checked = 0;
     for (int64_t b = 0; b < group; b++)
         for (int q = 0; q < nmod; q++) {
@@ -84,7 +69,7 @@ static int run_case(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int6
 int main(void)
 {
     int dev = 0;
-    CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaGetDevice(&dev));
     if (!oz_engine_usable(dev)) {
         printf("test_engine: SKIP (the sm_90a engine does not run on this device)\n");
         return 0;

@@ -19,16 +19,8 @@
 #include <cuda_runtime_api.h>
 
 #include "reference/bound.h"
-#include "tests/gpu/gpu_util.h"
+#include "tests/gpu/cublas_util.h"
 
-#define CUBLAS_CHECK(call)                                                                     \
-    do {                                                                                       \
-        cublasStatus_t s_ = (call);                                                            \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                     \
-            fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #call, (int)s_); \
-            exit(2);                                                                           \
-        }                                                                                      \
-    } while (0)
 
 typedef enum { EP_DGEMM, EP_DGEMM64, EP_GEMMEX, EP_STRIDED, EP_STRIDED_EX, EP_BATCHED, EP_BATCHED_EX } entry;
 static const char *const entry_names[] = {"cublasDgemm_v2", "cublasDgemm_v2_64", "cublasGemmEx",

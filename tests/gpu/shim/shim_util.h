@@ -1,20 +1,11 @@
-/* tests/gpu/shim/shim_util.h: what the shim's graph/stream test programs share: checked cuBLAS calls and random device matrices. */
+/* tests/gpu/shim/shim_util.h: what the shim's test programs share: checked cuBLAS calls (cublas_util.h) and random device matrices. */
 #ifndef OZCRT_TESTS_GPU_SHIM_UTIL_H
 #define OZCRT_TESTS_GPU_SHIM_UTIL_H
 
-#include <cublas_v2.h>
 #include <string.h>
 
-#include "tests/gpu/gpu_util.h"
+#include "tests/gpu/cublas_util.h"
 
-#define CUBLAS_CHECK(call)                                                                        \
-    do {                                                                                          \
-        cublasStatus_t s_ = (call);                                                               \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                        \
-            fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #call, (int)s_); \
-            exit(2);                                                                              \
-        }                                                                                         \
-    } while (0)
 
 /* An n x n device matrix of uniform (-1, 1) values. */
 static inline double *dev_random(int n)

@@ -1,27 +1,5 @@
 /* tests/gpu/shim/time_dgemm.c: an ordinary cuBLAS program that times cublasDgemm_v2 (sustained, CUDA events); run plain and under the shim to get the user's speed-up. */
-#include <cublas_v2.h>
-#include <cuda_runtime_api.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-
-#define CHECK(call)                                                                                 \
-    do {                                                                                            \
-        cudaError_t e_ = (call);                                                                    \
-        if (e_ != cudaSuccess) {                                                                    \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));  \
-            exit(2);                                                                                \
-        }                                                                                           \
-    } while (0)
-
-static uint64_t rng = 0x853c49e6748fea9bULL;
-static double rng_sym(void)
-{
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return (double)((rng * 0x2545F4914F6CDD1DULL) >> 11) * 0x1.0p-52 - 1.0;
-}
+#include "shim_util.h"
 
 /* usage: time_dgemm SHAPE... (SHAPE: n or mxnxk); prints "shape ms TFLOPS checksum" per shape */
 int main(int argc, char **argv)
@@ -40,53 +18,53 @@ int main(int argc, char **argv)
         double *H = malloc(8 * (na > nb ? na : nb)), *dA, *dB, *dC;
         if (!H)
             return 2;
-        CHECK(cudaMalloc((void **)&dA, 8 * na));
-        CHECK(cudaMalloc((void **)&dB, 8 * nb));
-        CHECK(cudaMalloc((void **)&dC, 8 * nc));
+        CUDA_CHECK(cudaMalloc((void **)&dA, 8 * na));
+        CUDA_CHECK(cudaMalloc((void **)&dB, 8 * nb));
+        CUDA_CHECK(cudaMalloc((void **)&dC, 8 * nc));
         for (size_t i = 0; i < na; i++) H[i] = rng_sym();
-        CHECK(cudaMemcpy(dA, H, 8 * na, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(dA, H, 8 * na, cudaMemcpyHostToDevice));
         for (size_t i = 0; i < nb; i++) H[i] = rng_sym();
-        CHECK(cudaMemcpy(dB, H, 8 * nb, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(dB, H, 8 * nb, cudaMemcpyHostToDevice));
         const double one = 1.0, zero = 0.0;
         cudaEvent_t e0, e1;
-        CHECK(cudaEventCreate(&e0));
-        CHECK(cudaEventCreate(&e1));
+        CUDA_CHECK(cudaEventCreate(&e0));
+        CUDA_CHECK(cudaEventCreate(&e1));
         float est = 0;
         for (int i = 0; i < 3; i++) {
-            CHECK(cudaEventRecord(e0, 0));
+            CUDA_CHECK(cudaEventRecord(e0, 0));
             if (cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &one, dA, (int)m, dB, (int)k, &zero, dC,
                             (int)m) != CUBLAS_STATUS_SUCCESS)
                 return 1;
-            CHECK(cudaEventRecord(e1, 0));
-            CHECK(cudaEventSynchronize(e1));
-            CHECK(cudaEventElapsedTime(&est, e0, e1));
+            CUDA_CHECK(cudaEventRecord(e1, 0));
+            CUDA_CHECK(cudaEventSynchronize(e1));
+            CUDA_CHECK(cudaEventElapsedTime(&est, e0, e1));
         }
         int iters = (int)(1500.0f / (est > 0.01f ? est : 0.01f));
         iters = iters < 10 ? 10 : iters > 200 ? 200 : iters;
-        CHECK(cudaEventRecord(e0, 0));
+        CUDA_CHECK(cudaEventRecord(e0, 0));
         for (int i = 0; i < iters; i++)
             if (cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &one, dA, (int)m, dB, (int)k, &zero, dC,
                             (int)m) != CUBLAS_STATUS_SUCCESS)
                 return 1;
-        CHECK(cudaEventRecord(e1, 0));
-        CHECK(cudaEventSynchronize(e1));
+        CUDA_CHECK(cudaEventRecord(e1, 0));
+        CUDA_CHECK(cudaEventSynchronize(e1));
         float t = 0;
-        CHECK(cudaEventElapsedTime(&t, e0, e1));
+        CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
         t /= (float)iters;
         double *C = malloc(8 * nc), sum = 0;
         if (!C)
             return 2;
-        CHECK(cudaMemcpy(C, dC, 8 * nc, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(C, dC, 8 * nc, cudaMemcpyDeviceToHost));
         for (size_t i = 0; i < nc; i++) sum += C[i];
         printf("%lldx%lldx%lld %.4f %.2f %.10e\n", m, n, k, t, 2.0 * m * n * k / t / 1e9, sum);
         fflush(stdout);
         free(C);
         free(H);
-        CHECK(cudaFree(dA));
-        CHECK(cudaFree(dB));
-        CHECK(cudaFree(dC));
-        CHECK(cudaEventDestroy(e0));
-        CHECK(cudaEventDestroy(e1));
+        CUDA_CHECK(cudaFree(dA));
+        CUDA_CHECK(cudaFree(dB));
+        CUDA_CHECK(cudaFree(dC));
+        CUDA_CHECK(cudaEventDestroy(e0));
+        CUDA_CHECK(cudaEventDestroy(e1));
     }
     cublasDestroy(h);
     return 0;
