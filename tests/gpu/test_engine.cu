@@ -68,6 +68,7 @@ static int run_case(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int6
 
 int main(void)
 {
+    rng_state = 0x243f6a8885a308d3ULL; /* the cases of the recorded runs */
     int dev = 0;
     CUDA_CHECK(cudaGetDevice(&dev));
     if (!oz_engine_usable(dev)) {

@@ -4,6 +4,7 @@
 /* usage: time_dgemm SHAPE... (SHAPE: n or mxnxk); prints "shape ms TFLOPS checksum" per shape */
 int main(int argc, char **argv)
 {
+    rng_state = 0x853c49e6748fea9bULL; /* the data (and checksums) of the recorded runs */
     cublasHandle_t h;
     if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS)
         return 2;
