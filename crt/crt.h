@@ -9,9 +9,6 @@
 #define OZCRT_CRT_CRT_H
 
 #include <stdint.h>
-#ifndef __CUDACC__
-#include <string.h>
-#endif
 #include "moduli.h"
 #include "oz_hd.h"
 
@@ -50,38 +47,6 @@ OZ_HD int64_t oz_crt_fold(uint64_t x, uint64_t M)
     return x > M / 2 ? (int64_t)x - (int64_t)M : (int64_t)x;
 }
 
-/* Bit casts (no conversion instructions). */
-OZ_HD float oz_bits_float(uint32_t u)
-{
-#ifdef __CUDA_ARCH__
-    return __uint_as_float(u);
-#else
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-#endif
-}
-OZ_HD uint32_t oz_float_bits(float f)
-{
-#ifdef __CUDA_ARCH__
-    return __float_as_uint(f);
-#else
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-#endif
-}
-OZ_HD double oz_bits_double(uint64_t u)
-{
-#ifdef __CUDA_ARCH__
-    return __longlong_as_double((long long)u);
-#else
-    double d;
-    memcpy(&d, &u, 8);
-    return d;
-#endif
-}
-
 /* The GPU Phase 22 set (OZ_P22G_MODULI): X, the signed representative of
  * S = sum r_q f_q (r_q in [0, m_q)) modulo M', as an exact double, for the
  * X of a chunk: |X| <= 2^46 (phase22.md step 3; M'/2 is 2^46.8). No
@@ -98,11 +63,11 @@ OZ_HD double oz_bits_double(uint64_t u)
 OZ_HD double oz_p22g_centered(uint64_t S)
 {
     const float c = (float)(68719476736.0 / (double)OZ_P22G_M); /* 2^36 / M' */
-    const float hi = oz_bits_float(0x4B000000u | (uint32_t)(S >> 36)) - 8388608.0f;
+    const float hi = oz_bits_f32(0x4B000000u | (uint32_t)(S >> 36)) - 8388608.0f;
     const float qf = hi * c + 12582912.0f;
-    const uint64_t q = (uint64_t)(oz_float_bits(qf) - 0x4B400000u);
+    const uint64_t q = (uint64_t)(oz_f32_bits(qf) - 0x4B400000u);
     const uint64_t x = S - q * OZ_P22G_M; /* X modulo 2^64 */
-    return oz_bits_double(UINT64_C(0x4338000000000000) + x) - 6755399441055744.0;
+    return oz_bits_f64(UINT64_C(0x4338000000000000) + x) - 6755399441055744.0;
 }
 
 #endif

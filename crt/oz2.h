@@ -217,20 +217,6 @@ OZ_HD oz2_plan oz2_make_plan(int64_t k, int bits)
 
 /* ---- step 2: the scaled integer and its residues ---- */
 
-OZ_HD uint64_t oz2_double_bits(double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
-OZ_HD double oz2_bits_double(uint64_t u)
-{
-    double x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-
 OZ_HD int oz2_clz64(uint64_t x)
 {
 #ifdef __CUDA_ARCH__
@@ -246,7 +232,7 @@ OZ_HD int oz2_clz64(uint64_t x)
  * w <= 77 give |a''| <= 2^w, so e stays small. Returns 1 when a'' < 0. */
 OZ_HD int oz2_scaled_int(double x, int sh, uint64_t *mag, int *e)
 {
-    uint64_t u = oz2_double_bits(x);
+    uint64_t u = oz_f64_bits(x);
     int neg = (int)(u >> 63);
     int ef = (int)((u >> 52) & 0x7ff);
     uint64_t m = u & ((UINT64_C(1) << 52) - 1);
@@ -435,7 +421,7 @@ OZ_HD int oz2_crt_reconstruct(const oz2_crt_consts *c, const uint8_t *r, int64_t
 /* 2^e exactly, -1074 <= e <= 1023. */
 OZ_HD double oz2_pow2(int e)
 {
-    return oz2_bits_double(e >= -1022 ? (uint64_t)(e + 1023) << 52 : UINT64_C(1) << (e + 1074));
+    return oz_bits_f64(e >= -1022 ? (uint64_t)(e + 1023) << 52 : UINT64_C(1) << (e + 1074));
 }
 
 /* ldexp(x, e), correctly rounded (to nearest even) like C's ldexp, from
@@ -451,11 +437,11 @@ OZ_HD double oz2_ldexp(double x, int e)
         }
         return x * oz2_pow2(e);
     }
-    int ef = (int)((oz2_double_bits(x) >> 52) & 0x7ff);
+    int ef = (int)((oz_f64_bits(x) >> 52) & 0x7ff);
     if (ef == 0) { /* subnormal x: made normal by an exact factor */
         x = x * oz2_pow2(54);
         e -= 54;
-        ef = (int)((oz2_double_bits(x) >> 52) & 0x7ff);
+        ef = (int)((oz_f64_bits(x) >> 52) & 0x7ff);
     }
     int ex = ef - 1022; /* |x| in [2^(ex-1), 2^ex) */
     if (ex + e >= -1021) { /* normal result: every factor exact */
@@ -530,28 +516,12 @@ OZ_HD double oz2_to_double(const oz2_uint *mag, int neg, int e)
 #define OZ2_DFMA_(a, b, c) __fma_rn((a), (b), (c))
 #define OZ2_DMUL_(a, b) __dmul_rn((a), (b))
 #define OZ2_DADD_(a, b) __dadd_rn((a), (b))
-#define OZ2_FBITS_(f) __float_as_uint(f)
-#define OZ2_BITSF_(u) __uint_as_float(u)
 #else
 #define OZ2_FMAF_(a, b, c) fmaf((a), (b), (c))
 #define OZ2_FADD_(a, b) ((float)(a) + (float)(b))
 #define OZ2_DFMA_(a, b, c) fma((a), (b), (c))
 #define OZ2_DMUL_(a, b) ((double)(a) * (double)(b))
 #define OZ2_DADD_(a, b) ((double)(a) + (double)(b))
-OZ_HD uint32_t oz2_fbits_(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-OZ_HD float oz2_bitsf_(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-#define OZ2_FBITS_(f) oz2_fbits_(f)
-#define OZ2_BITSF_(u) oz2_bitsf_(u)
 #endif
 
 /* The digit count for integers of width w (|a''| <= 2^w), w <= 83; and the digit width. */
@@ -587,7 +557,7 @@ OZ_HD void oz2_fd_digits(double x, const oz2_fd_scale *sc, int nd, float dig[OZ2
     const double y1 = OZ2_DMUL_(fabs(x), sc->f1);
     uint64_t lw, hw = 0;
     if (nd <= 3) {
-        lw = oz2_double_bits(OZ2_DFMA_(y1, sc->f2, two52)) & low52; /* rne(y) < 2^39 */
+        lw = oz_f64_bits(OZ2_DFMA_(y1, sc->f2, two52)) & low52; /* rne(y) < 2^39 */
     } else {
 #ifdef __CUDA_ARCH__
         const double hv = __fma_rz(y1, sc->g, two52); /* 2^52 + floor(y 2^-S) */
@@ -596,8 +566,8 @@ OZ_HD void oz2_fd_digits(double x, const oz2_fd_scale *sc, int nd, float dig[OZ2
 #endif
         const double h = OZ2_DADD_(hv, -two52);
         const double z = OZ2_DFMA_(h, -sc->G, y1);                        /* (y - h 2^S) / f2, exact */
-        lw = oz2_double_bits(OZ2_DFMA_(z, sc->f2, two52)) & low52; /* 2^52 + L' */
-        hw = oz2_double_bits(hv) & low52;
+        lw = oz_f64_bits(OZ2_DFMA_(z, sc->f2, two52)) & low52; /* 2^52 + L' */
+        hw = oz_f64_bits(hv) & low52;
     }
     uint32_t c[OZ2_FD_MAXD];
     c[0] = (uint32_t)(lw & mask);
@@ -605,10 +575,10 @@ OZ_HD void oz2_fd_digits(double x, const oz2_fd_scale *sc, int nd, float dig[OZ2
     c[2] = (uint32_t)(lw >> (2 * b)); /* up to 2^b */
     for (int j = 3; j < nd; j++)
         c[j] = (uint32_t)((hw >> (b * (j - 3))) & mask);
-    const float sgn = oz2_double_bits(x) >> 63 ? -1.0f : 1.0f;
-    dig[0] = OZ2_FMAF_(OZ2_BITSF_(OZ2_FD_MAGIC_BITS | c[0]), sgn, OZ2_FD_MAGIC - sgn * OZ2_FD_MAGIC);
+    const float sgn = oz_f64_bits(x) >> 63 ? -1.0f : 1.0f;
+    dig[0] = OZ2_FMAF_(oz_bits_f32(OZ2_FD_MAGIC_BITS | c[0]), sgn, OZ2_FD_MAGIC - sgn * OZ2_FD_MAGIC);
     for (int j = 1; j < nd; j++)
-        dig[j] = OZ2_FMAF_(OZ2_BITSF_(OZ2_FD_MAGIC_BITS | c[j]), sgn, -sgn * OZ2_FD_MAGIC);
+        dig[j] = OZ2_FMAF_(oz_bits_f32(OZ2_FD_MAGIC_BITS | c[j]), sgn, -sgn * OZ2_FD_MAGIC);
 }
 
 /* X = MAGIC + x for modulus m (odd; see above): the digits combined. */
@@ -631,13 +601,13 @@ OZ_HD float oz2_fd_combine(const float dig[OZ2_FD_MAXD], int nd, uint32_t m)
 OZ_HD uint32_t oz2_fd_residue_bits(const float dig[OZ2_FD_MAXD], int nd, uint32_t m)
 {
     if (m == 256)
-        return OZ2_FBITS_(dig[0]);
+        return oz_f32_bits(dig[0]);
     const float X = oz2_fd_combine(dig, nd, m);
     const float xpp = OZ2_FADD_(X, -(float)(12582912 - (int)((m + 1) / 2) + 128)); /* x + (m+1)/2 - 128 */
     const float t = OZ2_FMAF_(xpp, 1.0f / (float)m, OZ2_FD_MAGIC);
     const float Q = OZ2_FADD_(t, -OZ2_FD_MAGIC);
     const float F = OZ2_FMAF_(Q, -(float)m, X);
-    return OZ2_FBITS_(F);
+    return oz_f32_bits(F);
 }
 
 /* The same as a byte: (uint8_t)oz2_residue22(...). */
@@ -724,7 +694,7 @@ OZ_HD double oz2_cf_residue(uint32_t word, int byte)
 #else
     const uint32_t hi = UINT32_C(0x3FF00000) | (((word >> (8 * byte)) & 0xffu) << 8);
 #endif
-    return oz2_bits_double((uint64_t)hi << 32);
+    return oz_bits_f64((uint64_t)hi << 32);
 }
 
 /* acc_l += R F[q][l] for R = oz2_cf_residue(...) of modulus q, nl limbs. */
@@ -786,7 +756,7 @@ OZ_HD int oz2_cf_finish(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_M
         return -1;
     int64_t E[OZ2_CF_MAXL] = {0, 0, 0, 0, 0};
     for (int l = 0; l < nl; l++)
-        E[l] = (int64_t)(oz2_double_bits(OZ2_DADD_(OZ2_DFMA_(qr, -f->Pl[l], acc[l]), M)) - oz2_double_bits(M));
+        E[l] = (int64_t)(oz_f64_bits(OZ2_DADD_(OZ2_DFMA_(qr, -f->Pl[l], acc[l]), M)) - oz_f64_bits(M));
     const int64_t lmask = (INT64_C(1) << OZ2_CF_BITS) - 1;
     for (int l = 0; l + 1 < nl; l++) { /* carries: 0 <= E_l < 2^36 below the top */
         E[l + 1] += E[l] >> OZ2_CF_BITS; /* arithmetic shift: floor */

@@ -30,11 +30,8 @@
 
 #include <math.h>
 #include <stdint.h>
-#ifndef __CUDA_ARCH__
-#include <string.h>
-#endif
 
-#include "slicing.h"
+#include "slicing.h" /* and crt/oz_hd.h: OZ_HD, the bit casts */
 
 #define OZ_FAST_RNE52 0x1.8p52                /* 1.5 2^52 */
 #define OZ_FAST_RNE52_SHIFTED 0x1.8000Cp69    /* 1.5 2^52 (1 + 2^17) = 1.5 2^69 + 1.5 2^52 */
@@ -53,14 +50,7 @@ typedef struct oz_fast_row {
 /* 2^e for -1022 <= e <= 1023, from its bits. */
 OZ_HD double oz_fast_pow2(int e)
 {
-    const uint64_t b = (uint64_t)(e + 1023) << 52;
-#ifdef __CUDA_ARCH__
-    return __longlong_as_double((long long)b);
-#else
-    double d;
-    memcpy(&d, &b, sizeof d);
-    return d;
-#endif
+    return oz_bits_f64((uint64_t)(e + 1023) << 52);
 }
 
 /* The constants of a row with scale exponent s (oz_scale_exponent, not
@@ -81,9 +71,7 @@ OZ_HD int32_t oz_fast_lo32(double t)
 #ifdef __CUDA_ARCH__
     return __double2loint(t);
 #else
-    uint64_t b;
-    memcpy(&b, &t, sizeof b);
-    return (int32_t)(uint32_t)b;
+    return (int32_t)(uint32_t)oz_f64_bits(t);
 #endif
 }
 
@@ -102,14 +90,7 @@ OZ_HD void oz_slice_fast(double x, oz_fast_row c, int32_t *hi, int32_t *lo)
 /* x as a float, exact for |x| < 2^22. */
 OZ_HD float oz_fast_float(int32_t x)
 {
-    const int32_t b = OZ_FAST_RNE23_BITS + x;
-#ifdef __CUDA_ARCH__
-    const float f = __int_as_float(b);
-#else
-    float f;
-    memcpy(&f, &b, sizeof f);
-#endif
-    return f - OZ_FAST_RNE23;
+    return oz_bits_f32((uint32_t)(OZ_FAST_RNE23_BITS + x)) - OZ_FAST_RNE23;
 }
 
 /* (1/p) rounded to float. */
@@ -122,13 +103,7 @@ OZ_HD int32_t oz_residue_fast(int32_t x, float xf, int32_t p, float inv)
     if (p == 256)
         return x;
     const float q = fmaf(xf, inv, OZ_FAST_RNE23);
-#ifdef __CUDA_ARCH__
-    const int32_t qb = __float_as_int(q);
-#else
-    int32_t qb;
-    memcpy(&qb, &q, sizeof qb);
-#endif
-    return (int32_t)((uint32_t)x - (uint32_t)p * (uint32_t)qb);
+    return (int32_t)((uint32_t)x - (uint32_t)p * oz_f32_bits(q));
 }
 
 /* The low bytes of four words, in order, as one word (byte e from word e). */
