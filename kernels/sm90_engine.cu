@@ -115,8 +115,8 @@ struct oz_mode_p22 {
     static constexpr int WARM = 3; /* units whose inputs are on their way to L1 */
 
     const oz_engine_params &P;
-    uint32_t *res;  /* this thread's words: res[(q WORDS + w) CTHREADS] */
-    double *dacc;   /* this thread's double accumulators: dacc[idx CTHREADS] */
+    uint32_t *res;  /* this thread's words (word_of) */
+    double *dacc;   /* this thread's double accumulators (dacc_of) */
     oz_frag fr;
     double alpha, beta;
     /* the pending (tile, chunk) */
@@ -152,7 +152,7 @@ struct oz_mode_p22 {
                 const int32_t x = v < Cfg::ACC ? acc0[v] : acc1[v - Cfg::ACC];
                 word |= (uint32_t)oz_engine_mod(x, q) << (8 * e);
             }
-            res[(q * M::WORDS + w) * Cfg::CTHREADS] = word;
+            word_of(q, w) = word;
         }
         if (q == M::NMOD - 1) { /* the chunk is complete: its CRT is pending */
             pb = b;
@@ -178,14 +178,15 @@ struct oz_mode_p22 {
         const int a = u / OZ_P22_NPASSES, ps = u % OZ_P22_NPASSES;
 #pragma unroll
         for (int q = 0; q < M::NMOD; q++)
-            oz_prefetch_l1(&rbuf_word(q, a, ps));
+            oz_prefetch_l1(&word_of(q, a + M::GROUPS * ps));
         if (ps == 0 && pmid)
-            oz_prefetch_l1(&dacc[4 * a * Cfg::CTHREADS]);
+            oz_prefetch_l1(&dacc_of(4 * a));
     }
-    __device__ __forceinline__ const uint32_t &rbuf_word(int q, int a, int ps) const
-    {
-        return res[(q * M::WORDS + a + M::GROUPS * ps) * Cfg::CTHREADS];
-    }
+
+    /* This thread's word w of modulus q (pass ps of group a: w = a + GROUPS ps),
+     * and its double accumulator of element idx. */
+    __device__ __forceinline__ uint32_t &word_of(int q, int w) const { return res[(q * M::WORDS + w) * Cfg::CTHREADS]; }
+    __device__ __forceinline__ double &dacc_of(int idx) const { return dacc[idx * Cfg::CTHREADS]; }
 
     /* Element bb of group a: row pi0 + 8 (bb >> 1), column pj0 + 8 a + (bb & 1). */
     __device__ __forceinline__ void prefetch(int u)
@@ -195,14 +196,14 @@ struct oz_mode_p22 {
         const int a = u / OZ_P22_NPASSES, ps = u % OZ_P22_NPASSES;
 #pragma unroll
         for (int q = 0; q < M::NMOD; q++)
-            wn[q] = res[(q * M::WORDS + a + M::GROUPS * ps) * Cfg::CTHREADS];
+            wn[q] = word_of(q, a + M::GROUPS * ps);
         if (ps != 0)
             return;
 #pragma unroll
         for (int bb = 0; bb < 4; bb++) {
             const int64_t i = pi0 + 8 * (bb >> 1), j = pj0 + 8 * a + (bb & 1);
             if (pmid)
-                dn[bb] = dacc[(4 * a + bb) * Cfg::CTHREADS];
+                dn[bb] = dacc_of(4 * a + bb);
             else if (pfrom_acc && i < P.m && j < P.n)
                 dn[bb] = P.acc.ptr(pb)[P.acc_off + i + j * P.acc.ldc];
             else
@@ -255,7 +256,7 @@ struct oz_mode_p22 {
             for (int bb = 0; bb < 4; bb++) {
                 const int64_t i = pi0 + 8 * (bb >> 1), j = pj0 + 8 * a + (bb & 1);
                 if (!pend) {
-                    dacc[(4 * a + bb) * Cfg::CTHREADS] = d[bb];
+                    dacc_of(4 * a + bb) = d[bb];
                 } else if (i < P.m && j < P.n) {
                     if (!plast) {
                         P.acc.ptr(pb)[P.acc_off + i + j * P.acc.ldc] = d[bb];
