@@ -22,6 +22,8 @@ typedef struct gemm_case {
     double *dA, *dB, *dC, *dScal;
     void **parr;
     oz_gemm_desc d;             /* after gemm_case_upload */
+    void *ws;                   /* after gemm_case_workspace */
+    cudaStream_t st;
 } gemm_case;
 
 /* The sizes from the shape, and the host arrays (contents for the test to fill). */
@@ -140,8 +142,21 @@ static inline int64_t gemm_case_mismatches(gemm_case *c, size_t *first)
     return bad;
 }
 
+/* A stream of its own and a workspace of `bytes`, filled with 0x77 on it:
+ * nothing may depend on a workspace's old contents. */
+static inline void gemm_case_workspace(gemm_case *c, size_t bytes)
+{
+    CUDA_CHECK(cudaStreamCreateWithFlags(&c->st, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaMalloc(&c->ws, bytes));
+    CUDA_CHECK(cudaMemsetAsync(c->ws, 0x77, bytes, c->st));
+}
+
 static inline void gemm_case_free(gemm_case *c)
 {
+    if (c->ws)
+        CUDA_CHECK(cudaFree(c->ws));
+    if (c->st)
+        CUDA_CHECK(cudaStreamDestroy(c->st));
     CUDA_CHECK(cudaFree(c->dA));
     CUDA_CHECK(cudaFree(c->dB));
     CUDA_CHECK(cudaFree(c->dC));

@@ -36,20 +36,16 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk)
     gemm_case_upload(&c);
     /* a workspace for one item only, some of the time: batches then run in groups */
     size_t wsb = rng_range(0, 1) ? oz_gemm_workspace_full(&c.d) : oz_gemm_workspace_min(&c.d);
-    void *ws;
-    cudaStream_t st;
-    CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaMalloc(&ws, wsb));
-    CUDA_CHECK(cudaMemsetAsync(ws, 0x77, wsb, st)); /* residue padding must not depend on old contents */
+    gemm_case_workspace(&c, wsb);
     /* half the cases on the device's kernel (wgmma on an H200), a quarter on
      * each mma.sync tile configuration */
     oz_gemm_force_tiles(idx % 4 == 1 ? 1 : idx % 4 == 2 ? 2 : 0);
     if (getenv("OZ_TEST_VERBOSE")) /* the case before it runs: a crash names it */
-        fprintf(stderr, "case %d: %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld ldc=%ld dev=%d batch=%ld kind=%d tiles=%d ws=%zu\n",
+        fprintf(stderr, "case %d: %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld ldc=%ld dev=%d batch=%ld kind=%d tiles=%d c.ws=%zu\n",
                 idx, "NTC"[c.ta], "NTC"[c.tb], (long)c.m, (long)c.n, (long)c.k, (long)c.lda, (long)c.ldb, (long)c.ldc,
                 c.device_mode, (long)c.batch, batch_kind, idx % 4 == 1 ? 1 : idx % 4 == 2 ? 2 : 0, wsb);
-    int rc = oz_gemm_run(&c.d, ws, wsb, st);
-    CUDA_CHECK(cudaStreamSynchronize(st));
+    int rc = oz_gemm_run(&c.d, c.ws, wsb, c.st);
+    CUDA_CHECK(cudaStreamSynchronize(c.st));
     CUDA_CHECK(cudaGetLastError());
     cases++;
     size_t first;
@@ -61,8 +57,6 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk)
                 (long)c.ldc, c.alpha, c.beta, c.device_mode, (long)c.batch, batch_kind, dist, special, (long long)bad,
                 first, c.C[first], c.R[first]);
     }
-    CUDA_CHECK(cudaFree(ws));
-    CUDA_CHECK(cudaStreamDestroy(st));
     gemm_case_free(&c);
 }
 

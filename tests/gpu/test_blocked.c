@@ -108,19 +108,15 @@ static void run_case(int idx, int engine_runs)
         seen_group += shape[3] > 1;
         seen_min += memcmp(shape, least, sizeof shape) == 0;
     }
-    void *ws;
-    cudaStream_t st;
-    CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaMalloc(&ws, wsb));
-    CUDA_CHECK(cudaMemsetAsync(ws, 0x77, wsb, st)); /* nothing may depend on old contents */
+    gemm_case_workspace(&c, wsb);
     if (getenv("OZ_TEST_VERBOSE")) /* the case before it runs: a crash names it */
         fprintf(stderr, "case %d: %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld ldc=%ld dev=%d batch=%ld kind=%d beta=%g "
-                        "force=%zu plan mb=%ld nb=%ld ks=%ld group=%ld acc=%ld ws=%zu\n",
+                        "force=%zu plan mb=%ld nb=%ld ks=%ld group=%ld acc=%ld c.ws=%zu\n",
                 idx, "NTC"[c.ta], "NTC"[c.tb], (long)m, (long)n, (long)k, (long)c.lda, (long)c.ldb, (long)c.ldc,
                 c.device_mode, (long)c.batch, batch_kind, c.beta, force, (long)shape[0], (long)shape[1], (long)shape[2],
                 (long)shape[3], (long)shape[4], wsb);
-    int rc = oz_gemm_run(&d, ws, wsb, st);
-    CUDA_CHECK(cudaStreamSynchronize(st));
+    int rc = oz_gemm_run(&d, c.ws, wsb, c.st);
+    CUDA_CHECK(cudaStreamSynchronize(c.st));
     CUDA_CHECK(cudaGetLastError());
     cases++;
     size_t first;
@@ -136,8 +132,6 @@ static void run_case(int idx, int engine_runs)
                 c.R[first]);
     }
     oz_gemm_force_budget(0);
-    CUDA_CHECK(cudaFree(ws));
-    CUDA_CHECK(cudaStreamDestroy(st));
     gemm_case_free(&c);
 }
 

@@ -104,29 +104,25 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk, int big)
         fprintf(stderr, "case %d: zero workspace for a reachable plan\n", idx);
         exit(2);
     }
-    void *ws;
-    cudaStream_t st;
-    CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaMalloc(&ws, wsb));
-    CUDA_CHECK(cudaMemsetAsync(ws, 0x77, wsb, st)); /* results must not depend on old workspace contents */
-    CUDA_CHECK(cudaStreamSynchronize(st));
+    gemm_case_workspace(&c, wsb);
+    CUDA_CHECK(cudaStreamSynchronize(c.st));
     oz2_gemm_force_engine(engine);
     int rc;
     if (graph) {
         cudaGraph_t g;
         cudaGraphExec_t ge;
-        CUDA_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
-        rc = oz2_gemm_run(&d, bits, ws, wsb, st);
-        CUDA_CHECK(cudaStreamEndCapture(st, &g));
+        CUDA_CHECK(cudaStreamBeginCapture(c.st, cudaStreamCaptureModeGlobal));
+        rc = oz2_gemm_run(&d, bits, c.ws, wsb, c.st);
+        CUDA_CHECK(cudaStreamEndCapture(c.st, &g));
         CUDA_CHECK(cudaGraphInstantiate(&ge, g, 0));
-        CUDA_CHECK(cudaGraphLaunch(ge, st));
-        CUDA_CHECK(cudaStreamSynchronize(st));
+        CUDA_CHECK(cudaGraphLaunch(ge, c.st));
+        CUDA_CHECK(cudaStreamSynchronize(c.st));
         CUDA_CHECK(cudaGraphExecDestroy(ge));
         CUDA_CHECK(cudaGraphDestroy(g));
     } else {
-        rc = oz2_gemm_run(&d, bits, ws, wsb, st);
+        rc = oz2_gemm_run(&d, bits, c.ws, wsb, c.st);
     }
-    CUDA_CHECK(cudaStreamSynchronize(st));
+    CUDA_CHECK(cudaStreamSynchronize(c.st));
     CUDA_CHECK(cudaGetLastError());
     cases++;
     size_t first;
@@ -138,8 +134,6 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk, int big)
                 device_mode, (long)batch, batch_kind, dist, special, bits, nmod, graph, engine, (long long)bad, first,
                 c.C[first], c.R[first]);
     }
-    CUDA_CHECK(cudaFree(ws));
-    CUDA_CHECK(cudaStreamDestroy(st));
     gemm_case_free(&c);
 }
 

@@ -77,16 +77,12 @@ static void run_case(int idx)
     oz_gemm_force_tiles(mode >= 2 ? mode - 1 : 0);
     oz_gemm_force_budget(mode == 1 ? 1 : 0);
     const size_t wsb = oz_gemm_workspace_full(&d);
-    void *ws;
-    cudaStream_t st;
-    CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaMalloc(&ws, wsb));
-    CUDA_CHECK(cudaMemsetAsync(ws, 0x77, wsb, st)); /* nothing may depend on old contents */
+    gemm_case_workspace(&c, wsb);
     if (getenv("OZ_TEST_VERBOSE"))
-        fprintf(stderr, "case %d: %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld batch=%ld ptrs=%d mode=%d ws=%zu\n", idx,
+        fprintf(stderr, "case %d: %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld batch=%ld ptrs=%d mode=%d c.ws=%zu\n", idx,
                 "NT"[ta], "NT"[tb], (long)m, (long)n, (long)k, (long)lda, (long)ldb, (long)batch, ptr_array, mode, wsb);
-    const int rc = oz_gemm_run(&d, ws, wsb, st);
-    CUDA_CHECK(cudaStreamSynchronize(st));
+    const int rc = oz_gemm_run(&d, c.ws, wsb, c.st);
+    CUDA_CHECK(cudaStreamSynchronize(c.st));
     CUDA_CHECK(cudaGetLastError());
     oz_gemm_force_tiles(0);
     oz_gemm_force_budget(0);
@@ -100,8 +96,6 @@ static void run_case(int idx)
                 idx, rc, "NT"[ta], "NT"[tb], (long)m, (long)n, (long)k, (long)lda, (long)ldb, (long)batch, ptr_array,
                 mode, (long long)bad, first, c.C[first], c.R[first]);
     }
-    CUDA_CHECK(cudaFree(ws));
-    CUDA_CHECK(cudaStreamDestroy(st));
     gemm_case_free(&c);
 }
 
