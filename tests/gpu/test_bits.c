@@ -41,7 +41,7 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk)
      * each mma.sync tile configuration */
     oz_gemm_force_tiles(idx % 4 == 1 ? 1 : idx % 4 == 2 ? 2 : 0);
     if (getenv("OZ_TEST_VERBOSE")) /* the case before it runs: a crash names it */
-        fprintf(stderr, "case %d: %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld ldc=%ld dev=%d batch=%ld kind=%d tiles=%d c.ws=%zu\n",
+        fprintf(stderr, "case %d: %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld ldc=%ld dev=%d batch=%ld kind=%d tiles=%d ws=%zu\n",
                 idx, "NTC"[c.ta], "NTC"[c.tb], (long)c.m, (long)c.n, (long)c.k, (long)c.lda, (long)c.ldb, (long)c.ldc,
                 c.device_mode, (long)c.batch, batch_kind, idx % 4 == 1 ? 1 : idx % 4 == 2 ? 2 : 0, wsb);
     int rc = oz_gemm_run(&c.d, c.ws, wsb, c.st);

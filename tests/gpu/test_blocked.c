@@ -111,7 +111,7 @@ static void run_case(int idx, int engine_runs)
     gemm_case_workspace(&c, wsb);
     if (getenv("OZ_TEST_VERBOSE")) /* the case before it runs: a crash names it */
         fprintf(stderr, "case %d: %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld ldc=%ld dev=%d batch=%ld kind=%d beta=%g "
-                        "force=%zu plan mb=%ld nb=%ld ks=%ld group=%ld acc=%ld c.ws=%zu\n",
+                        "force=%zu plan mb=%ld nb=%ld ks=%ld group=%ld acc=%ld ws=%zu\n",
                 idx, "NTC"[c.ta], "NTC"[c.tb], (long)m, (long)n, (long)k, (long)c.lda, (long)c.ldb, (long)c.ldc,
                 c.device_mode, (long)c.batch, batch_kind, c.beta, force, (long)shape[0], (long)shape[1], (long)shape[2],
                 (long)shape[3], (long)shape[4], wsb);

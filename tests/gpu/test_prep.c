@@ -79,7 +79,7 @@ static void run_case(int idx)
     const size_t wsb = oz_gemm_workspace_full(&d);
     gemm_case_workspace(&c, wsb);
     if (getenv("OZ_TEST_VERBOSE"))
-        fprintf(stderr, "case %d: %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld batch=%ld ptrs=%d mode=%d c.ws=%zu\n", idx,
+        fprintf(stderr, "case %d: %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld batch=%ld ptrs=%d mode=%d ws=%zu\n", idx,
                 "NT"[ta], "NT"[tb], (long)m, (long)n, (long)k, (long)lda, (long)ldb, (long)batch, ptr_array, mode, wsb);
     const int rc = oz_gemm_run(&d, c.ws, wsb, c.st);
     CUDA_CHECK(cudaStreamSynchronize(c.st));
