@@ -45,46 +45,52 @@ typedef struct model_sliced {
     int64_t *hi, *lo; /* [r * K + kk] */
 } model_sliced;
 
-static inline model_sliced model_slice_a(oz_op ta, const double *A, int64_t lda, int64_t m, int64_t k)
+/* Element kk of vector r: row r of op(A) (b_side 0) or column r of op(B). */
+static inline double model_elem(int b_side, oz_op op, const double *X, int64_t ld, int64_t r, int64_t kk)
 {
-    model_sliced s = {xcalloc((size_t)m, sizeof(int)), xcalloc((size_t)(m * k), sizeof(int64_t)),
-                      xcalloc((size_t)(m * k), sizeof(int64_t))};
-    for (int64_t i = 0; i < m; i++) {
-        double mx = 0.0;
-        int finite = 1;
-        for (int64_t kk = 0; kk < k; kk++) {
-            double x = op_a(ta, A, lda, i, kk);
-            finite &= isfinite(x) != 0;
-            if (fabs(x) > mx)
-                mx = fabs(x);
-        }
-        s.scale[i] = finite ? oz_model_scale_exponent(mx) : INT32_MIN;
-        if (finite)
+    return b_side ? op_b(op, X, ld, kk, r) : op_a(op, X, ld, r, kk);
+}
+
+/* The scale exponent of vector r of length k, INT32_MIN when it holds Inf or NaN. */
+static inline int model_vec_scale(int b_side, oz_op op, const double *X, int64_t ld, int64_t r, int64_t k)
+{
+    double mx = 0.0;
+    int finite = 1;
+    for (int64_t kk = 0; kk < k; kk++) {
+        double x = model_elem(b_side, op, X, ld, r, kk);
+        finite &= isfinite(x) != 0;
+        if (fabs(x) > mx)
+            mx = fabs(x);
+    }
+    return finite ? oz_model_scale_exponent(mx) : INT32_MIN;
+}
+
+/* The rows of op(A) (b_side 0) or the columns of op(B), scaled and sliced. */
+static inline model_sliced model_slice(int b_side, oz_op op, const double *X, int64_t ld, int64_t rows, int64_t k)
+{
+    model_sliced s = {xcalloc((size_t)rows, sizeof(int)), xcalloc((size_t)(rows * k), sizeof(int64_t)),
+                      xcalloc((size_t)(rows * k), sizeof(int64_t))};
+    for (int64_t r = 0; r < rows; r++) {
+        s.scale[r] = model_vec_scale(b_side, op, X, ld, r, k);
+        if (s.scale[r] != INT32_MIN)
             for (int64_t kk = 0; kk < k; kk++)
-                oz_model_slice(op_a(ta, A, lda, i, kk), s.scale[i], &s.hi[i * k + kk], &s.lo[i * k + kk]);
+                oz_model_slice(model_elem(b_side, op, X, ld, r, kk), s.scale[r], &s.hi[r * k + kk], &s.lo[r * k + kk]);
     }
     return s;
 }
 
-static inline model_sliced model_slice_b(oz_op tb, const double *B, int64_t ldb, int64_t k, int64_t n)
+/* The calls whose result is beta C (k == 0 or alpha == 0; C not read when
+ * beta == 0): done here, 1; otherwise 0. */
+static inline int model_trivial(int64_t m, int64_t n, int64_t k, double alpha, double beta, double *C, int64_t ldc)
 {
-    model_sliced s = {xcalloc((size_t)n, sizeof(int)), xcalloc((size_t)(n * k), sizeof(int64_t)),
-                      xcalloc((size_t)(n * k), sizeof(int64_t))};
-    for (int64_t j = 0; j < n; j++) {
-        double mx = 0.0;
-        int finite = 1;
-        for (int64_t kk = 0; kk < k; kk++) {
-            double x = op_b(tb, B, ldb, kk, j);
-            finite &= isfinite(x) != 0;
-            if (fabs(x) > mx)
-                mx = fabs(x);
-        }
-        s.scale[j] = finite ? oz_model_scale_exponent(mx) : INT32_MIN;
-        if (finite)
-            for (int64_t kk = 0; kk < k; kk++)
-                oz_model_slice(op_b(tb, B, ldb, kk, j), s.scale[j], &s.hi[j * k + kk], &s.lo[j * k + kk]);
-    }
-    return s;
+    if (m == 0 || n == 0)
+        return 1;
+    if (k != 0 && alpha != 0.0)
+        return 0;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++)
+            C[i + j * ldc] = beta == 0.0 ? 0.0 : beta * C[i + j * ldc];
+    return 1;
 }
 
 static inline void model_free(model_sliced *s)
@@ -99,15 +105,9 @@ static inline void model_free(model_sliced *s)
 static inline void model_dgemm(oz_op ta, oz_op tb, int64_t m, int64_t n, int64_t k, double alpha, const double *A,
                         int64_t lda, const double *B, int64_t ldb, double beta, double *C, int64_t ldc)
 {
-    if (m == 0 || n == 0)
+    if (model_trivial(m, n, k, alpha, beta, C, ldc))
         return;
-    if (k == 0 || alpha == 0.0) {
-        for (int64_t j = 0; j < n; j++)
-            for (int64_t i = 0; i < m; i++)
-                C[i + j * ldc] = beta == 0.0 ? 0.0 : beta * C[i + j * ldc];
-        return;
-    }
-    model_sliced sa = model_slice_a(ta, A, lda, m, k), sb = model_slice_b(tb, B, ldb, k, n);
+    model_sliced sa = model_slice(0, ta, A, lda, m, k), sb = model_slice(1, tb, B, ldb, n, k);
     for (int64_t j = 0; j < n; j++) {
         for (int64_t i = 0; i < m; i++) {
             double P;

@@ -40,41 +40,21 @@ static int model_plan(int64_t k, int bits, int *w_out)
 static void model_oz2(oz_op ta, oz_op tb_, int64_t m, int64_t n, int64_t k, double alpha, const double *A,
                       int64_t lda, const double *B, int64_t ldb, double beta, double *C, int64_t ldc, int bits)
 {
-    if (m == 0 || n == 0)
+    if (model_trivial(m, n, k, alpha, beta, C, ldc))
         return;
-    if (k == 0 || alpha == 0.0) {
-        for (int64_t j = 0; j < n; j++)
-            for (int64_t i = 0; i < m; i++)
-                C[i + j * ldc] = beta == 0.0 ? 0.0 : beta * C[i + j * ldc];
-        return;
-    }
     int w;
     int nmod = model_plan(k, bits, &w);
     assert_true(nmod >= 2);
     int *s = xcalloc((size_t)m, sizeof(int)), *t = xcalloc((size_t)n, sizeof(int));
     tbig *ai = xcalloc((size_t)(m * k), sizeof(tbig)), *bj = xcalloc((size_t)(n * k), sizeof(tbig));
     for (int64_t i = 0; i < m; i++) {
-        double mx = 0.0;
-        int fin = 1;
-        for (int64_t kk = 0; kk < k; kk++) {
-            double x = op_a(ta, A, lda, i, kk);
-            fin &= isfinite(x) != 0;
-            mx = fabs(x) > mx ? fabs(x) : mx;
-        }
-        s[i] = fin ? oz_model_scale_exponent(mx) : INT32_MIN;
-        for (int64_t kk = 0; fin && kk < k; kk++)
+        s[i] = model_vec_scale(0, ta, A, lda, i, k);
+        for (int64_t kk = 0; s[i] != INT32_MIN && kk < k; kk++)
             ai[i * k + kk] = tb_rne_scaled(op_a(ta, A, lda, i, kk), w - s[i]);
     }
     for (int64_t j = 0; j < n; j++) {
-        double mx = 0.0;
-        int fin = 1;
-        for (int64_t kk = 0; kk < k; kk++) {
-            double x = op_b(tb_, B, ldb, kk, j);
-            fin &= isfinite(x) != 0;
-            mx = fabs(x) > mx ? fabs(x) : mx;
-        }
-        t[j] = fin ? oz_model_scale_exponent(mx) : INT32_MIN;
-        for (int64_t kk = 0; fin && kk < k; kk++)
+        t[j] = model_vec_scale(1, tb_, B, ldb, j, k);
+        for (int64_t kk = 0; t[j] != INT32_MIN && kk < k; kk++)
             bj[j * k + kk] = tb_rne_scaled(op_b(tb_, B, ldb, kk, j), w - t[j]);
     }
     for (int64_t j = 0; j < n; j++)
