@@ -251,25 +251,24 @@ static size_t engine_bytes(const oz_gemm_desc *d, bool full)
     return (size_t)(full ? oz_p22_plan_full(&c, engine_ceiling(c)) : oz_p22_plan_min(&c)).bytes;
 }
 
-/* What the path of the current device needs. The test build asks for the
- * larger of the two (its tests size the workspace, then may force the
- * mma.sync kernels), and so does a device that cannot be asked (the run
- * then fails with its error). */
+/* What the path of the current device needs (only that path is sized). The
+ * test build asks for the larger of the two (its tests size the workspace,
+ * then may force the mma.sync kernels), and so does a device that cannot be
+ * asked (the run then fails with its error). */
 static size_t oz_workspace_for(const oz_gemm_desc *d, bool full)
 {
-    const size_t mma = mma_bytes(d, full);
     if (d->m <= 0 || d->n <= 0 || d->k <= 0 || d->batch <= 0)
-        return mma; /* the engine runs none of these */
-    const size_t eng = engine_bytes(d, full);
+        return mma_bytes(d, full); /* the engine runs none of these */
     bool engine = false;
 #ifdef OZ_TEST_HOOKS
     const bool either = true;
 #else
     const bool either = use_engine(&engine) != cudaSuccess;
 #endif
-    if (either)
-        return mma > eng ? mma : eng;
-    return engine ? eng : mma;
+    if (!either)
+        return engine ? engine_bytes(d, full) : mma_bytes(d, full);
+    const size_t mma = mma_bytes(d, full), eng = engine_bytes(d, full);
+    return mma > eng ? mma : eng;
 }
 
 extern "C" size_t oz_gemm_workspace_min(const oz_gemm_desc *d)
