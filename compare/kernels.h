@@ -35,8 +35,9 @@ typedef struct ozcmp_mat_out {
 } ozcmp_mat_out;
 
 /* max |.| of every row of op(A) into absmax_a[b m + i] and every column of
- * op(B) into absmax_b[b n + j], as bit patterns (ozcmp_bits; NaN beats +Inf
- * beats everything), for batch items b < d->batch. oz_scale_exponent() of
+ * op(B) into absmax_b[b n + j], as bit patterns (oz_f64_bits: for x >= 0
+ * and +Inf they order like unsigned integers; NaN beats +Inf beats
+ * everything), for batch items b < d->batch. oz_scale_exponent() of
  * the value gives the s_i, t_j of the error bounds (the same in both modes).
  * Reads A, B as described by d (pointer arrays when d->Aarray is set). */
 int ozcmp_scales(const oz_gemm_desc *d, uint64_t *absmax_a, uint64_t *absmax_b, void *stream);

@@ -169,19 +169,6 @@ OZ_HD double ozcmp_allowed(ozcmp_bound b, double alpha, double beta, double n, i
     return path + native;
 }
 
-/* The bit pattern of a double: for x >= 0 (and +Inf, and NaN with the sign
- * cleared) it orders like the unsigned integer. */
-OZ_HD uint64_t ozcmp_bits(double x)
-{
-#ifdef __CUDA_ARCH__
-    return (uint64_t)__double_as_longlong(x);
-#else
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-#endif
-}
-
 /* Adds x^2 to its bin (constant indices, so device code keeps q in registers). */
 OZ_HD void ozcmp_add_square(double q[OZCMP_NBINS], double x)
 {
@@ -205,7 +192,7 @@ OZ_HD void ozcmp_accum_add(ozcmp_accum *acc, double e, double n, double allowed)
         return;
     }
     double d = fabs(e - n);
-    uint64_t db = ozcmp_bits(d), rb = ozcmp_bits(ozcmp_rel(d, n));
+    uint64_t db = oz_f64_bits(d), rb = oz_f64_bits(ozcmp_rel(d, n));
     if (db > acc->max_abs_bits)
         acc->max_abs_bits = db;
     if (rb > acc->max_rel_bits)
