@@ -126,10 +126,13 @@ static inline void gemm_case_upload(gemm_case *c)
     }
 }
 
-/* The device's C against the reference: the number of elements that differ
- * (bits, NaN = NaN), the first at *first. */
-static inline int64_t gemm_case_mismatches(gemm_case *c, size_t *first)
+/* After the call (its status rc) on the case's stream: the number of
+ * elements of the device's C that differ from the reference (bits, NaN =
+ * NaN), the first at *first, plus one when rc is not 0. */
+static inline int64_t gemm_case_result(gemm_case *c, int rc, size_t *first)
 {
+    CUDA_CHECK(cudaStreamSynchronize(c->st));
+    CUDA_CHECK(cudaGetLastError());
     dev_download(c->C, c->dC, 8 * c->c_tot);
     int64_t bad = 0;
     *first = 0;
@@ -139,7 +142,7 @@ static inline int64_t gemm_case_mismatches(gemm_case *c, size_t *first)
                 *first = i;
             bad++;
         }
-    return bad;
+    return bad + (rc != 0);
 }
 
 /* A stream of its own and a workspace of `bytes`, filled with 0x77 on it:

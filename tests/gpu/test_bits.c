@@ -45,11 +45,9 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk)
                 idx, "NTC"[c.ta], "NTC"[c.tb], (long)c.m, (long)c.n, (long)c.k, (long)c.lda, (long)c.ldb, (long)c.ldc,
                 c.device_mode, (long)c.batch, batch_kind, idx % 4 == 1 ? 1 : idx % 4 == 2 ? 2 : 0, wsb);
     int rc = oz_gemm_run(&c.d, c.ws, wsb, c.st);
-    CUDA_CHECK(cudaStreamSynchronize(c.st));
-    CUDA_CHECK(cudaGetLastError());
     cases++;
     size_t first;
-    const int64_t bad = gemm_case_mismatches(&c, &first) + (rc != 0);
+    const int64_t bad = gemm_case_result(&c, rc, &first);
     if (bad) {
         failures++;
         fprintf(stderr, "FAIL case %d: rc=%d %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld ldc=%ld alpha=%g beta=%g dev=%d batch=%ld kind=%d dist=%d special=%d: %lld mismatches, first at %zu: got %.17g want %.17g\n",

@@ -116,11 +116,9 @@ static void run_case(int idx, int engine_runs)
                 c.device_mode, (long)c.batch, batch_kind, c.beta, force, (long)shape[0], (long)shape[1], (long)shape[2],
                 (long)shape[3], (long)shape[4], wsb);
     int rc = oz_gemm_run(&d, c.ws, wsb, c.st);
-    CUDA_CHECK(cudaStreamSynchronize(c.st));
-    CUDA_CHECK(cudaGetLastError());
     cases++;
     size_t first;
-    const int64_t bad = gemm_case_mismatches(&c, &first) + (rc != 0);
+    const int64_t bad = gemm_case_result(&c, rc, &first);
     if (bad) {
         failures++;
         fprintf(stderr, "FAIL case %d: rc=%d %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld ldc=%ld alpha=%g beta=%g dev=%d "

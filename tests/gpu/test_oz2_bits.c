@@ -122,11 +122,9 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk, int big)
     } else {
         rc = oz2_gemm_run(&d, bits, c.ws, wsb, c.st);
     }
-    CUDA_CHECK(cudaStreamSynchronize(c.st));
-    CUDA_CHECK(cudaGetLastError());
     cases++;
     size_t first;
-    const int64_t bad = gemm_case_mismatches(&c, &first) + (rc != 0);
+    const int64_t bad = gemm_case_result(&c, rc, &first);
     if (bad) {
         failures++;
         fprintf(stderr, "FAIL case %d: rc=%d %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld ldc=%ld alpha=%g beta=%g dev=%d batch=%ld kind=%d dist=%d special=%d bits=%d N=%d graph=%d engine=%d: %lld mismatches, first at %zu: got %.17g want %.17g\n",

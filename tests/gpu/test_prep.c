@@ -82,13 +82,11 @@ static void run_case(int idx)
         fprintf(stderr, "case %d: %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld batch=%ld ptrs=%d mode=%d ws=%zu\n", idx,
                 "NT"[ta], "NT"[tb], (long)m, (long)n, (long)k, (long)lda, (long)ldb, (long)batch, ptr_array, mode, wsb);
     const int rc = oz_gemm_run(&d, c.ws, wsb, c.st);
-    CUDA_CHECK(cudaStreamSynchronize(c.st));
-    CUDA_CHECK(cudaGetLastError());
     oz_gemm_force_tiles(0);
     oz_gemm_force_budget(0);
     cases++;
     size_t first;
-    const int64_t bad = gemm_case_mismatches(&c, &first) + (rc != 0);
+    const int64_t bad = gemm_case_result(&c, rc, &first);
     if (bad) {
         failures++;
         fprintf(stderr, "FAIL case %d: rc=%d %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld batch=%ld ptrs=%d mode=%d: %lld "
