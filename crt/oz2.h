@@ -632,9 +632,9 @@ OZ_HD uint8_t oz2_fd_residue(const float dig[OZ2_FD_MAXD], int nd, uint32_t m)
  * When |D - qr| <= 1/2 - 2^-30, |X'| < P/2, so X' is the fold's X (P even:
  * |X'| <= P/2 - 1), whatever oz2_crt_reconstruct gives; otherwise (X within
  * about 2^-30 P of +-P/2: never for typical data) the caller falls back to
- * oz2_crt_reconstruct. The e_l become int64 through the bits of e_l + 1.5
- * 2^52, carries make the limbs 0 <= e_l < 2^36 (the top signed), and the
- * magnitude is packed into an oz2_uint for oz2_to_double. */
+ * oz2_crt_reconstruct. Carries (exact floors in FP64) make the limbs
+ * 0 <= e_l < 2^36, and the magnitude is packed into three 64-bit words for
+ * oz2_to_double3. */
 
 #define OZ2_CF_BITS 36
 #define OZ2_CF_MAXL 5 /* 5 36 = 180 >= 156 bits of P_20 */
@@ -742,8 +742,32 @@ OZ_HD double oz2_to_double3(const oz2_u192 *x, int neg, int e)
     return oz2_ldexp(d, shift + e);
 }
 
+/* floor(e s) for a power of two s, |e s| < 2^51, e s a multiple of 2^-20. */
+OZ_HD double oz2_cf_floor(double e, double s)
+{
+#ifdef __CUDA_ARCH__
+    return __dadd_rn(__fma_rd(e, s, 6755399441055744.0), -6755399441055744.0); /* 1.5 2^52 + floor, rounded down */
+#else
+    return floor(e * s);
+#endif
+}
+
+/* Carries over nl limbs of 36 bits held in doubles (integers, |e_l| < 2^50):
+ * afterwards 0 <= e_l < 2^36 for l < nl - 1, the sum unchanged (exact). */
+OZ_HD void oz2_cf_carry(int nl, double e[OZ2_CF_MAXL])
+{
+    for (int l = 0; l + 1 < nl; l++) {
+        const double c = oz2_cf_floor(e[l], 0x1p-36);
+        e[l] = OZ2_DFMA_(c, -0x1p36, e[l]);
+        e[l + 1] = OZ2_DADD_(e[l + 1], c);
+    }
+}
+
 /* X from the accumulators: its magnitude and sign (1: negative), or -1 when
- * X' may lie outside the fold (then use oz2_crt_reconstruct). */
+ * X' may lie outside the fold (then use oz2_crt_reconstruct). The limbs stay
+ * doubles: sg (acc_l - qr P_l) with sg the sign of D - qr (the sign of X'
+ * unless |X'| < about 2^-34 P; then it is flipped below), carries by exact
+ * floors, and the bits of e_l + 2^52 give the 36-bit fields. */
 OZ_HD int oz2_cf_finish(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_MAXL], oz2_u192 *mag)
 {
     const double M = 6755399441055744.0; /* 1.5 2^52 */
@@ -754,26 +778,20 @@ OZ_HD int oz2_cf_finish(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_M
     const double fr = OZ2_DADD_(D, -qr);              /* exact */
     if (!(fabs(fr) <= 0.5 - 0x1p-30))
         return -1;
-    int64_t E[OZ2_CF_MAXL] = {0, 0, 0, 0, 0};
+    double sg = fr < 0.0 ? -1.0 : 1.0;
+    double e[OZ2_CF_MAXL] = {0.0, 0.0, 0.0, 0.0, 0.0};
     for (int l = 0; l < nl; l++)
-        E[l] = (int64_t)(oz_f64_bits(OZ2_DADD_(OZ2_DFMA_(qr, -f->Pl[l], acc[l]), M)) - oz_f64_bits(M));
-    const int64_t lmask = (INT64_C(1) << OZ2_CF_BITS) - 1;
-    for (int l = 0; l + 1 < nl; l++) { /* carries: 0 <= E_l < 2^36 below the top */
-        E[l + 1] += E[l] >> OZ2_CF_BITS; /* arithmetic shift: floor */
-        E[l] &= lmask;
-    }
-    const int neg = E[nl - 1] < 0;
-    if (neg) {
+        e[l] = OZ2_DMUL_(sg, OZ2_DFMA_(qr, -f->Pl[l], acc[l])); /* exact, |e_l| < 2^49 */
+    oz2_cf_carry(nl, e);
+    if (e[nl - 1] < 0.0) { /* sg was not X's sign */
+        sg = -sg;
         for (int l = 0; l < nl; l++)
-            E[l] = -E[l];
-        for (int l = 0; l + 1 < nl; l++) {
-            E[l + 1] += E[l] >> OZ2_CF_BITS;
-            E[l] &= lmask;
-        }
+            e[l] = -e[l];
+        oz2_cf_carry(nl, e);
     }
     uint64_t W[3] = {0, 0, 0};
     for (int l = 0; l < nl; l++) { /* non-overlapping fields (the top below 2^36): OR them in */
-        const uint64_t v = (uint64_t)E[l];
+        const uint64_t v = oz2_double_bits(OZ2_DADD_(e[l], 4503599627370496.0)) & ((UINT64_C(1) << OZ2_CF_BITS) - 1);
         const int pos = OZ2_CF_BITS * l, wi = pos / 64, sh = pos % 64;
         W[wi] |= v << sh;
         if (sh > 64 - OZ2_CF_BITS && wi + 1 < 3)
@@ -782,7 +800,7 @@ OZ_HD int oz2_cf_finish(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_M
     mag->w0 = W[0];
     mag->w1 = W[1];
     mag->w2 = W[2];
-    return neg;
+    return sg < 0.0 && (W[0] | W[1] | W[2]) != 0;
 }
 
 /* The whole fast CRT on host or device: oz2_crt_reconstruct's result, bit

@@ -264,6 +264,40 @@ static void test_cf_round_trips(void **state)
     assert_true(fast_fallbacks > 0 && fast_fallbacks < cases / 10);
 }
 
+/* Accumulators built directly: S' = qr P + X with X in {0, +-1, +-7, +-2^40}
+ * spread over the limbs in many ways (so that D - qr falls on either side
+ * of 0): the sign of zero is +, tiny X get their sign right. */
+static void test_cf_small_x(void **state)
+{
+    (void)state;
+    static const int64_t xs[] = {0, 1, -1, 7, -7, INT64_C(1) << 40, -(INT64_C(1) << 40)};
+    static const double qrs[] = {0.0, 1.0, 100.0, 5000.0};
+    for (int n = OZ2_MIN_MODULI; n <= OZ2_MAX_MODULI; n++) {
+        oz2_crt_consts c;
+        oz2_crt_init(&c, n);
+        oz2_crt_fast f;
+        oz2_crt_fast_init(&f, &c);
+        for (size_t xi = 0; xi < sizeof xs / sizeof xs[0]; xi++)
+            for (size_t qi = 0; qi < sizeof qrs / sizeof qrs[0]; qi++)
+                for (int j = -40; j <= 40; j++) {
+                    if ((f.nl == 1 && j != 0) || (double)(xs[xi] > 0 ? xs[xi] : -xs[xi]) >= tb_to_double(tb_product(n), -2))
+                        continue; /* one limb: no spreading; |X| < P/4 */
+                    double acc[OZ2_CF_MAXL] = {0.0, 0.0, 0.0, 0.0, 0.0};
+                    for (int l = 0; l < f.nl; l++)
+                        acc[l] = qrs[qi] * f.Pl[l];
+                    acc[0] += (double)xs[xi] + (f.nl > 1 ? j * 0x1p36 : 0.0);
+                    if (f.nl > 1)
+                        acc[1] -= j;
+                    oz2_u192 mag;
+                    int neg = oz2_cf_finish(&f, f.nl, acc, &mag);
+                    int64_t x = xs[xi];
+                    uint64_t ax = (uint64_t)(x < 0 ? -x : x);
+                    if (neg != (x < 0) || mag.w0 != ax || mag.w1 || mag.w2)
+                        fail_msg("n=%d X=%" PRId64 " qr=%g j=%d: neg %d mag %" PRIu64, n, x, qrs[qi], j, neg, mag.w0);
+                }
+    }
+}
+
 /* ---- step 4: oz2_to_double3 against oz2_to_double ---- */
 
 static void test_to_double3(void **state)
@@ -305,6 +339,7 @@ int main(void)
         cmocka_unit_test(test_fd_edges),
         cmocka_unit_test(test_cf_constants),
         cmocka_unit_test(test_cf_round_trips),
+        cmocka_unit_test(test_cf_small_x),
         cmocka_unit_test(test_to_double3),
     };
     int failed = cmocka_run_group_tests_name("oz2_fast", tests, NULL, NULL);
