@@ -21,7 +21,10 @@ __global__ void __launch_bounds__(256, 3) oz2_crt_kernel(const __grid_constant__
     if (i0 >= job.m)
         return;
     const char *slot = job.ws + b * job.slot_bytes;
-    const int32_t *scale_a = (const int32_t *)(slot + job.off_scale_a) + i0; /* i0 + 3 < Mpad */
+    int32_t sa[OZ2_CRT_E]; /* the rows' scale exponents (i0 + 3 < Mpad) */
+#pragma unroll
+    for (int e = 0; e < OZ2_CRT_E; e++)
+        sa[e] = ((const int32_t *)(slot + job.off_scale_a))[i0 + e];
     const uint8_t *res = (const uint8_t *)(slot + job.off_res);
     const int64_t plane = job.Mpad * job.Npad;
     double *C = job.c.ptr(b);
@@ -46,7 +49,7 @@ __global__ void __launch_bounds__(256, 3) oz2_crt_kernel(const __grid_constant__
             word[q] = *(const uint32_t *)(rj + q * plane);
 #pragma unroll
         for (int e = 0; e < OZ2_CRT_E; e++) {
-            const int32_t s = scale_a[e];
+            const int32_t s = sa[e];
             if (i0 + e >= job.m || s == OZ_SCALE_SPECIAL)
                 continue;
             double acc[OZ2_CF_MAXL];
