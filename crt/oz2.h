@@ -496,7 +496,8 @@ OZ_HD double oz2_to_double(const oz2_uint *mag, int neg, int e)
  * float product is within 2^22 2^-32 = 2^-10 of it), and
  *     F = X - m Q = MAGIC + r,  r in [128 - m, 127], r == a'' (mod m),
  * exactly: the low byte of F's bits is the symmetric int8 residue
- * (r - m stored for r >= 128). For m = 256 it is the low byte of X0 = MAGIC
+ * (r - m stored for r >= 128); it is computed as the low byte of
+ * bits(X) - m bits(MAGIC + Q), one integer multiply-add. For m = 256 it is the low byte of X0 = MAGIC
  * + d_0 (d_0 == a'' mod 2^db). Digits: y = |x| 2^sh (two exact products,
  * f1 f2 = 2^sh), h = floor(y 2^-S), L' = rne(y - h 2^S) in [0, 2^S] with
  * S = 3 db, a'' = h 2^S + L'; digits 0..2 from L' (digit 2 up to 2^db: a
@@ -596,7 +597,7 @@ OZ_HD float oz2_fd_combine(const float dig[OZ2_FD_MAXD], int nd, uint32_t m)
 }
 
 /* The symmetric residue modulo m of a'' (given as oz2_fd_digits) in the low
- * byte of the result (the bits of F, or of X0 for 256): that byte equals
+ * byte of the result (F's low byte, or X0's for 256): that byte equals
  * (uint8_t)oz2_residue22(...). m <= 256, either 256 or odd and > 128. */
 OZ_HD uint32_t oz2_fd_residue_bits(const float dig[OZ2_FD_MAXD], int nd, uint32_t m)
 {
@@ -604,10 +605,10 @@ OZ_HD uint32_t oz2_fd_residue_bits(const float dig[OZ2_FD_MAXD], int nd, uint32_
         return oz_f32_bits(dig[0]);
     const float X = oz2_fd_combine(dig, nd, m);
     const float xpp = OZ2_FADD_(X, -(float)(12582912 - (int)((m + 1) / 2) + 128)); /* x + (m+1)/2 - 128 */
-    const float t = OZ2_FMAF_(xpp, 1.0f / (float)m, OZ2_FD_MAGIC);
-    const float Q = OZ2_FADD_(t, -OZ2_FD_MAGIC);
-    const float F = OZ2_FMAF_(Q, -(float)m, X);
-    return oz_f32_bits(F);
+    const float t = OZ2_FMAF_(xpp, 1.0f / (float)m, OZ2_FD_MAGIC); /* MAGIC + Q */
+    /* F = X - m Q, by its bits: bits(X) - m bits(t) = (1 - m) bits(MAGIC) + r,
+     * and bits(MAGIC) = 0x4B400000 has a zero low byte: one integer op */
+    return oz_f32_bits(X) - m * oz_f32_bits(t);
 }
 
 /* The same as a byte: (uint8_t)oz2_residue22(...). */

@@ -15,8 +15,9 @@ static_assert(OZ_PAD_K % OZ2_RT_K == 0 && OZ_PAD_ROWS_A % OZ2_RT_ROWS == 0 && OZ
 /* The doubles are staged through shared memory so that the global reads are
  * coalesced along whichever of r or kk is contiguous. Each thread turns its
  * 8 elements into float digits once (crt/oz2.h's oz2_fd_digits: a few
- * double operations), then every modulus costs ND + 3 float operations per
- * element (oz2_fd_residue_bits, m a compile-time constant) and a byte permute;
+ * double operations), then every modulus costs ND + 1 float operations and
+ * one integer multiply-add per element (oz2_fd_residue_bits, m a
+ * compile-time constant) and a byte permute;
  * 8 residues go out as one 8-byte word per plane. Padding gets zeros, and
  * so do special (Inf/NaN) rows, which the fix-up kernel computes instead. */
 template <int ND>
