@@ -792,7 +792,7 @@ OZ_HD int oz2_cf_finish(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_M
     }
     uint64_t W[3] = {0, 0, 0};
     for (int l = 0; l < nl; l++) { /* non-overlapping fields (the top below 2^36): OR them in */
-        const uint64_t v = oz2_double_bits(OZ2_DADD_(e[l], 4503599627370496.0)) & ((UINT64_C(1) << OZ2_CF_BITS) - 1);
+        const uint64_t v = oz_f64_bits(OZ2_DADD_(e[l], 4503599627370496.0)) & ((UINT64_C(1) << OZ2_CF_BITS) - 1);
         const int pos = OZ2_CF_BITS * l, wi = pos / 64, sh = pos % 64;
         W[wi] |= v << sh;
         if (sh > 64 - OZ2_CF_BITS && wi + 1 < 3)
