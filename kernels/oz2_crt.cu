@@ -1,11 +1,14 @@
 /* kernels/oz2_crt.cu: the ozaki2 CRT and epilogue: N residue bytes per element -> exact X, signed fold, RN to double, ldexp(s + t - 2w), alpha/beta (ozaki2.md steps 3-4). */
 #include "epilogue.cuh"
 #include "oz2_params.h"
+#include "res_layout.h"
 
-#define OZ2_CRT_E 4 /* consecutive i per thread: one 32-bit load per plane */
+#define OZ2_CRT_E 4 /* the rows of one 32-bit word of a residue plane per thread */
 
-/* A thread per 4 consecutive i of one column j (a warp covers 128 i:
- * coalesced in the residue planes and in C). X by crt/oz2.h's fast CRT
+/* A thread per word w of one column j of the residue planes: rows
+ * oz_res_row_at(4 w + e), e = 0..3 (kernels/res_layout.h: 16 v + g + {0, 8,
+ * 64, 72} of a group of 128; a warp covers a group, coalesced in the
+ * planes). X by crt/oz2.h's fast CRT
  * (oz2_cf_*: one FP64 FMA per modulus and 36-bit limb, N and the limb count
  * compile-time, the constants in parameter space), falling back to
  * oz2_crt_reconstruct where the fast path cannot decide the fold; the same
@@ -15,34 +18,36 @@ template <int N>
 __global__ void __launch_bounds__(256, 3) oz2_crt_kernel(const __grid_constant__ oz2_crt_consts cc,
                                                       const __grid_constant__ oz2_crt_fast cf, const oz2_crt_job job)
 {
+    static_assert(OZ2_CRT_E == 4 && OZ_RES_GROUP == 32 * OZ2_CRT_E, "a warp's words are one group of rows");
     constexpr int NL = OZ2_CF_LIMBS(N);
     const int64_t b = blockIdx.z;
-    const int64_t i0 = ((int64_t)blockIdx.x * 32 + threadIdx.x) * OZ2_CRT_E;
-    if (i0 >= job.m)
-        return;
+    const int64_t p0 = ((int64_t)blockIdx.x * 32 + threadIdx.x) * OZ2_CRT_E; /* byte of the word in a column */
     const char *slot = job.ws + b * job.slot_bytes;
-    int32_t sa[OZ2_CRT_E]; /* the rows' scale exponents (i0 + 3 < Mpad) */
+    int64_t row[OZ2_CRT_E];
+    int32_t sa[OZ2_CRT_E]; /* the rows' scale exponents (row < Mpad) */
 #pragma unroll
-    for (int e = 0; e < OZ2_CRT_E; e++)
-        sa[e] = ((const int32_t *)(slot + job.off_scale_a))[i0 + e];
+    for (int e = 0; e < OZ2_CRT_E; e++) {
+        row[e] = oz_res_row_at(p0 + e);
+        sa[e] = ((const int32_t *)(slot + job.off_scale_a))[row[e]];
+    }
     const uint8_t *res = (const uint8_t *)(slot + job.off_res);
     const int64_t plane = job.Mpad * job.Npad;
     double *C = job.c.ptr(b);
     double alpha, beta;
     job.sc.load(&alpha, &beta);
     for (int64_t j = (int64_t)blockIdx.y * 8 + threadIdx.y; j < job.n; j += (int64_t)gridDim.y * 8) {
-        double *Cj = C + i0 + j * job.c.ldc;
+        double *Cj = C + j * job.c.ldc;
         if (job.vanish) {
 #pragma unroll
             for (int e = 0; e < OZ2_CRT_E; e++)
-                if (i0 + e < job.m)
-                    oz_store_epilogue(&Cj[e], alpha, beta, 0.0, true);
+                if (row[e] < job.m)
+                    oz_store_epilogue(&Cj[row[e]], alpha, beta, 0.0, true);
             continue;
         }
         const int32_t t = ((const int32_t *)(slot + job.off_scale_b))[j];
         if (t == OZ_SCALE_SPECIAL)
             continue;
-        const uint8_t *rj = res + i0 + j * job.Mpad;
+        const uint8_t *rj = res + p0 + j * job.Mpad;
         uint32_t word[N];
 #pragma unroll
         for (int q = 0; q < N; q++)
@@ -50,7 +55,7 @@ __global__ void __launch_bounds__(256, 3) oz2_crt_kernel(const __grid_constant__
 #pragma unroll
         for (int e = 0; e < OZ2_CRT_E; e++) {
             const int32_t s = sa[e];
-            if (i0 + e >= job.m || s == OZ_SCALE_SPECIAL)
+            if (row[e] >= job.m || s == OZ_SCALE_SPECIAL)
                 continue;
             double acc[OZ2_CF_MAXL];
             oz2_cf_start(&cf, NL, acc);
@@ -65,7 +70,7 @@ __global__ void __launch_bounds__(256, 3) oz2_crt_kernel(const __grid_constant__
                 mag = oz2_u192_of(&m);
             }
             const double P = oz2_to_double3(&mag, neg, s + t - 2 * job.w);
-            oz_store_epilogue(&Cj[e], alpha, beta, P, false);
+            oz_store_epilogue(&Cj[row[e]], alpha, beta, P, false);
         }
     }
 }

@@ -1,6 +1,7 @@
 /* kernels/oz2_engine_portable.cu: the residue engine by plain int8 dot products (dp4a, any sm_61+ GPU), for devices without the sm_90a engine and as the tests' second opinion. */
 #include "engine_cfg.h"
 #include "oz2_params.h"
+#include "res_layout.h"
 
 /* Output tile and K step of one block: 32 x 32 residues of one modulus, K in
  * steps of 64 bytes (16 words of 4 int8), 32 x 8 threads, 4 columns each. */
@@ -65,7 +66,7 @@ __global__ void __launch_bounds__(256) oz2_engine_portable_kernel(const oz_engin
     }
     uint8_t *plane = job.res + b * job.res_item_bytes + (int64_t)q * job.a.rows_pad * job.b.rows_pad;
     for (int jj = 0; jj < 4; jj++)
-        plane[(i0 + tx) + (j0 + ty + 8 * jj) * job.a.rows_pad] = (uint8_t)res[jj];
+        plane[oz_res_row_pos(i0 + tx) + (j0 + ty + 8 * jj) * job.a.rows_pad] = (uint8_t)res[jj];
 }
 
 cudaError_t oz2_engine_residues_portable(const oz_engine_residue_job &job, int64_t group, cudaStream_t s)

@@ -18,7 +18,8 @@
  *   resB   N planes of Npad x Kpad int8
  *   scaleA int32[Mpad], scaleB int32[Npad]   (oz_scale_exponent; OZ_SCALE_SPECIAL: Inf/NaN)
  *   special int32[2]: nonzero when any row of A / column of B of the item is special
- *   res    N planes of Mpad x Npad uint8: the engine's R_q, column-major
+ *   res    N planes of Mpad x Npad uint8: the engine's R_q, column-major,
+ *          rows permuted within groups of 128 (kernels/res_layout.h)
  * Padding rows/columns and K hold zeros. */
 struct oz2_layout {
     oz2_plan plan;

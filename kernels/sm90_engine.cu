@@ -20,6 +20,7 @@
 #include "engine.h"
 #include "engine_cfg.h"
 #include "epilogue.cuh"
+#include "res_layout.h"
 #include "sm90_ptx.cuh"
 
 typedef oz_engine_cfg Cfg;
@@ -111,9 +112,6 @@ __device__ __forceinline__ int32_t oz_engine_mod(int32_t x, int q)
     const uint32_t r = y - __umulhi(y, c_emu[q]) * m;
     return (int32_t)(r >= m ? r - m : r);
 }
-
-/* Keeps the compiler from batching the per-element work (register pressure). */
-__device__ __forceinline__ void oz_fence_regs() { asm volatile("" ::: "memory"); }
 
 /* Phase 22, per consumer thread. At the end of each modulus's run the
  * accumulators are reduced mod m_q and packed as bytes into the thread's
@@ -310,39 +308,51 @@ struct oz_mode_p22 {
 };
 
 /* Residue planes: R_q = acc mod m_q, added modulo m_q to the previous K
- * chunks' residue, stored as bytes (column-major, leading dimension res_rows). */
+ * chunks' residue, stored as bytes (column-major, leading dimension
+ * res_rows, rows permuted within groups of 128 as kernels/res_layout.h says:
+ * one 32-bit store per column holds a thread's four rows). */
 struct oz_mode_res {
     static constexpr int KCHUNK = oz_engine_res::KCHUNK;
     /* all tiles of modulus 0, then of modulus 1, ...: the grouped raster's
      * panels of one modulus stay in L2 across waves (run 37: DRAM reads of
      * an 8192^3 ozaki2 call 20.2 -> 12.3 GB, 16384^3 6% faster) */
     static constexpr bool MODULUS_SLOWEST = true;
+    static_assert(Cfg::WG_M == OZ_RES_GROUP && Cfg::BLOCKS_PER_CONSUMER == 2 && Cfg::MMA_M == 64,
+                  "a consumer's 128 rows are one group of res_layout.h");
     const oz_engine_params &P;
     oz_frag fr;
-    __device__ oz_mode_res(const oz_engine_params &p, int ctid) : P(p), fr(ctid) {}
+    int64_t wpos; /* this thread's word in a column of its group: rows 16 v + g + {0, 8, 64, 72} */
+    __device__ oz_mode_res(const oz_engine_params &p, int ctid) : P(p), fr(ctid)
+    {
+        wpos = 4 * (8 * (fr.row0 >> 4) + (fr.row0 & 7));
+    }
 
     __device__ __forceinline__ void modulus_done(int32_t (&acc0)[Cfg::ACC], int32_t (&acc1)[Cfg::ACC], int q,
                                                  int64_t c, int64_t, int64_t b, int64_t row0, int64_t col0)
     {
-        const int32_t mq = c_emod[q];
-        uint8_t *plane = P.res + b * P.res_item_bytes + (int64_t)q * P.res_rows * P.res_cols;
+        if (row0 >= P.res_rows) /* res_rows is whole groups: this consumer's rows are all beyond it */
+            return;
+        const uint32_t mq = (uint32_t)c_emod[q];
+        uint8_t *base = P.res + b * P.res_item_bytes + (int64_t)q * P.res_rows * P.res_cols + row0 + wpos;
 #pragma unroll
-        for (int h = 0; h < Cfg::BLOCKS_PER_CONSUMER; h++) {
+        for (int idx = 0; idx < Cfg::ACC; idx++) {
+            if (idx & 2) /* idx and idx + 2 are rows 0 and 8 of the same column */
+                continue;
+            const int64_t j = col0 + fr.col(idx);
+            if (j >= P.res_cols)
+                continue;
+            uint32_t r[4] = {(uint32_t)oz_engine_mod(acc0[idx], q), (uint32_t)oz_engine_mod(acc0[idx + 2], q),
+                             (uint32_t)oz_engine_mod(acc1[idx], q), (uint32_t)oz_engine_mod(acc1[idx + 2], q)};
+            uint32_t *p = (uint32_t *)(base + j * P.res_rows);
+            if (c > 0) {
+                const uint32_t old = *p;
 #pragma unroll
-            for (int idx = 0; idx < Cfg::ACC; idx++) {
-                const int64_t i = row0 + h * Cfg::MMA_M + fr.row(idx);
-                const int64_t j = col0 + fr.col(idx);
-                if (i >= P.res_rows || j >= P.res_cols)
-                    continue;
-                int32_t r = oz_engine_mod(h ? acc1[idx] : acc0[idx], q);
-                uint8_t *p = plane + i + j * P.res_rows;
-                if (c > 0) {
-                    r += *p;
-                    r -= r >= mq ? mq : 0;
+                for (int e = 0; e < 4; e++) {
+                    r[e] += (old >> (8 * e)) & 255u;
+                    r[e] -= r[e] >= mq ? mq : 0;
                 }
-                *p = (uint8_t)r;
             }
-            oz_fence_regs();
+            *p = r[0] | r[1] << 8 | r[2] << 16 | r[3] << 24;
         }
     }
     __device__ __forceinline__ void shadow(int) {}

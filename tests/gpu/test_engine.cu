@@ -7,6 +7,7 @@
 #include "crt/moduli.h"
 #include "gpu_util.h"
 #include "kernels/engine.h"
+#include "kernels/res_layout.h"
 
 
 
@@ -54,7 +55,7 @@ static int run_case(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int6
                     for (int64_t k = 0; k < kpad; k++)
                         s += (int64_t)A[i * kpad + k] * B[j * kpad + k];
                     int64_t want = ((s % moduli[q]) + moduli[q]) % moduli[q];
-                    int got = r[(size_t)(b * pr * nmod + q * pr + i + j * rows_a)];
+                    int got = r[(size_t)(b * pr * nmod + q * pr + oz_res_row_pos(i) + j * rows_a)];
                     checked++;
                     if (got != want && bad++ < 5)
                         fprintf(stderr, "  item %lld modulus %d (%d) element (%lld,%lld): %d, want %lld\n", (long long)b,
