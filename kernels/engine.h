@@ -7,9 +7,8 @@
  * zero. The engine computes, exactly, for q in [0, nmod):
  *     R_q[i, j] = (sum_k A_q[i, k] * B_q[j, k]) mod m_q      in [0, m_q)
  * for any K (it splits K so that int32 accumulation stays exact and adds the
- * parts modulo m_q), and stores it as bytes (oz_engine_residues): the input of
- * each mode's CRT kernel (Phase 22: kernels/p22_crt.cu, ozaki2:
- * kernels/oz2_crt.cu). */
+ * parts modulo m_q), and either hands R_q to a fused epilogue (Phase 22) or
+ * stores it as bytes (oz_engine_residues, the ozaki2 mode's input to its CRT). */
 #ifndef OZCRT_KERNELS_ENGINE_H
 #define OZCRT_KERNELS_ENGINE_H
 
@@ -30,14 +29,40 @@ struct oz_engine_residue_job {
     int nmod;               /* 1 .. OZ_ENGINE_NMODULI */
     uint8_t *res;
     int64_t res_item_bytes;
-    /* the K bytes of the planes multiplied: [k_begin, k_begin + k_len), both
-     * multiples of 128 (k_len 0: to the end of the planes); the sm_90a engine
-     * only (the portable one takes all of K) */
-    int64_t k_begin, k_len;
 };
 
 /* Enqueues the job on s; returns the first launch error. */
 cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, cudaStream_t s);
+
+/* Phase 22 on the engine, CRT fused, over one block of C and one slab of K:
+ * planes of the first OZ_P22G_NMODULI moduli, each plane_rows = 2 rows_pad
+ * logical rows (oz_p22g_row: hi and lo of every 64 rows) of the block's rows
+ * of op(A) / columns of op(B), kpad bytes of the slab's K (the slab starts
+ * at a multiple of OZ_P22_KCHUNK of the call's K, so that its chunks are the
+ * call's chunks). The double accumulator of element (i, j) of the block
+ * (phase22.md step 6) starts at 0 when `first`, else at acc(i, j); after
+ * the slab it goes to acc(i, j) unless `last`, when C(i, j) gets the
+ * epilogue (elements of special rows/columns are left to the fix-up). acc
+ * may be C itself (beta == 0: C is not read). */
+struct oz_engine_p22_job {
+    oz_operand_ws a, b;
+    int64_t m, n;           /* real rows and columns of the block */
+    const int32_t *scale_a; /* the block's first row's scale exponent, batch item 0 */
+    const int32_t *scale_b;
+    int64_t scale_stride_a, scale_stride_b; /* int32 elements between batch items */
+    oz_out c;               /* the call's C (batch item 0 of the group) */
+    int64_t c_off;          /* element (0, 0) of the block in an item's C: m0 + n0 ldc */
+    oz_out acc;             /* accumulators across slabs, item b's element (i, j) at */
+    int64_t acc_off;        /* acc.ptr(b)[acc_off + i + j acc.ldc]; unused when first && last */
+    int first, last;
+    oz_scalars sc;
+    char *scratch;          /* oz_engine_p22_scratch_bytes(tiles) */
+};
+cudaError_t oz_launch_p22_engine(const oz_engine_p22_job &job, int64_t group, cudaStream_t s);
+/* Scratch bytes the Phase 22 engine needs for a launch of tiles_total tiles. */
+int64_t oz_engine_p22_scratch_bytes(int64_t tiles_total);
+/* Tiles of a Phase 22 engine launch (rows_pad of A and B, batch items). */
+int64_t oz_engine_p22_tiles(int64_t mpad, int64_t npad, int64_t group);
 
 /* Whether this binary holds the engine for device dev (sm_90a image, compute
  * capability 9.0, TMA encoder reachable, shared memory enough). */

@@ -1,4 +1,4 @@
-/* kernels/engine_cfg.h: the sm_90a INT8 engine's tile and pipeline parameters, the one place they are set (CUDA C++). */
+/* kernels/engine_cfg.h: the sm_90a INT8 engine's tile, pipeline and scratch parameters, the one place they are set (CUDA C++). */
 #ifndef OZCRT_KERNELS_ENGINE_CFG_H
 #define OZCRT_KERNELS_ENGINE_CFG_H
 
@@ -41,7 +41,7 @@ struct oz_engine_cfg {
     static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024 + BARRIERS * 8;
     static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232; /* setmaxnreg */
     static constexpr int GROUP_M = 8;     /* tile rasterization: GROUP_M tile rows walked together (L2 reuse) */
-    static constexpr int MAX_CTAS = 160;  /* persistent grid cap */
+    static constexpr int MAX_CTAS = 160;  /* persistent grid cap: the per-CTA scratch is sized for it */
     static constexpr int ACC = MMA_M * MMA_N / 128; /* accumulators per thread per block: 64 */
     static constexpr int CTHREADS = 128 * CONSUMERS;
     static constexpr int SMEM_LIMIT = 227 * 1024;
@@ -57,7 +57,28 @@ struct oz_engine_cfg {
     static_assert(BLOCK_M <= 256 && BLOCK_N <= 256, "TMA box dimensions");
 };
 
-/* The residue mode (both modes' input): K chunk for exact int32 accumulation
+/* Phase 22 on the engine: the moduli set, the K chunk, and the per-CTA
+ * scratch: the residues of all NMOD moduli of a (tile, K chunk) (uint32
+ * words of 4 residues, [modulus][word][consumer thread]), kept until the
+ * CRT of the chunk, deferred to the next chunk's first run; then the double
+ * accumulators across K chunks ([element][consumer thread]). */
+struct oz_engine_p22 {
+    static constexpr int NMOD = OZ_P22G_NMODULI;
+    static constexpr int KCHUNK = OZ_P22_KCHUNK;
+    static constexpr int VALUES = oz_engine_cfg::BLOCKS_PER_CONSUMER * oz_engine_cfg::ACC; /* 128 per thread */
+    static constexpr int WORDS = VALUES / 4;
+    static constexpr int OUTPUTS = VALUES / OZ_P22_NPASSES; /* 32 elements of C per consumer thread */
+    static constexpr int GROUPS = OUTPUTS / 4;              /* 4 elements: one word per pass and modulus */
+    static constexpr int64_t RES_BYTES = (int64_t)NMOD * WORDS * oz_engine_cfg::CTHREADS * 4;
+    static constexpr int64_t DACC_BYTES = (int64_t)OUTPUTS * oz_engine_cfg::CTHREADS * 8;
+    static constexpr int64_t SCRATCH_BYTES = RES_BYTES + DACC_BYTES;
+    static_assert(KCHUNK % oz_engine_cfg::BLOCK_K == 0, "K chunks are whole stages");
+    static_assert(OZ_NSLICES == oz_engine_cfg::BLOCKS_PER_CONSUMER, "a consumer's two m64 blocks are hi and lo of A");
+    static_assert(OZ_NSLICES * 64 == oz_engine_cfg::BLOCK_N, "the B stage holds hi and lo of 64 columns");
+    static_assert(WORDS == GROUPS * OZ_P22_NPASSES, "word a + GROUPS ps holds pass ps of elements 4a..4a+3");
+};
+
+/* The residue mode (ozaki2's input): K chunk for exact int32 accumulation
  * with |residue| <= 128: KCHUNK * 2^14 < 2^31. */
 struct oz_engine_res {
     static constexpr int KCHUNK = 65536;

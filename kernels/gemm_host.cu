@@ -1,5 +1,6 @@
 /* kernels/gemm_host.cu: the host entry points of the GPU Phase 22 path (kernels/ozcrt_gemm.h): workspace sizing and the launch sequence. */
 #include "engine.h"
+#include "engine_cfg.h"
 #include "operand_views.h"
 #include "ozcrt_gemm.h"
 #include "p22_params.h"
@@ -127,10 +128,17 @@ static cudaError_t use_engine(bool *yes)
     return cudaSuccess;
 }
 
+/* The engine's scratch for a launch over blocks of mpad x npad padded rows
+ * (the planner's callback). */
+static int64_t engine_scratch(int64_t mpad, int64_t npad, int64_t group)
+{
+    return oz_engine_p22_scratch_bytes(oz_engine_p22_tiles(mpad, npad, group));
+}
+
 /* The call as the planner sees it (m, n, k, batch >= 1). */
 static oz_p22_call engine_call(const oz_gemm_desc *d)
 {
-    oz_p22_call c = {d->m, d->n, d->k, d->batch, !d->scalars_on_device && *d->beta == 0.0};
+    oz_p22_call c = {d->m, d->n, d->k, d->batch, !d->scalars_on_device && *d->beta == 0.0, engine_scratch};
     return c;
 }
 
@@ -170,17 +178,15 @@ static oz_operand_ws block_ws(const oz_operand_ws &w, int64_t off_res, int64_t r
 /* Phase 22 on the engine, by plan (p22_plan.h), batch items in groups: the
  * scales and special flags of whole items; then per block of C and slab of
  * K, the residues of the block's rows of op(A) and columns of op(B) over the
- * slab, and per K chunk of the slab (phase22.md step 6: the call's chunks in
- * ascending order) the engine's residue planes of the chunk's four passes
- * and the CRT kernel, which adds them to the double accumulators (in C or
- * the workspace; the last chunk writes C); then the Inf/NaN fix-up of whole
- * items. Items that fit whole are one block and one slab. */
+ * slab and the engine with the CRT fused, its double accumulators carried
+ * from slab to slab (in C or the workspace); then the Inf/NaN fix-up of
+ * whole items. Items that fit whole are one block and one slab. */
 static cudaError_t run_engine(const oz_gemm_desc *d, char *ws, size_t bytes, cudaStream_t s)
 {
     oz_p22_plan P;
     if (!engine_plan(d, bytes, &P))
         return cudaErrorInvalidValue;
-    uint8_t *planes = (uint8_t *)(ws + P.off_scratch);
+    char *scratch = ws + P.off_scratch;
     const oz_scalars sc = oz_scalars_of(d);
     const oz_view va0 = oz_view_a(d), vb0 = oz_view_b(d);
     /* whole items: scales and flags (no residues here) */
@@ -199,40 +205,29 @@ static cudaError_t run_engine(const oz_gemm_desc *d, char *ws, size_t bytes, cud
                 const int64_t cols = d->n - n0 < P.nb ? d->n - n0 : P.nb;
                 for (int64_t k0 = 0; k0 < d->k; k0 += P.ks) {
                     const int64_t kl = d->k - k0 < P.ks ? d->k - k0 : P.ks;
-                    const oz_operand_ws ja = block_ws(wa, 0, m0, rows, OZ_PAD_ROWS_A, kl);
-                    const oz_operand_ws jb = block_ws(wb, P.off_res_b, n0, cols, OZ_PAD_ROWS_B, kl);
-                    OZ_TRY(oz_launch_operand_residues(oz_view_part(va, m0, rows, k0, kl), ja, group, s, true));
-                    OZ_TRY(oz_launch_operand_residues(oz_view_part(vb, n0, cols, k0, kl), jb, group, s, true));
-                    oz_engine_residue_job ej = {ja, jb, rows, cols, OZ_P22G_NMODULI, planes,
-                                                oz_p22_chunk_planes(ja.rows_pad, jb.rows_pad), 0, 0};
-                    oz_p22_crt_job cj = {};
-                    cj.res = planes;
-                    cj.res_item_bytes = ej.res_item_bytes;
-                    cj.res_rows = ja.plane_rows;
-                    cj.res_cols = jb.plane_rows;
-                    cj.m = rows;
-                    cj.n = cols;
-                    cj.scale_a = ja.scale(0);
-                    cj.scale_b = jb.scale(0);
-                    cj.scale_stride_a = cj.scale_stride_b = P.slot_bytes / 4;
-                    cj.c = c;
-                    cj.c_off = m0 + n0 * d->ldc;
+                    oz_engine_p22_job job = {};
+                    job.a = block_ws(wa, 0, m0, rows, OZ_PAD_ROWS_A, kl);
+                    job.b = block_ws(wb, P.off_res_b, n0, cols, OZ_PAD_ROWS_B, kl);
+                    job.m = rows;
+                    job.n = cols;
+                    job.scale_a = job.a.scale(0);
+                    job.scale_b = job.b.scale(0);
+                    job.scale_stride_a = job.scale_stride_b = P.slot_bytes / 4;
+                    job.c = c;
+                    job.c_off = m0 + n0 * d->ldc;
                     if (P.acc_in_c) {
-                        cj.acc = c;
-                        cj.acc_off = cj.c_off;
+                        job.acc = c;
+                        job.acc_off = job.c_off;
                     } else if (P.acc_in_ws) {
-                        cj.acc = oz_out{(double *)(ws + P.off_acc), nullptr, P.slot_bytes / 8, P.mb};
+                        job.acc = oz_out{(double *)(ws + P.off_acc), nullptr, P.slot_bytes / 8, P.mb};
                     }
-                    cj.sc = sc;
-                    for (int64_t c0 = 0; c0 < kl; c0 += OZ_P22_KCHUNK) { /* the slab's chunks */
-                        const int64_t cl = kl - c0 < OZ_P22_KCHUNK ? kl - c0 : OZ_P22_KCHUNK;
-                        ej.k_begin = c0;
-                        ej.k_len = oz_round_up(cl, OZ_PAD_K);
-                        cj.first = k0 + c0 == 0;
-                        cj.last = k0 + c0 + cl == d->k;
-                        OZ_TRY(oz_engine_residues(ej, group, s));
-                        OZ_TRY(oz_launch_p22_crt(cj, group, s));
-                    }
+                    job.first = k0 == 0;
+                    job.last = k0 + kl == d->k;
+                    job.sc = sc;
+                    job.scratch = scratch;
+                    OZ_TRY(oz_launch_operand_residues(oz_view_part(va, m0, rows, k0, kl), job.a, group, s, true));
+                    OZ_TRY(oz_launch_operand_residues(oz_view_part(vb, n0, cols, k0, kl), job.b, group, s, true));
+                    OZ_TRY(oz_launch_p22_engine(job, group, s));
                 }
             }
         }

@@ -71,8 +71,7 @@ __global__ void __launch_bounds__(256) oz2_engine_portable_kernel(const oz_engin
 
 cudaError_t oz2_engine_residues_portable(const oz_engine_residue_job &job, int64_t group, cudaStream_t s)
 {
-    if (job.nmod < 1 || job.nmod > OZ_ENGINE_NMODULI || job.a.kpad != job.b.kpad || group * job.nmod > 65535 ||
-        job.k_begin != 0 || job.k_len != 0) /* all of K only */
+    if (job.nmod < 1 || job.nmod > OZ_ENGINE_NMODULI || job.a.kpad != job.b.kpad || group * job.nmod > 65535)
         return cudaErrorInvalidValue;
     dim3 grid((unsigned)(job.a.rows_pad / OZ2_PE_TILE), (unsigned)(job.b.rows_pad / OZ2_PE_TILE),
               (unsigned)(group * job.nmod));

@@ -118,7 +118,7 @@ static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t work
             OZ2_TRY(oz2_launch_residues(vb, wb, L.plan.n, L.plan.w, group, s));
             if (stage == 1)
                 continue;
-            oz_engine_residue_job ej = {wa, wb, d->m, d->n, L.plan.n, (uint8_t *)(ws + L.offRes), L.slot_bytes, 0, 0};
+            oz_engine_residue_job ej = {wa, wb, d->m, d->n, L.plan.n, (uint8_t *)(ws + L.offRes), L.slot_bytes};
             OZ2_TRY(sm90 ? oz_engine_residues(ej, group, s) : oz2_engine_residues_portable(ej, group, s));
         }
         if (stage != 0)

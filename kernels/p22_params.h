@@ -121,31 +121,6 @@ cudaError_t oz_launch_operand_residues(const oz_view &v, const oz_operand_ws &w,
                                        bool engine_layout);
 /* The fused kernel, by instantiation (p.tiles_* are filled in). */
 cudaError_t oz_launch_p22_sm80(oz_gemm_params &p, int64_t group, cudaStream_t s, int dev, bool large);
-/* The Phase 22 CRT of one K chunk over one block of C, on the engine path
- * (kernels/p22_crt.cu): the engine's residue planes of the chunk
- * (oz_engine_residues: OZ_P22G_NMODULI planes of res_rows x res_cols logical
- * elements, hi and lo slices interleaved by oz_p22g_row in rows and
- * columns) give the four X of each element (i, j) of the block, added in the
- * order of phase22.md step 6 to its double accumulator, which starts at 0
- * (first: the call's first chunk) or at acc(i, j), and afterwards goes to
- * acc(i, j), or, after the call's last chunk (last), through the alpha/beta
- * epilogue to C (elements of special rows/columns are left to the fix-up).
- * acc may be C itself (beta == 0: C is not read). */
-struct oz_p22_crt_job {
-    const uint8_t *res;     /* batch item 0's planes */
-    int64_t res_item_bytes, res_rows, res_cols;
-    int64_t m, n;           /* real rows and columns of the block */
-    const int32_t *scale_a; /* the block's first row's scale exponent, batch item 0 */
-    const int32_t *scale_b;
-    int64_t scale_stride_a, scale_stride_b; /* int32 elements between batch items */
-    oz_out c;               /* the call's C (batch item 0 of the group) */
-    int64_t c_off;          /* element (0, 0) of the block in an item's C: m0 + n0 ldc */
-    oz_out acc;             /* item b's accumulator of (i, j): acc.ptr(b)[acc_off + i + j acc.ldc] */
-    int64_t acc_off;
-    int first, last;
-    oz_scalars sc;
-};
-cudaError_t oz_launch_p22_crt(const oz_p22_crt_job &job, int64_t group, cudaStream_t s);
 cudaError_t oz_launch_special_fixup(const oz_view &va, const oz_view &vb, const oz_operand_ws &wa,
                                     const oz_operand_ws &wb, const oz_out &c, const oz_scalars &sc,
                                     int64_t m, int64_t n, int64_t group, cudaStream_t s);

@@ -3,21 +3,18 @@
  * The engine path's workspace holds, per batch item, the int8 residue planes
  * of OZ_P22G_NMODULI moduli of op(A) and op(B) (hi and lo: 2 logical rows per
  * real row), their scales and special flags, and after the items the
- * engine's output for one K chunk: the residue planes of the chunk's four
- * passes, 6 x 2 mb x 2 nb bytes per item. Residues of all of K take
- * 6 x (2 Mpad + 2 Npad) x Kpad bytes, about 6 GiB at 16384^3, the chunk's
- * planes 6 x 4 Mpad Npad, 6 GiB too. A plan bounds that: C is cut into blocks
- * of mb x nb, K into slabs of ks (a multiple of OZ_P22_KCHUNK, so that a
- * slab's chunks are the call's chunks: phase22.md step 6), and only one
- * block's residues over one slab are held at a time. The double accumulators
- * of step 6 go from one chunk to the next through an mb x nb buffer, or
- * through C itself when C is not read (beta == 0 known on the host). Scales
- * and special flags stay whole (the scale of a row is the max over all its K).
+ * engine's scratch. Residues of all of K take 6 x (2 Mpad + 2 Npad) x Kpad
+ * bytes, about 6 GiB at 16384^3. A plan bounds that: C is cut into blocks of
+ * mb x nb, K into slabs of ks (a multiple of OZ_P22_KCHUNK, so that a slab's
+ * chunks are the call's chunks: phase22.md step 6), and only one block's
+ * residues over one slab are held at a time. The double accumulators of
+ * step 6 go from one slab to the next through an mb x nb buffer, or through
+ * C itself when C is not read (beta == 0 known on the host). Scales and
+ * special flags stay whole (the scale of a row is the max over all its K).
  *
  * What a plan costs: the residues of A are computed once per column block
- * (ceil(n / nb) times), those of B once per row block (ceil(m / mb) times);
- * the rest (the engine, the chunks' planes and accumulators) is the same
- * for every plan. */
+ * (ceil(n / nb) times), those of B once per row block (ceil(m / mb) times),
+ * and every slab boundary writes and reads the accumulators of all of C. */
 #ifndef OZCRT_KERNELS_P22_PLAN_H
 #define OZCRT_KERNELS_P22_PLAN_H
 
@@ -37,26 +34,21 @@
 typedef struct oz_p22_call {
     int64_t m, n, k, batch; /* all >= 1 */
     int c_unread;           /* beta == 0 known on the host: C may hold the accumulators */
+    /* The engine's scratch bytes for a launch over blocks of mpad x npad
+     * padded rows and `group` batch items (engine.h; a model in the CPU test). */
+    int64_t (*scratch)(int64_t mpad, int64_t npad, int64_t group);
 } oz_p22_call;
-
-/* Bytes of the engine's residue planes of one K chunk over a block of mpad x
- * npad padded rows, one batch item: OZ_P22G_NMODULI planes of 2 mpad x 2 npad
- * logical elements (the four passes), a byte each. */
-static inline int64_t oz_p22_chunk_planes(int64_t mpad, int64_t npad)
-{
-    return (int64_t)OZ_P22G_NMODULI * (2 * mpad) * (2 * npad);
-}
 
 /* A plan and its workspace layout. Residues of A at offset 0 of a slot. */
 typedef struct oz_p22_plan {
     int64_t group;    /* batch items per step; > 1 only when whole items fit */
     int64_t mb, nb;   /* block rows / columns: multiples of OZ_PAD_ROWS_A / _B, at most Mpad / Npad */
     int64_t ks;       /* slab K: a multiple of OZ_P22_KCHUNK below k, or k (one slab) */
-    int acc_in_c;     /* several chunks, and their accumulators live in C */
-    int acc_in_ws;    /* several chunks, accumulators in the slot's mb x nb doubles at off_acc */
+    int acc_in_c;     /* several slabs, and their accumulators live in C */
+    int acc_in_ws;    /* several slabs, accumulators in the slot's mb x nb doubles at off_acc */
     int64_t Mpad, Npad;
     int64_t off_res_b, off_scale_a, off_scale_b, off_special, off_acc, slot_bytes;
-    int64_t off_scratch; /* after `group` slots: the chunk's residue planes */
+    int64_t off_scratch; /* after `group` slots */
     int64_t bytes;       /* all of it */
 } oz_p22_plan;
 
@@ -78,11 +70,11 @@ static inline int64_t oz_p22_balance(int64_t len, int64_t blk, int64_t unit)
 static inline void oz_p22_plan_layout(const oz_p22_call *c, oz_p22_plan *p)
 {
     const int64_t kpad = oz_p22_rup(p->ks, OZ_PAD_K);
-    const int chunks = c->k > OZ_P22_KCHUNK;
+    const int slabs = p->ks < c->k;
     p->Mpad = oz_p22_rup(c->m, OZ_PAD_ROWS_A);
     p->Npad = oz_p22_rup(c->n, OZ_PAD_ROWS_B);
-    p->acc_in_c = chunks && c->c_unread;
-    p->acc_in_ws = chunks && !c->c_unread;
+    p->acc_in_c = slabs && c->c_unread;
+    p->acc_in_ws = slabs && !c->c_unread;
     p->off_res_b = oz_p22_a256((int64_t)OZ_P22G_NMODULI * 2 * p->mb * kpad);
     p->off_scale_a = p->off_res_b + oz_p22_a256((int64_t)OZ_P22G_NMODULI * 2 * p->nb * kpad);
     p->off_scale_b = p->off_scale_a + oz_p22_a256(4 * p->Mpad);
@@ -90,7 +82,7 @@ static inline void oz_p22_plan_layout(const oz_p22_call *c, oz_p22_plan *p)
     p->off_acc = p->off_special + 256;
     p->slot_bytes = p->off_acc + (p->acc_in_ws ? oz_p22_a256(8 * p->mb * p->nb) : 0);
     p->off_scratch = p->slot_bytes * p->group;
-    p->bytes = p->off_scratch + oz_p22_a256(oz_p22_chunk_planes(p->mb, p->nb) * p->group);
+    p->bytes = p->off_scratch + oz_p22_a256(c->scratch(p->mb, p->nb, p->group));
 }
 
 static inline oz_p22_plan oz_p22_plan_of(const oz_p22_call *c, int64_t group, int64_t mb, int64_t nb, int64_t ks)
@@ -104,14 +96,15 @@ static inline oz_p22_plan oz_p22_plan_of(const oz_p22_call *c, int64_t group, in
     return p;
 }
 
-/* Bytes of work that differ between plans, per batch item (header
- * comment): residue computations (8 bytes read, 2 x OZ_P22G_NMODULI written
- * per element of op(A) and op(B)), once per block of the other operand. */
+/* Bytes of work the plan adds to the call, per batch item (header comment):
+ * residue computations (8 bytes read, 2 x OZ_P22G_NMODULI written per
+ * element) and the accumulators' round trips between slabs. */
 static inline double oz_p22_plan_cost(const oz_p22_call *c, const oz_p22_plan *p)
 {
     const double m = (double)c->m, n = (double)c->n, k = (double)c->k;
     const double per_elem = 8.0 + 2.0 * OZ_P22G_NMODULI;
-    return per_elem * k * (m * (double)oz_p22_count(c->n, p->nb) + n * (double)oz_p22_count(c->m, p->mb));
+    const double res = per_elem * k * (m * (double)oz_p22_count(c->n, p->nb) + n * (double)oz_p22_count(c->m, p->mb));
+    return res + 16.0 * m * n * (double)(oz_p22_count(c->k, p->ks) - 1);
 }
 
 /* The bound B: max(1 GiB, 0.25 x 8 (mk + kn + mn) x batch). */

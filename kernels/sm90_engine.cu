@@ -1,12 +1,9 @@
-/* kernels/sm90_engine.cu: the sm_90a INT8 engine (TMA ring, warp-specialized, persistent, wgmma) and its epilogue: residue planes, the input of both modes' CRT kernels.
+/* kernels/sm90_engine.cu: the sm_90a INT8 engine (TMA ring, warp-specialized, persistent, wgmma) with its two epilogues: fused Phase 22 CRT, and residue planes.
  *
  * Built for sm_90a only (meson: kernels_sm90). One kernel template; the mode
  * policy decides what happens each time a modulus's K range of a tile is
- * done and the order of the work (oz_engine_cfg in engine_cfg.h says how the
- * work is split). Phase 22 fused its CRT into a mode of its own until run 44
- * (BENCHMARKS.md): in the residue mode the same 24 GEMMs ran 1.5 times as
- * fast, so both modes now write residue planes and rebuild in a kernel of
- * their own.
+ * done, what the consumers do in the shadow of their MMAs, and the order of
+ * the work (oz_engine_cfg in engine_cfg.h says how the work is split).
  *
  * Schedule, the same for the producer and the consumers: work items
  * w = blockIdx.x, + gridDim.x, ...; an item is a tile (grouped
@@ -19,6 +16,7 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
+#include "../crt/crt.h"
 #include "engine.h"
 #include "engine_cfg.h"
 #include "epilogue.cuh"
@@ -35,13 +33,21 @@ static __constant__ uint32_t c_emu[OZ_ENGINE_NMODULI] = {OZ_ENGINE_MODULI(OZ_EMU
 #undef OZ_EMU_
 
 struct oz_engine_params {
-    int64_t k0;                  /* the first K byte of the planes this launch multiplies */
-    int64_t kpad;                /* K bytes it multiplies from k0 on, a multiple of BLOCK_K */
+    int64_t kpad;                /* K bytes per plane row, a multiple of BLOCK_K */
     int nmod;
     int32_t tiles_m, tiles_n;    /* per batch item */
     int64_t tiles_total;
     int qsplit;                  /* 1: a work item is a tile, all moduli; nmod: (modulus, tile), modulus slowest */
     int64_t items;               /* tiles_total * qsplit */
+    /* Phase 22 (oz_engine_p22_job) */
+    int64_t m, n;
+    const int32_t *scale_a, *scale_b;
+    int64_t scale_stride_a, scale_stride_b;
+    oz_out c, acc;
+    int64_t c_off, acc_off;
+    int first, last;
+    oz_scalars sc;
+    char *scratch;               /* oz_engine_p22::SCRATCH_BYTES per CTA */
     /* residue planes */
     uint8_t *res;
     int64_t res_item_bytes, res_rows, res_cols;
@@ -107,6 +113,200 @@ __device__ __forceinline__ int32_t oz_engine_mod(int32_t x, int q)
     return (int32_t)(r >= m ? r - m : r);
 }
 
+/* Phase 22, per consumer thread. At the end of each modulus's run the
+ * accumulators are reduced mod m_q and packed as bytes into the thread's
+ * words of the CTA scratch. The CRT of a (tile, K chunk) is deferred to the
+ * first run of the next chunk and done in the shadow of its MMAs (wgmma is
+ * asynchronous: between issuing a stage and waiting for it the thread is
+ * free): a unit = one pass of 4 elements (the 6 residues of each in one word
+ * per modulus): X rebuilt by the CRT and added in the order of phase22.md
+ * step 6 to the element's double accumulator, which after the last pass goes
+ * to the scratch (next chunk), to acc (next slab), or through the alpha/beta
+ * epilogue to C. A thread reads only words it wrote itself, so no barrier is
+ * needed; units left when a chunk's first run is short are done before its
+ * words are overwritten, the last chunk's after the mainloop. */
+struct oz_mode_p22 {
+    typedef oz_engine_p22 M;
+    static constexpr int KCHUNK = M::KCHUNK;
+    static constexpr bool MODULUS_SLOWEST = false; /* the CRT needs every modulus of a tile in one CTA */
+    static constexpr int UNITS = M::GROUPS * OZ_P22_NPASSES; /* per thread and chunk */
+    static constexpr int WARM = 3; /* units whose inputs are on their way to L1 */
+
+    const oz_engine_params &P;
+    uint32_t *res;  /* this thread's words (word_of) */
+    double *dacc;   /* this thread's double accumulators (dacc_of) */
+    oz_frag fr;
+    double alpha, beta;
+    /* the pending (tile, chunk) */
+    int unit; /* next unit; UNITS: none */
+    int64_t pb, pi0, pj0;
+    bool pmid, pend, plast, pfrom_acc; /* c > 0; last chunk of the slab; of the call; acc start */
+    /* the next unit's inputs, loaded a unit ahead */
+    uint32_t wn[M::NMOD];
+    double dn[4];
+    int32_t sn[4]; /* scale exponents: rows 0, 8 and columns 0, 1 of the next group (last chunk) */
+    double d[4];
+    int32_t sc[4];
+
+    __device__ oz_mode_p22(const oz_engine_params &p, int ctid) : P(p), fr(ctid), unit(UNITS)
+    {
+        char *scr = P.scratch + (int64_t)blockIdx.x * M::SCRATCH_BYTES;
+        res = (uint32_t *)scr + ctid;
+        dacc = (double *)(scr + M::RES_BYTES) + ctid;
+        P.sc.load(&alpha, &beta);
+    }
+
+    __device__ __forceinline__ void modulus_done(int32_t (&acc0)[Cfg::ACC], int32_t (&acc1)[Cfg::ACC], int q,
+                                                 int64_t c, int64_t nchunks, int64_t b, int64_t row0, int64_t col0)
+    {
+        if (q == 0)
+            finish(); /* the previous chunk's words are about to be overwritten */
+#pragma unroll
+        for (int w = 0; w < M::WORDS; w++) {
+            uint32_t word = 0;
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                const int v = 4 * w + e;
+                const int32_t x = v < Cfg::ACC ? acc0[v] : acc1[v - Cfg::ACC];
+                word |= (uint32_t)oz_engine_mod(x, q) << (8 * e);
+            }
+            word_of(q, w) = word;
+        }
+        if (q == M::NMOD - 1) { /* the chunk is complete: its CRT is pending */
+            pb = b;
+            pi0 = row0 / 2 + fr.row0; /* 128 logical rows per consumer: hi and lo of 64 real rows */
+            pj0 = col0 / 2 + fr.col0;
+            pmid = c > 0;
+            pend = c == nchunks - 1;
+            plast = pend && P.last;
+            pfrom_acc = c == 0 && !P.first;
+            unit = 0;
+#pragma unroll
+            for (int u = 1; u < WARM; u++)
+                warm(u);
+            prefetch(0);
+        }
+    }
+
+    /* Unit u's words (and, at a group's first pass, its accumulators) into
+     * L1 ahead of time: the words were written a chunk ago and sit in L2,
+     * whose latency under the mainloop's traffic is longer than a stage. */
+    __device__ __forceinline__ void warm(int u)
+    {
+        const int a = u / OZ_P22_NPASSES, ps = u % OZ_P22_NPASSES;
+#pragma unroll
+        for (int q = 0; q < M::NMOD; q++)
+            oz_prefetch_l1(&word_of(q, a + M::GROUPS * ps));
+        if (ps == 0 && pmid)
+            oz_prefetch_l1(&dacc_of(4 * a));
+    }
+
+    /* This thread's word w of modulus q (pass ps of group a: w = a + GROUPS ps),
+     * and its double accumulator of element idx. */
+    __device__ __forceinline__ uint32_t &word_of(int q, int w) const { return res[(q * M::WORDS + w) * Cfg::CTHREADS]; }
+    __device__ __forceinline__ double &dacc_of(int idx) const { return dacc[idx * Cfg::CTHREADS]; }
+
+    /* Element bb of group a: row pi0 + 8 (bb >> 1), column pj0 + 8 a + (bb & 1). */
+    __device__ __forceinline__ void prefetch(int u)
+    {
+        if (u + WARM < UNITS)
+            warm(u + WARM);
+        const int a = u / OZ_P22_NPASSES, ps = u % OZ_P22_NPASSES;
+#pragma unroll
+        for (int q = 0; q < M::NMOD; q++)
+            wn[q] = word_of(q, a + M::GROUPS * ps);
+        if (ps != 0)
+            return;
+#pragma unroll
+        for (int bb = 0; bb < 4; bb++) {
+            const int64_t i = pi0 + 8 * (bb >> 1), j = pj0 + 8 * a + (bb & 1);
+            if (pmid)
+                dn[bb] = dacc_of(4 * a + bb);
+            else if (pfrom_acc && i < P.m && j < P.n)
+                dn[bb] = P.acc.ptr(pb)[P.acc_off + i + j * P.acc.ldc];
+            else
+                dn[bb] = 0.0;
+        }
+        if (plast) {
+            const int32_t *sA = P.scale_a + pb * P.scale_stride_a, *sB = P.scale_b + pb * P.scale_stride_b;
+            const int64_t i = pi0, j = pj0 + 8 * a;
+            sn[0] = i < P.m ? sA[i] : 0;
+            sn[1] = i + 8 < P.m ? sA[i + 8] : 0;
+            sn[2] = j < P.n ? sB[j] : 0;
+            sn[3] = j + 1 < P.n ? sB[j + 1] : 0;
+        }
+    }
+
+    /* X of one pass of one element from its residues (bytes bb of w[q]):
+     * S = sum r_q f_q, then its signed representative modulo M' as an exact
+     * double (crt/crt.h oz_p22g_centered: |X| <= 2^46, no conversions). */
+    static __device__ __forceinline__ double rebuild(const uint32_t (&w)[M::NMOD], int bb)
+    {
+        uint64_t S = 0;
+#define OZ_CRT_TERM_(i, m, f, mu) S += (uint64_t)((w[i] >> (8 * bb)) & 255u) * (f);
+        OZ_P22G_MODULI(OZ_CRT_TERM_)
+#undef OZ_CRT_TERM_
+        return oz_p22g_centered(S);
+    }
+
+    __device__ __forceinline__ void do_unit()
+    {
+        const int a = unit / OZ_P22_NPASSES, ps = unit % OZ_P22_NPASSES;
+        uint32_t w[M::NMOD];
+#pragma unroll
+        for (int q = 0; q < M::NMOD; q++)
+            w[q] = wn[q];
+        if (ps == 0) {
+#pragma unroll
+            for (int bb = 0; bb < 4; bb++) {
+                d[bb] = dn[bb];
+                sc[bb] = sn[bb];
+            }
+        }
+        if (unit + 1 < UNITS)
+            prefetch(unit + 1);
+        const double scale = ps == 0 ? 0x1p-34 : ps == 3 ? 0x1p-68 : 0x1p-51;
+#pragma unroll
+        for (int bb = 0; bb < 4; bb++)
+            d[bb] = __dadd_rn(d[bb], __dmul_rn(rebuild(w, bb), scale));
+        if (ps == OZ_P22_NPASSES - 1) {
+#pragma unroll
+            for (int bb = 0; bb < 4; bb++) {
+                const int64_t i = pi0 + 8 * (bb >> 1), j = pj0 + 8 * a + (bb & 1);
+                if (!pend) {
+                    dacc_of(4 * a + bb) = d[bb];
+                } else if (i < P.m && j < P.n) {
+                    if (!plast) {
+                        P.acc.ptr(pb)[P.acc_off + i + j * P.acc.ldc] = d[bb];
+                    } else {
+                        const int s = sc[bb >> 1], t = sc[2 + (bb & 1)];
+                        if (s != OZ_SCALE_SPECIAL && t != OZ_SCALE_SPECIAL) /* else the fix-up writes it */
+                            oz_store_epilogue(&P.c.ptr(pb)[P.c_off + i + j * P.c.ldc], alpha, beta,
+                                              ldexp(d[bb], s + t), false);
+                    }
+                }
+            }
+        }
+        unit++;
+    }
+
+    /* In the shadow of one stage's MMAs of a run of nk stages: enough units
+     * that the pending chunk is done within the run. */
+    __device__ __forceinline__ void shadow(int nk)
+    {
+        if (unit >= UNITS)
+            return;
+        const int per = (UNITS + nk - 1) / nk;
+        for (int i = 0; i < per && unit < UNITS; i++)
+            do_unit();
+    }
+    __device__ __forceinline__ void finish()
+    {
+        while (unit < UNITS)
+            do_unit();
+    }
+};
+
 /* Residue planes: R_q = acc mod m_q, added modulo m_q to the previous K
  * chunks' residue, stored as bytes (column-major, leading dimension
  * res_rows, rows permuted within groups of 128 as kernels/res_layout.h says:
@@ -155,6 +355,8 @@ struct oz_mode_res {
             *p = r[0] | r[1] << 8 | r[2] << 16 | r[3] << 24;
         }
     }
+    __device__ __forceinline__ void shadow(int) {}
+    __device__ __forceinline__ void finish() {}
 };
 
 template <class Mode>
@@ -204,7 +406,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                     for (int kb = 0; kb < nk; kb++) {
                         oz_mbar_wait(empty(st), ph ^ 1);
                         oz_mbar_arrive_expect_tx(full(st), Cfg::STAGE_BYTES);
-                        const int32_t k = (int32_t)(P.k0 + c * Mode::KCHUNK + kb * Cfg::BLOCK_K);
+                        const int32_t k = (int32_t)(c * Mode::KCHUNK + kb * Cfg::BLOCK_K);
                         oz_tma_load_4d(sA + st * Cfg::A_STAGE, &tmA, full(st), k, tm * Cfg::BLOCK_M, q, (int32_t)b);
                         oz_tma_load_4d(sB + st * Cfg::B_STAGE, &tmB, full(st), k, tn * Cfg::BLOCK_N, q, (int32_t)b);
                         if (++st == Cfg::STAGES) {
@@ -251,6 +453,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                         oz_wgmma_m64n128k32(acc1, da1 + 2 * ks, db + 2 * ks);
                     }
                     oz_wgmma_commit();
+                    mode.shadow(nk);    /* while the tensor cores run this stage */
                     oz_wgmma_wait<1>(); /* the previous stage's MMAs are done: give it back */
                     if (prev >= 0 && lane0)
                         oz_mbar_arrive(empty(prev));
@@ -272,6 +475,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             }
         }
     }
+    mode.finish();
 }
 
 /* ---- host side ---- */
@@ -384,11 +588,24 @@ bool oz_engine_usable(int dev)
     if (optin < Cfg::SMEM_BYTES)
         return false;
     cudaFuncAttributes attr;
-    if (cudaFuncGetAttributes(&attr, oz_sm90_engine_kernel<oz_mode_res>) != cudaSuccess) {
+    if (cudaFuncGetAttributes(&attr, oz_sm90_engine_kernel<oz_mode_p22>) != cudaSuccess) {
         (void)cudaGetLastError();
         return false;
     }
     return attr.binaryVersion == 90;
+}
+
+/* Tiles of a Phase 22 launch (the scratch bound: at most one CTA per tile). */
+int64_t oz_engine_p22_tiles(int64_t mpad, int64_t npad, int64_t group)
+{
+    const int64_t bm = Cfg::BLOCK_M;
+    return ((2 * mpad + bm - 1) / bm) * ((2 * npad + Cfg::BLOCK_N - 1) / Cfg::BLOCK_N) * group;
+}
+
+int64_t oz_engine_p22_scratch_bytes(int64_t tiles_total)
+{
+    int64_t ctas = tiles_total < Cfg::MAX_CTAS ? tiles_total : Cfg::MAX_CTAS;
+    return ctas * oz_engine_p22::SCRATCH_BYTES;
 }
 
 static cudaError_t oz_maps(CUtensorMap *ta, CUtensorMap *tb, const oz_operand_ws &a, const oz_operand_ws &b, int nmod,
@@ -400,20 +617,42 @@ static cudaError_t oz_maps(CUtensorMap *ta, CUtensorMap *tb, const oz_operand_ws
     return oz_make_tmap(tb, b.plane(0, 0), b.kpad, b.plane_rows, nmod, group, b.slot_bytes, Cfg::BLOCK_N);
 }
 
+cudaError_t oz_launch_p22_engine(const oz_engine_p22_job &job, int64_t group, cudaStream_t s)
+{
+    CUtensorMap ta, tb;
+    cudaError_t e = oz_maps(&ta, &tb, job.a, job.b, OZ_P22G_NMODULI, group);
+    if (e != cudaSuccess)
+        return e;
+    oz_engine_params p = {};
+    p.kpad = job.a.kpad;
+    p.nmod = OZ_P22G_NMODULI;
+    p.m = job.m;
+    p.n = job.n;
+    p.scale_a = job.scale_a;
+    p.scale_b = job.scale_b;
+    p.scale_stride_a = job.scale_stride_a;
+    p.scale_stride_b = job.scale_stride_b;
+    p.c = job.c;
+    p.c_off = job.c_off;
+    p.acc = job.acc;
+    p.acc_off = job.acc_off;
+    p.first = job.first;
+    p.last = job.last;
+    p.sc = job.sc;
+    p.scratch = job.scratch;
+    return oz_engine_launch<oz_mode_p22>(ta, tb, p, job.a.plane_rows, job.b.plane_rows, group, s);
+}
+
 cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, cudaStream_t s)
 {
-    const int64_t klen = job.k_len ? job.k_len : job.a.kpad - job.k_begin;
-    if (job.nmod < 1 || job.nmod > OZ_ENGINE_NMODULI || job.a.kpad != job.b.kpad || job.k_begin < 0 ||
-        job.k_begin % Cfg::BLOCK_K || klen <= 0 || klen % Cfg::BLOCK_K || job.k_begin + klen > job.a.kpad ||
-        job.a.kpad >= ((int64_t)1 << 31))
+    if (job.nmod < 1 || job.nmod > OZ_ENGINE_NMODULI || job.a.kpad != job.b.kpad)
         return cudaErrorInvalidValue;
     CUtensorMap ta, tb;
     cudaError_t e = oz_maps(&ta, &tb, job.a, job.b, job.nmod, group);
     if (e != cudaSuccess)
         return e;
     oz_engine_params p = {};
-    p.k0 = job.k_begin;
-    p.kpad = klen;
+    p.kpad = job.a.kpad;
     p.nmod = job.nmod;
     p.res = job.res;
     p.res_item_bytes = job.res_item_bytes;
