@@ -1,4 +1,4 @@
-/* tests/gpu/shim/time_dgemm.c: an ordinary cuBLAS program that times cublasDgemm_v2 (sustained, CUDA events); run plain and under the shim to get the user's speed-up. */
+/* tests/gpu/shim/time_dgemm.c: an ordinary cuBLAS program that times cublasDgemm_v2 (sustained, CUDA events, the median of 11 groups of calls); run plain and under the shim to get the user's speed-up. */
 #include "shim_util.h"
 
 /* usage: time_dgemm SHAPE... (SHAPE: n or mxnxk); prints "shape ms TFLOPS checksum" per shape */
@@ -27,31 +27,46 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < nb; i++) H[i] = rng_sym();
         CUDA_CHECK(cudaMemcpy(dB, H, 8 * nb, cudaMemcpyHostToDevice));
         const double one = 1.0, zero = 0.0;
-        cudaEvent_t e0, e1;
-        CUDA_CHECK(cudaEventCreate(&e0));
-        CUDA_CHECK(cudaEventCreate(&e1));
+        /* warm-up and an estimate; then OZ_TD_GROUPS groups of back-to-back
+         * calls (about 1.5 s in all, at least one call a group), each group timed
+         * by CUDA events; the time per call is the median of the groups' means */
+        enum { OZ_TD_GROUPS = 11 };
+        cudaEvent_t ev[OZ_TD_GROUPS + 1];
+        for (int g = 0; g <= OZ_TD_GROUPS; g++)
+            CUDA_CHECK(cudaEventCreate(&ev[g]));
         float est = 0;
         for (int i = 0; i < 3; i++) {
-            CUDA_CHECK(cudaEventRecord(e0, 0));
+            CUDA_CHECK(cudaEventRecord(ev[0], 0));
             if (cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &one, dA, (int)m, dB, (int)k, &zero, dC,
                             (int)m) != CUBLAS_STATUS_SUCCESS)
                 return 1;
-            CUDA_CHECK(cudaEventRecord(e1, 0));
-            CUDA_CHECK(cudaEventSynchronize(e1));
-            CUDA_CHECK(cudaEventElapsedTime(&est, e0, e1));
+            CUDA_CHECK(cudaEventRecord(ev[1], 0));
+            CUDA_CHECK(cudaEventSynchronize(ev[1]));
+            CUDA_CHECK(cudaEventElapsedTime(&est, ev[0], ev[1]));
         }
-        int iters = (int)(1500.0f / (est > 0.01f ? est : 0.01f));
-        iters = iters < 10 ? 10 : iters > 200 ? 200 : iters;
-        CUDA_CHECK(cudaEventRecord(e0, 0));
-        for (int i = 0; i < iters; i++)
-            if (cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &one, dA, (int)m, dB, (int)k, &zero, dC,
-                            (int)m) != CUBLAS_STATUS_SUCCESS)
-                return 1;
-        CUDA_CHECK(cudaEventRecord(e1, 0));
-        CUDA_CHECK(cudaEventSynchronize(e1));
-        float t = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
-        t /= (float)iters;
+        int per = (int)(1500.0f / OZ_TD_GROUPS / (est > 0.01f ? est : 0.01f));
+        per = per < 1 ? 1 : per > 200 ? 200 : per;
+        CUDA_CHECK(cudaEventRecord(ev[0], 0));
+        for (int g = 0; g < OZ_TD_GROUPS; g++) {
+            for (int i = 0; i < per; i++)
+                if (cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &one, dA, (int)m, dB, (int)k, &zero,
+                                dC, (int)m) != CUBLAS_STATUS_SUCCESS)
+                    return 1;
+            CUDA_CHECK(cudaEventRecord(ev[g + 1], 0));
+        }
+        CUDA_CHECK(cudaEventSynchronize(ev[OZ_TD_GROUPS]));
+        float tg[OZ_TD_GROUPS];
+        for (int g = 0; g < OZ_TD_GROUPS; g++) {
+            CUDA_CHECK(cudaEventElapsedTime(&tg[g], ev[g], ev[g + 1]));
+            tg[g] /= (float)per;
+        }
+        for (int u = 1; u < OZ_TD_GROUPS; u++) /* insertion sort: the median */
+            for (int v = u; v > 0 && tg[v - 1] > tg[v]; v--) {
+                const float x = tg[v];
+                tg[v] = tg[v - 1];
+                tg[v - 1] = x;
+            }
+        const float t = tg[OZ_TD_GROUPS / 2];
         double *C = malloc(8 * nc), sum = 0;
         if (!C)
             return 2;
@@ -64,8 +79,8 @@ int main(int argc, char **argv)
         CUDA_CHECK(cudaFree(dA));
         CUDA_CHECK(cudaFree(dB));
         CUDA_CHECK(cudaFree(dC));
-        CUDA_CHECK(cudaEventDestroy(e0));
-        CUDA_CHECK(cudaEventDestroy(e1));
+        for (int g = 0; g <= OZ_TD_GROUPS; g++)
+            CUDA_CHECK(cudaEventDestroy(ev[g]));
     }
     cublasDestroy(h);
     return 0;
