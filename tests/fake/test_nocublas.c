@@ -14,6 +14,8 @@
 #include <cmocka.h>
 #include <cublas_v2.h>
 
+#include "stderr_capture.h"
+
 typedef __typeof__(cublasDgemm_v2) dgemm_fn;
 typedef __typeof__(cublasDestroy_v2) destroy_fn;
 typedef __typeof__(cublasGemmStridedBatchedEx) strided_ex_fn;
@@ -32,23 +34,14 @@ static void t_no_cublas(void **state)
     const double one = 1.0;
     const double *p = (const double *)0x1000;
 
-    fflush(stderr);
-    int saved = dup(2);
-    FILE *tmp = tmpfile();
-    assert_non_null(tmp);
-    assert_true(saved >= 0 && dup2(fileno(tmp), 2) >= 0);
+    oz_stderr_capture cap;
+    assert_int_equal(oz_stderr_capture_begin(&cap), 0);
     cublasStatus_t s1 = dgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &one, p, 256, p, 256, &one, (double *)p, 256);
     cublasStatus_t s2 = dgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 0, 0, 0, &one, p, 1, p, 1, &one, (double *)p, 1);
     cublasStatus_t s3 = sbex(h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &one, p, CUDA_R_64F, 256, 0, p, CUDA_R_64F,
                              256, 0, &one, (void *)p, CUDA_R_64F, 256, 0, 4, CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT);
     cublasStatus_t s4 = destroy(h);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    rewind(tmp);
-    size_t n = fread(g_stderr, 1, sizeof g_stderr - 1, tmp);
-    g_stderr[n] = '\0';
-    fclose(tmp);
+    oz_stderr_capture_end(&cap, g_stderr, sizeof g_stderr);
     fprintf(stderr, "[captured stderr]\n%s[end]\n", g_stderr);
 
     assert_int_equal(s1, CUBLAS_STATUS_NOT_INITIALIZED);

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "fake_cublas.h"
+#include "stderr_capture.h"
 #include "interpose/ozcrt.h"
 
 #define PA ((const double *)0x1000)
@@ -70,15 +71,21 @@ static void dgemm_expect(int k, const char *want_in_log)
         fail_msg("log line \"%s\" lacks \"%s\"", line, want_in_log);
 }
 
-static void t_bits64(void **state)
+/* The process's policy as the runtime API reports it: mode ozaki2, `bits` bits. */
+static void expect_ozaki2_bits(int64_t bits)
 {
-    (void)state;
     int64_t v = -1;
     int (*get)(int, int, int64_t *) = (int (*)(int, int, int64_t *))api("ozcrt_get");
     assert_int_equal(get(OZCRT_THREAD, OZCRT_KNOB_MODE, &v), 0);
     assert_int_equal(v, OZCRT_OZAKI2);
     assert_int_equal(get(OZCRT_THREAD, OZCRT_KNOB_BITS, &v), 0);
-    assert_int_equal(v, 64);
+    assert_int_equal(v, bits);
+}
+
+static void t_bits64(void **state)
+{
+    (void)state;
+    expect_ozaki2_bits(64);
     dgemm_expect(K_MAX_BITS64, "k=86809817 ops=NN batch=1 -> forward: no-gpu");
     dgemm_expect(K_MAX_BITS64 + 1, "k=86809818 ops=NN batch=1 -> forward: bits-unreachable");
     dgemm_expect(256, "-> forward: no-gpu");
@@ -103,12 +110,7 @@ static void t_bits64(void **state)
 static void t_badbits(void **state)
 {
     (void)state;
-    int64_t v = -1;
-    int (*get)(int, int, int64_t *) = (int (*)(int, int, int64_t *))api("ozcrt_get");
-    assert_int_equal(get(OZCRT_THREAD, OZCRT_KNOB_MODE, &v), 0);
-    assert_int_equal(v, OZCRT_OZAKI2);
-    assert_int_equal(get(OZCRT_THREAD, OZCRT_KNOB_BITS, &v), 0);
-    assert_int_equal(v, 53);
+    expect_ozaki2_bits(53);
     dgemm_expect(256, "-> forward: no-gpu");
     if (!strstr(g_stderr, "OZCRT_BITS=\"65\""))
         fail_msg("no warning about OZCRT_BITS in:\n%s", g_stderr);
@@ -119,22 +121,13 @@ static void t_badbits(void **state)
 static int setup(void **state)
 {
     (void)state;
-    fflush(stderr);
-    int saved = dup(2);
-    FILE *tmp = tmpfile();
-    if (saved < 0 || !tmp)
+    oz_stderr_capture cap;
+    if (oz_stderr_capture_begin(&cap) != 0)
         return -1;
-    dup2(fileno(tmp), 2);
     cublasStatus_t st = cublasCreate_v2(&g_h);
     int64_t v;
     ((int (*)(int, int, int64_t *))dlsym(RTLD_DEFAULT, "ozcrt_get"))(OZCRT_THREAD, OZCRT_KNOB_MODE, &v);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    rewind(tmp);
-    size_t n = fread(g_stderr, 1, sizeof g_stderr - 1, tmp);
-    g_stderr[n] = '\0';
-    fclose(tmp);
+    oz_stderr_capture_end(&cap, g_stderr, sizeof g_stderr);
     return st == CUBLAS_STATUS_SUCCESS ? 0 : -1;
 }
 

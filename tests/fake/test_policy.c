@@ -9,28 +9,19 @@
 
 #include <unistd.h>
 
+#include "stderr_capture.h"
+
 static char g_err[4096];
-static int g_saved = -1;
-static FILE *g_tmp;
+static oz_stderr_capture g_cap;
 
 static void capture_begin(void)
 {
-    fflush(stderr);
-    g_saved = dup(2);
-    g_tmp = tmpfile();
-    assert_true(g_saved >= 0 && g_tmp && dup2(fileno(g_tmp), 2) >= 0);
+    assert_int_equal(oz_stderr_capture_begin(&g_cap), 0);
 }
 
 static const char *capture_end(void)
 {
-    fflush(stderr);
-    dup2(g_saved, 2);
-    close(g_saved);
-    rewind(g_tmp);
-    size_t n = fread(g_err, 1, sizeof g_err - 1, g_tmp);
-    g_err[n] = '\0';
-    fclose(g_tmp);
-    return g_err;
+    return oz_stderr_capture_end(&g_cap, g_err, sizeof g_err);
 }
 
 static void t_parse_int_good(void **state)

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "fake_cublas.h"
+#include "stderr_capture.h"
 
 #define PA ((const double *)0x1000)
 #define PB ((const double *)0x2000)
@@ -409,22 +410,14 @@ static void t_override_took_all(void **state)
  * the environment: their stderr is kept. */
 static cublasStatus_t first_call_capturing_stderr(void)
 {
-    fflush(stderr);
-    int saved = dup(2);
-    FILE *tmp = tmpfile();
-    if (saved < 0 || !tmp || dup2(fileno(tmp), 2) < 0) {
+    oz_stderr_capture cap;
+    if (oz_stderr_capture_begin(&cap) != 0) {
         fprintf(stderr, "cannot capture stderr\n");
         exit(2);
     }
     g_create_status = cublasCreate_v2(&g_h);
     cublasStatus_t st = cublasDgemm_v2(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 0, 0, 0, &one, PA, 1, PB, 1, &half, PC, 1);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    rewind(tmp);
-    size_t n = fread(g_stderr, 1, sizeof g_stderr - 1, tmp);
-    g_stderr[n] = '\0';
-    fclose(tmp);
+    oz_stderr_capture_end(&cap, g_stderr, sizeof g_stderr);
     fprintf(stderr, "[first call's stderr]\n%s[end]\n", g_stderr);
     return st;
 }
