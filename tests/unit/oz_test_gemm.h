@@ -81,6 +81,19 @@ static inline model_sliced model_slice(int b_side, oz_op op, const double *X, in
 
 /* The calls whose result is beta C (k == 0 or alpha == 0; C not read when
  * beta == 0): done here, 1; otherwise 0. */
+/* An element of a special row or column (Inf/NaN): the plain dot product,
+ * summed in k order, each product and sum rounded (both specs). */
+static inline double model_plain_dot(oz_op ta, oz_op tb, const double *A, int64_t lda, const double *B, int64_t ldb,
+                                     int64_t i, int64_t j, int64_t k)
+{
+    double dot = 0.0;
+    for (int64_t kk = 0; kk < k; kk++) {
+        double prod = op_a(ta, A, lda, i, kk) * op_b(tb, B, ldb, kk, j);
+        dot = dot + prod;
+    }
+    return dot;
+}
+
 static inline int model_trivial(int64_t m, int64_t n, int64_t k, double alpha, double beta, double *C, int64_t ldc)
 {
     if (m == 0 || n == 0)
@@ -112,12 +125,7 @@ static inline void model_dgemm(oz_op ta, oz_op tb, int64_t m, int64_t n, int64_t
         for (int64_t i = 0; i < m; i++) {
             double P;
             if (sa.scale[i] == INT32_MIN || sb.scale[j] == INT32_MIN) {
-                double dot = 0.0;
-                for (int64_t kk = 0; kk < k; kk++) {
-                    double prod = op_a(ta, A, lda, i, kk) * op_b(tb, B, ldb, kk, j);
-                    dot = dot + prod;
-                }
-                P = dot;
+                P = model_plain_dot(ta, tb, A, lda, B, ldb, i, j, k);
             } else {
                 const int64_t *ah = sa.hi + i * k, *al = sa.lo + i * k;
                 const int64_t *bh = sb.hi + j * k, *bl = sb.lo + j * k;

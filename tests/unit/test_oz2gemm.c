@@ -61,12 +61,7 @@ static void model_oz2(oz_op ta, oz_op tb_, int64_t m, int64_t n, int64_t k, doub
         for (int64_t i = 0; i < m; i++) {
             double P;
             if (s[i] == INT32_MIN || t[j] == INT32_MIN) {
-                double dot = 0.0;
-                for (int64_t kk = 0; kk < k; kk++) {
-                    double prod = op_a(ta, A, lda, i, kk) * op_b(tb_, B, ldb, kk, j);
-                    dot = dot + prod;
-                }
-                P = dot;
+                P = model_plain_dot(ta, tb_, A, lda, B, ldb, i, j, k);
             } else {
                 tbig X = tb_from_i64(0);
                 for (int64_t kk = 0; kk < k; kk++)
