@@ -15,7 +15,8 @@
  * bits either way. Elements of special rows/columns are left to the Inf/NaN
  * fix-up, which runs after this kernel on the same stream. */
 template <int N>
-__global__ void __launch_bounds__(256, 3) oz2_crt_kernel(const __grid_constant__ oz2_crt_consts cc,
+__global__ void __launch_bounds__(256, 2) /* 2 blocks an SM: 128 registers, no spills at N = 20 with the four elements' sums side by side (3: spills from N = 13 on) */
+oz2_crt_kernel(const __grid_constant__ oz2_crt_consts cc,
                                                       const __grid_constant__ oz2_crt_fast cf, const oz2_crt_job job)
 {
     static_assert(OZ2_CRT_E == 4 && OZ_RES_GROUP == 32 * OZ2_CRT_E, "a warp's words are one group of rows");
@@ -52,18 +53,34 @@ __global__ void __launch_bounds__(256, 3) oz2_crt_kernel(const __grid_constant__
 #pragma unroll
         for (int q = 0; q < N; q++)
             word[q] = *(const uint32_t *)(rj + q * plane);
+        /* the four elements' limb sums side by side: each constant F[q][l]
+         * (a uniform-register load on sm_90) serves four FMAs; every
+         * element's sums see the same operations in the same order as alone */
+        double acc[OZ2_CRT_E][OZ2_CF_MAXL];
+#pragma unroll
+        for (int e = 0; e < OZ2_CRT_E; e++)
+            oz2_cf_start(&cf, NL, acc[e]);
+#pragma unroll
+        for (int q = 0; q < N; q++) {
+            double R[OZ2_CRT_E];
+#pragma unroll
+            for (int e = 0; e < OZ2_CRT_E; e++)
+                R[e] = oz2_cf_residue(word[q], e);
+#pragma unroll
+            for (int l = 0; l < NL; l++) {
+                const double F = cf.F[q][l];
+#pragma unroll
+                for (int e = 0; e < OZ2_CRT_E; e++)
+                    acc[e][l] = OZ2_DFMA_(R[e], F, acc[e][l]);
+            }
+        }
 #pragma unroll
         for (int e = 0; e < OZ2_CRT_E; e++) {
             const int32_t s = sa[e];
             if (row[e] >= job.m || s == OZ_SCALE_SPECIAL)
                 continue;
-            double acc[OZ2_CF_MAXL];
-            oz2_cf_start(&cf, NL, acc);
-#pragma unroll
-            for (int q = 0; q < N; q++)
-                oz2_cf_accumulate(&cf, q, NL, oz2_cf_residue(word[q], e), acc);
             oz2_u192 mag;
-            int neg = oz2_cf_finish(&cf, NL, acc, &mag);
+            int neg = oz2_cf_finish(&cf, NL, acc[e], &mag);
             if (neg < 0) { /* X near +-P/2: the exact reference decides */
                 oz2_uint m;
                 neg = oz2_crt_reconstruct(&cc, rj + e, plane, &m);
