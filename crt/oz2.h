@@ -482,34 +482,34 @@ OZ_HD double oz2_to_double(const oz2_uint *mag, int neg, int e)
     return oz2_ldexp(d, shift + e);
 }
 
-/* ---- step 2 in floating point: the GPU's residue arithmetic ----
+/* ---- step 2 on the tensor cores: the GPU's residue arithmetic ----
  *
- * The same residues as oz2_scaled_int + oz2_residue22, computed mostly on
- * the float units (twice the integer units' rate on the GPU). a'' is cut
- * into nd digits of db bits (oz2_fd_ndigits), each held as a float with the
- * sign of a'' applied; per odd modulus m the digits are combined with the
- * symmetric residues K_j of 2^(db j) mod m (|K_j| <= 127) into
- *     X = MAGIC + x,  x = sum_j d_j K_j == a'' (mod m),  |x| < 2^22 - 128,
- * every partial sum an integer near MAGIC = 1.5 2^23 (exact). Then
- *     Q = rint((x + (m+1)/2 - 128) / m) = floor((x + m - 128) / m)
+ * The same residues as oz2_scaled_int + oz2_residue22. The integer goes
+ * to the tensor cores biased to be nonnegative, z = a'' + 2^(w+1) (|a''|
+ * <= 2^w), as 128 bits (oz2_biased_u128; one 64-bit word while w <= 62:
+ * oz2_biased_u64, a rounding conversion and an add). Its bytes B_b
+ * (b = 0..15) are the unsigned operand of an INT8 product with the
+ * symmetric residues K_b(m) of 2^(8 b) mod m (oz2_bytepow: |K_b| <= 127;
+ * for 256, K_0 = 1 and the others 0), accumulated onto the constant
+ * oz2_bias_bits(w, m) = bits(MAGIC) - (2^(w+1) mod m):
+ *     X = bits(MAGIC) + v,  v = sum_b B_b K_b(m) - (2^(w+1) mod m) == a'' (mod m),
+ * |v| < 16 255 127 + 256 < 2^19, one row of an mma.sync u8 x s8
+ * (kernels/oz2_residues.cu). Then the reduction, on the float units
+ * (oz2_byte_residue_bits): with X read as the float MAGIC + v,
+ *     Q = rint((v + (m+1)/2 - 128) / m) = floor((v + m - 128) / m)
  * (no ties: the quotient's fraction is at least 1/(2m) from 1/2, and the
  * float product is within 2^22 2^-32 = 2^-10 of it), and
  *     F = X - m Q = MAGIC + r,  r in [128 - m, 127], r == a'' (mod m),
- * exactly: the low byte of F's bits is the symmetric int8 residue
- * (r - m stored for r >= 128); it is computed as the low byte of
- * bits(X) - m bits(MAGIC + Q), one integer multiply-add. For m = 256 it is the low byte of X0 = MAGIC
- * + d_0 (d_0 == a'' mod 2^db). Digits: y = |x| 2^sh (two exact products,
- * f1 f2 = 2^sh), h = floor(y 2^-S), L' = rne(y - h 2^S) in [0, 2^S] with
- * S = 3 db, a'' = h 2^S + L'; digits 0..2 from L' (digit 2 up to 2^db: a
- * rounding carry), 3.. from h. The bound on |x|: with c_2 <= 2^db and the
- * other digits < 2^db, |x| <= (2^db - 1) (1 + 127 (nd - 1)) + 127 < 2^22 - 128
- * for (nd, db) = (3..5, 13) and (6..7, 12), which oz2_fd_ndigits picks so
- * that nd db >= w + 1 (|a''| <= 2^w). tests/unit/test_oz2_fast.c checks
- * all of it against oz2_residue22. */
+ * exactly: the low byte of F's bits is the symmetric int8 residue (r - m
+ * stored for r >= 128), computed as the low byte of bits(X) - m
+ * bits(MAGIC + Q), one integer multiply-add (bits(MAGIC) = 0x4B400000 has a
+ * zero low byte). For m = 256 it is the low byte of X. Every float here is
+ * an integer near MAGIC = 1.5 2^23 (|v| < 2^22 - 128: exact).
+ * tests/unit/test_oz2_fast.c checks all of it against oz2_residue22. */
 
-#define OZ2_FD_MAXD 7
 #define OZ2_FD_MAGIC 12582912.0f /* 1.5 2^23: integers near it are exact, their low bits the integer's */
 #define OZ2_FD_MAGIC_BITS UINT32_C(0x4B400000)
+#define OZ2_BYTES 16             /* bytes of |a''| (w <= 127) */
 
 #ifdef __CUDA_ARCH__
 #define OZ2_FMAF_(a, b, c) __fmaf_rn((a), (b), (c))
@@ -525,96 +525,133 @@ OZ_HD double oz2_to_double(const oz2_uint *mag, int neg, int e)
 #define OZ2_DADD_(a, b) ((double)(a) + (double)(b))
 #endif
 
-/* The digit count for integers of width w (|a''| <= 2^w), w <= 83; and the digit width. */
-OZ_HD int oz2_fd_ndigits(int w)
+/* K_b(m): the symmetric residue of 2^(8 b) mod m (m = 256, or odd m > 128),
+ * in [-(m-1)/2, (m-1)/2]. Compile-time where b and m are. */
+OZ_HD OZ_CONSTEXPR int32_t oz2_bytepow(int b, uint32_t m)
 {
-    return w + 1 <= 39 ? 3 : w + 1 <= 52 ? 4 : w + 1 <= 65 ? 5 : w + 1 <= 72 ? 6 : 7;
-}
-OZ_HD int oz2_fd_bits(int nd) { return nd <= 5 ? 13 : 12; }
-
-/* The scale of a row with shift sh = w - s (w - 1024 <= sh <= w + 1073):
- * f1 f2 = 2^sh (powers of two: |x| f1 is exact or below 2^-1022, where
- * a'' = 0 either way; then f2 <= 2^127 is exact); g = f2 2^-S, G = 2^S / f2
- * for the split. */
-typedef struct oz2_fd_scale {
-    double f1, f2, g, G;
-} oz2_fd_scale;
-
-OZ_HD oz2_fd_scale oz2_fd_make_scale(int sh, int nd)
-{
-    const int S = 3 * oz2_fd_bits(nd);
-    int e1 = sh > 1023 ? 1023 : sh, e2 = sh - e1; /* e1 >= -1023, 0 <= e2 <= 127 */
-    oz2_fd_scale sc = {oz2_pow2(e1), oz2_pow2(e2), oz2_pow2(e2 - S), oz2_pow2(S - e2)};
-    return sc;
-}
-
-/* a'' = rne(x 2^sh) for finite x as nd signed float digits: dig[0] = MAGIC
- * + d_0, dig[j] = d_j, a'' = sum_j d_j 2^(db j). */
-OZ_HD void oz2_fd_digits(double x, const oz2_fd_scale *sc, int nd, float dig[OZ2_FD_MAXD])
-{
-    const int b = oz2_fd_bits(nd);
-    const uint64_t mask = (UINT64_C(1) << b) - 1, low52 = (UINT64_C(1) << 52) - 1;
-    const double two52 = 4503599627370496.0;
-    const double y1 = OZ2_DMUL_(fabs(x), sc->f1);
-    uint64_t lw, hw = 0;
-    if (nd <= 3) {
-        lw = oz_f64_bits(OZ2_DFMA_(y1, sc->f2, two52)) & low52; /* rne(y) < 2^39 */
-    } else {
-#ifdef __CUDA_ARCH__
-        const double hv = __fma_rz(y1, sc->g, two52); /* 2^52 + floor(y 2^-S) */
-#else
-        const double hv = two52 + floor(y1 * sc->g); /* y1 g: exact, or below 2^-1022 (h = 0 either way) */
-#endif
-        const double h = OZ2_DADD_(hv, -two52);
-        const double z = OZ2_DFMA_(h, -sc->G, y1);                        /* (y - h 2^S) / f2, exact */
-        lw = oz_f64_bits(OZ2_DFMA_(z, sc->f2, two52)) & low52; /* 2^52 + L' */
-        hw = oz_f64_bits(hv) & low52;
-    }
-    uint32_t c[OZ2_FD_MAXD];
-    c[0] = (uint32_t)(lw & mask);
-    c[1] = (uint32_t)((lw >> b) & mask);
-    c[2] = (uint32_t)(lw >> (2 * b)); /* up to 2^b */
-    for (int j = 3; j < nd; j++)
-        c[j] = (uint32_t)((hw >> (b * (j - 3))) & mask);
-    const float sgn = oz_f64_bits(x) >> 63 ? -1.0f : 1.0f;
-    dig[0] = OZ2_FMAF_(oz_bits_f32(OZ2_FD_MAGIC_BITS | c[0]), sgn, OZ2_FD_MAGIC - sgn * OZ2_FD_MAGIC);
-    for (int j = 1; j < nd; j++)
-        dig[j] = OZ2_FMAF_(oz_bits_f32(OZ2_FD_MAGIC_BITS | c[j]), sgn, -sgn * OZ2_FD_MAGIC);
-}
-
-/* X = MAGIC + x for modulus m (odd; see above): the digits combined. */
-OZ_HD float oz2_fd_combine(const float dig[OZ2_FD_MAXD], int nd, uint32_t m)
-{
-    const int b = oz2_fd_bits(nd);
-    float X = dig[0];
     uint32_t k = 1;
-    for (int j = 1; j < nd; j++) {
-        k = (k << b) % m;
-        const int ks = k > m / 2 ? (int)k - (int)m : (int)k;
-        X = OZ2_FMAF_(dig[j], (float)ks, X);
-    }
-    return X;
+    for (int i = 0; i < b; i++)
+        k = (k * 256u) % m; /* for m = 256: 0 from b = 1 on */
+    return k > m / 2 ? (int32_t)k - (int32_t)m : (int32_t)k;
 }
 
-/* The symmetric residue modulo m of a'' (given as oz2_fd_digits) in the low
- * byte of the result (F's low byte, or X0's for 256): that byte equals
- * (uint8_t)oz2_residue22(...). m <= 256, either 256 or odd and > 128. */
-OZ_HD uint32_t oz2_fd_residue_bits(const float dig[OZ2_FD_MAXD], int nd, uint32_t m)
+/* K_{4j}(m) .. K_{4j+3}(m) as the four bytes of one word (lowest first). */
+OZ_HD OZ_CONSTEXPR uint32_t oz2_bytepow4(int j, uint32_t m)
+{
+    return (uint32_t)(uint8_t)oz2_bytepow(4 * j, m) | (uint32_t)(uint8_t)oz2_bytepow(4 * j + 1, m) << 8 |
+           (uint32_t)(uint8_t)oz2_bytepow(4 * j + 2, m) << 16 | (uint32_t)(uint8_t)oz2_bytepow(4 * j + 3, m) << 24;
+}
+
+/* 2^sh as a product of two powers of two, f1 = 2^min(sh, 1023) and f2 <=
+ * 2^127 (sh = w - s <= w + 1074), for oz2_scaled_u128: |x| f1 is exact or
+ * below 2^-1022 (where a'' = 0 either way: then f2 = 1), and f2 is exact. */
+typedef struct oz2_shift {
+    double f1, f2;
+} oz2_shift;
+
+OZ_HD oz2_shift oz2_make_shift(int sh)
+{
+    const int e1 = sh > 1023 ? 1023 : sh;
+    oz2_shift r = {oz2_pow2(e1), oz2_pow2(sh - e1)};
+    return r;
+}
+
+/* Double to unsigned 64-bit integer, rounded to nearest even / toward zero
+ * (the argument below 2^64). */
+OZ_HD uint64_t oz2_u64_rn(double y)
+{
+#ifdef __CUDA_ARCH__
+    return __double2ull_rn(y);
+#else
+    return (uint64_t)nearbyint(y); /* the default rounding mode: to nearest even */
+#endif
+}
+OZ_HD uint64_t oz2_u64_rz(double y)
+{
+#ifdef __CUDA_ARCH__
+    return __double2ull_rz(y);
+#else
+    return (uint64_t)y;
+#endif
+}
+
+/* oz2_scaled_int's integer in two words, |a''| = lo + 2^64 hi, and its sign
+ * (1: a'' < 0): y = |x| 2^sh exactly (or below 2^-1022), hi = floor(y
+ * 2^-64), lo = rne(y - 2^64 hi) (exact: at or above 2^64, y is a multiple
+ * of 2^12, and below it a double under 2^64 rounds to at most 2^64 - 2^11).
+ * |a''| <= 2^w < 2^84. */
+OZ_HD int oz2_scaled_u128(double x, oz2_shift s, uint64_t *lo, uint64_t *hi)
+{
+    const double y = OZ2_DMUL_(OZ2_DMUL_(fabs(x), s.f1), s.f2);
+    const uint64_t h = oz2_u64_rz(OZ2_DMUL_(y, 0x1p-64));
+    const uint64_t l = oz2_u64_rn(OZ2_DFMA_(-(double)h, 0x1p64, y));
+    *lo = l;
+    *hi = h;
+    return (int)(oz_f64_bits(x) >> 63) & (int)((l | h) != 0);
+}
+
+/* z = a'' + 2^(w+1) as an unsigned 128-bit integer lo + 2^64 hi (w <= 83). */
+OZ_HD void oz2_biased_u128(double x, oz2_shift s, int w, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t l, h;
+    if (oz2_scaled_u128(x, s, &l, &h)) { /* two's complement */
+        l = ~l + 1;
+        h = ~h + (uint64_t)(l == 0);
+    }
+    if (w + 1 < 64) {
+        const uint64_t b = UINT64_C(1) << (w + 1);
+        l += b;
+        h += (uint64_t)(l < b);
+    } else {
+        h += UINT64_C(1) << (w + 1 - 64);
+    }
+    *lo = l;
+    *hi = h;
+}
+
+/* The same for w <= 62, in one word: rne(x 2^sh) as a signed 64-bit
+ * integer (|a''| <= 2^62), plus 2^(w+1). */
+OZ_HD uint64_t oz2_biased_u64(double x, oz2_shift s, int w)
+{
+    const double y = OZ2_DMUL_(OZ2_DMUL_(x, s.f1), s.f2);
+#ifdef __CUDA_ARCH__
+    const int64_t a = __double2ll_rn(y);
+#else
+    const int64_t a = (int64_t)nearbyint(y);
+#endif
+    return (uint64_t)a + (UINT64_C(1) << (w + 1));
+}
+
+/* bits(MAGIC) - (2^(w+1) mod m): the byte sums' start for modulus m. */
+OZ_HD uint32_t oz2_bias_bits(int w, uint32_t m)
+{
+    uint32_t r = 1;
+    for (int i = 0; i <= w; i++)
+        r = (r * 2u) % m;
+    return OZ2_FD_MAGIC_BITS - r;
+}
+
+/* The low byte of the result is the symmetric int8 residue modulo m of
+ * a'', from X = bits(MAGIC + v) (v == a'' mod m, |v| < 2^22 - 128). */
+OZ_HD uint32_t oz2_byte_residue_bits(uint32_t X, uint32_t m)
 {
     if (m == 256)
-        return oz_f32_bits(dig[0]);
-    const float X = oz2_fd_combine(dig, nd, m);
-    const float xpp = OZ2_FADD_(X, -(float)(12582912 - (int)((m + 1) / 2) + 128)); /* x + (m+1)/2 - 128 */
+        return X;
+    const float xpp = OZ2_FADD_(oz_bits_f32(X), -(float)(12582912 - (int)((m + 1) / 2) + 128)); /* v + (m+1)/2 - 128 */
     const float t = OZ2_FMAF_(xpp, 1.0f / (float)m, OZ2_FD_MAGIC); /* MAGIC + Q */
-    /* F = X - m Q, by its bits: bits(X) - m bits(t) = (1 - m) bits(MAGIC) + r,
-     * and bits(MAGIC) = 0x4B400000 has a zero low byte: one integer op */
-    return oz_f32_bits(X) - m * oz_f32_bits(t);
+    return X - m * oz_f32_bits(t);
 }
 
-/* The same as a byte: (uint8_t)oz2_residue22(...). */
-OZ_HD uint8_t oz2_fd_residue(const float dig[OZ2_FD_MAXD], int nd, uint32_t m)
+/* The same on the host, end to end (the tests' model of the kernel): the
+ * residue modulo m of a'' = rne(x 2^sh) at width w. */
+OZ_HD uint8_t oz2_byte_residue(double x, int sh, int w, uint32_t m)
 {
-    return (uint8_t)(oz2_fd_residue_bits(dig, nd, m) & 0xffu);
+    uint64_t lo, hi;
+    oz2_biased_u128(x, oz2_make_shift(sh), w, &lo, &hi);
+    uint32_t X = oz2_bias_bits(w, m);
+    for (int b = 0; b < OZ2_BYTES; b++)
+        X += (uint32_t)((int32_t)((b < 8 ? lo >> (8 * b) : hi >> (8 * (b - 8))) & 0xffu) * oz2_bytepow(b, m));
+    return (uint8_t)(oz2_byte_residue_bits(X, m) & 0xffu);
 }
 
 /* ---- step 3 in floating point: the GPU's CRT ----

@@ -11,6 +11,14 @@
 #define OZ_HD static inline
 #endif
 
+/* constexpr where the compiler is C++ (a table of constants built at
+ * compile time in a kernel file), nothing in C. */
+#ifdef __cplusplus
+#define OZ_CONSTEXPR constexpr
+#else
+#define OZ_CONSTEXPR
+#endif
+
 /* A value's bits and back, no conversion: the intrinsics on the device,
  * memcpy on the host. */
 OZ_HD float oz_bits_f32(uint32_t u)

@@ -1,4 +1,4 @@
-/* kernels/oz2_residues.cu: an operand's scaled integers a'' = rne(x 2^(w - s)) reduced into the symmetric int8 residue planes of the first N engine moduli (ozaki2.md step 2). */
+/* kernels/oz2_residues.cu: an operand's scaled integers a'' = rne(x 2^(w - s)) reduced into the symmetric int8 residue planes of the first N engine moduli, their byte sums on the tensor cores (ozaki2.md step 2). */
 #include "oz2_params.h"
 
 /* The kernel's tile: OZ2_RT_ROWS rows x OZ2_RT_K k of the padded operand,
@@ -7,21 +7,139 @@
 #define OZ2_RT_ROWS 32
 #define OZ2_RT_K 64
 #define OZ2_RT_E 8
-#define OZ2_RT_MINB 3 /* blocks per SM: at most 80 registers, no spills (ptxas -v) */
+#define OZ2_RT_MINB 4 /* blocks per SM with one word (64 registers; two words: 2); ptxas -v: no spills */
+#define OZ2_RT_LOADS 8 /* doubles a thread stages per tile */
 static_assert(OZ2_RT_ROWS * OZ2_RT_K == 256 * OZ2_RT_E, "one tile per block pass");
 static_assert(OZ_PAD_K % OZ2_RT_K == 0 && OZ_PAD_ROWS_A % OZ2_RT_ROWS == 0 && OZ_PAD_ROWS_B % OZ2_RT_ROWS == 0,
               "tiles cover the padding");
+static_assert(OZ2_RT_LOADS * 256 == OZ2_RT_ROWS * OZ2_RT_K && OZ2_RT_ROWS == 32 && OZ2_RT_K == 64,
+              "a warp loads 32 rows of one k, or 64 k of one row, per two loads");
+static_assert(OZ2_RT_E == 8, "a thread's elements fill the two rows of four m16n8k32 fragments");
+
+#define OZ2_RM_(q, m) (m),
+static constexpr uint32_t kOz2Moduli[OZ_ENGINE_NMODULI] = {OZ_ENGINE_MODULI(OZ2_RM_)};
+#undef OZ2_RM_
+static_assert(OZ_ENGINE_NMODULI % 2 == 0, "moduli go in pairs: an m16n8 fragment's 8 columns are 4 slots x 2 moduli");
+
+/* crt/oz2.h's K_b(m) of every engine modulus, four bytes a word: the B
+ * fragments (word j: bytes 4j .. 4j + 3 of |a''|). */
+struct oz2_bytepow_tab {
+    uint32_t w[OZ_ENGINE_NMODULI][OZ2_BYTES / 4];
+};
+static constexpr oz2_bytepow_tab oz2_make_bytepow_tab()
+{
+    oz2_bytepow_tab t{};
+    for (int q = 0; q < OZ_ENGINE_NMODULI; q++)
+        for (int j = 0; j < OZ2_BYTES / 4; j++)
+            t.w[q][j] = oz2_bytepow4(j, kOz2Moduli[q]);
+    return t;
+}
+static __constant__ oz2_bytepow_tab c_bytepow = oz2_make_bytepow_tab();
+
+/* D = A B + C, m16n8k32, A unsigned bytes (row-major), B signed bytes
+ * (column-major), C's columns alternating c0, c1. */
+__device__ __forceinline__ void oz2_mma_u8s8(uint32_t (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1,
+                                             uint32_t c0, uint32_t c1)
+{
+    asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%10,%11};\n"
+        : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "r"(c0), "r"(c1));
+}
+
+/* D += A B (the second word of z). */
+__device__ __forceinline__ void oz2_mma_u8s8_acc(uint32_t (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
+{
+    asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/* The byte sums' start of each modulus at the call's width (crt/oz2.h's
+ * oz2_bias_bits), a kernel parameter. */
+struct oz2_bias {
+    uint32_t c[OZ_ENGINE_NMODULI];
+};
+
+/* How the byte sums X = bias + sum_b B_b K_b(m) of a thread's own elements come
+ * out of mma.sync (lane = 4 g + t): a fragment row holds four element
+ * slots of 8 bytes each, slot t's bytes 0-3 at k = 4t .. 4t+3 and bytes 4-7
+ * at k = 16 + 4t .. 16 + 4t + 3, which is exactly what lane t of the row's
+ * quad holds in its A registers; column n of B is slot n / 2 and modulus
+ * 2p + n % 2 of the pair p, nonzero only at its slot's k. So the lane's D
+ * (columns 2t, 2t + 1 of rows g and g + 8) are its own two elements' sums
+ * for both moduli of the pair: no data crosses lanes. Element e of a
+ * thread is fragment f = e / 2, row g + 8 (e % 2). Words j of z = a'' +
+ * 2^(w+1) (64 bits each) are K steps against B's bytes 8j .. 8j + 7; C
+ * holds the bias of the pair's two moduli. */
+template <int NW>
+struct oz2_frag_elems {
+    uint32_t a[OZ2_RT_E / 2][NW][4];
+};
+
+/* The byte sums of pair P of moduli (2P, 2P + 1): d[f] for fragment f. */
+template <int NW, int P>
+__device__ __forceinline__ void oz2_pair_sums(const oz2_frag_elems<NW> &el, const oz2_bias &bias, bool mine, int godd,
+                                              uint32_t (&d)[OZ2_RT_E / 2][4])
+{
+    const int q = 2 * P + godd; /* this lane's B column's modulus */
+#pragma unroll
+    for (int j = 0; j < NW; j++) {
+        const uint32_t b0 = mine ? c_bytepow.w[q][2 * j] : 0u, b1 = mine ? c_bytepow.w[q][2 * j + 1] : 0u;
+#pragma unroll
+        for (int f = 0; f < OZ2_RT_E / 2; f++) {
+            if (j == 0)
+                oz2_mma_u8s8(d[f], el.a[f][j], b0, b1, bias.c[2 * P], bias.c[2 * P + 1]);
+            else
+                oz2_mma_u8s8_acc(d[f], el.a[f][j], b0, b1);
+        }
+    }
+}
+
+/* Pair P's residues from its sums d, and the pairs after it, while 2P <
+ * nmod. (Issuing the next pair's MMAs before this pair's reductions was
+ * slower: the registers cost occupancy, BENCHMARKS.md run 52.) */
+template <int NW, int P>
+__device__ __forceinline__ void oz2_residue_pairs(const oz2_frag_elems<NW> &el, const oz2_bias &bias, int nmod,
+                                                  bool mine, int godd, const uint32_t (&d)[OZ2_RT_E / 2][4],
+                                                  int8_t *out, int64_t plane_bytes)
+{
+    if constexpr (P < OZ_ENGINE_NMODULI / 2) {
+        if (2 * P >= nmod)
+            return;
+#pragma unroll
+        for (int qi = 0; qi < 2; qi++) {
+            constexpr uint32_t m0 = kOz2Moduli[2 * P], m1 = kOz2Moduli[2 * P + 1];
+            const uint32_t m = qi ? m1 : m0;
+            if (2 * P + qi < nmod) {
+                uint32_t u[OZ2_RT_E];
+#pragma unroll
+                for (int e = 0; e < OZ2_RT_E; e++)
+                    u[e] = oz2_byte_residue_bits(d[e / 2][2 * (e % 2) + qi], m);
+                uint2 word;
+                word.x = __byte_perm(__byte_perm(u[0], u[1], 0x0040), __byte_perm(u[2], u[3], 0x0040), 0x5410);
+                word.y = __byte_perm(__byte_perm(u[4], u[5], 0x0040), __byte_perm(u[6], u[7], 0x0040), 0x5410);
+                *(uint2 *)(out + (2 * P + qi) * plane_bytes) = word;
+            }
+        }
+        if constexpr (P + 1 < OZ_ENGINE_NMODULI / 2) {
+            uint32_t dn[OZ2_RT_E / 2][4];
+            oz2_pair_sums<NW, P + 1>(el, bias, mine, godd, dn);
+            oz2_residue_pairs<NW, P + 1>(el, bias, nmod, mine, godd, dn, out, plane_bytes);
+        }
+    }
+}
 
 /* The doubles are staged through shared memory so that the global reads are
  * coalesced along whichever of r or kk is contiguous. Each thread turns its
- * 8 elements into float digits once (crt/oz2.h's oz2_fd_digits: a few
- * double operations), then every modulus costs ND + 1 float operations and
- * one integer multiply-add per element (oz2_fd_residue_bits, m a
- * compile-time constant) and a byte permute;
- * 8 residues go out as one 8-byte word per plane. Padding gets zeros, and
- * so do special (Inf/NaN) rows, which the fix-up kernel computes instead. */
-template <int ND>
-__global__ void __launch_bounds__(256, OZ2_RT_MINB) oz2_residues_kernel(oz_view v, oz_operand_ws w, int nmod, int wbits)
+ * 8 elements into z = a'' + 2^(w+1) once (crt/oz2.h's oz2_biased_u64 /
+ * _u128, NW 64-bit words); per pair of moduli, 4 NW mma.sync give the
+ * biased byte sums, and each residue costs three operations
+ * (oz2_byte_residue_bits, m a compile-time constant) and a byte permute; 8 residues go out as one
+ * 8-byte word per plane. Padding gets zeros, and so do special (Inf/NaN)
+ * rows, which the fix-up kernel computes instead. */
+template <int NW>
+__global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2) oz2_residues_kernel(oz_view v, oz_operand_ws w, int nmod, int wbits,
+                                                                       const __grid_constant__ oz2_bias bias)
 {
     __shared__ double tile[OZ2_RT_ROWS][OZ2_RT_K + 1]; /* + 1: no bank conflicts on the transposed write */
     const int64_t b = blockIdx.z;
@@ -32,47 +150,64 @@ __global__ void __launch_bounds__(256, OZ2_RT_MINB) oz2_residues_kernel(oz_view 
     const int64_t r = r0 + rr;
     const int sc = w.scale(b)[r];
     const bool live = r < v.rows && sc != OZ_SCALE_SPECIAL;
-    const oz2_fd_scale fs = oz2_fd_make_scale(live ? wbits - sc : 0, ND);
+    const oz2_shift shift = oz2_make_shift(live ? wbits - sc : 0);
+    const int g = tx >> 2;
+    const bool mine = (tx & 3) == (g >> 1); /* B column g's slot is this lane's */
     const int64_t ktiles = w.kpad / OZ2_RT_K;
 
+    /* the tile's doubles this thread loads: (row, kk) = (tx, ty + 8 i) where
+     * rows are contiguous (lanes along r), else (ty + 8 (i / 2), tx + 32 (i % 2)) */
+    const bool rows_contig = v.rs == 1;
+    double val[OZ2_RT_LOADS];
+    auto load = [&](int64_t kt) {
+        const int64_t k0 = kt * OZ2_RT_K;
+        if (rows_contig) {
+            const int64_t rg = r0 + tx;
+            const double *p = x + rg + (k0 + ty) * v.ks;
+#pragma unroll
+            for (int i = 0; i < OZ2_RT_LOADS; i++)
+                val[i] = (rg < v.rows && k0 + ty + 8 * i < v.k) ? p[8 * i * v.ks] : 0.0;
+        } else {
+            const double *p = x + (r0 + ty) * v.rs + k0 + tx;
+#pragma unroll
+            for (int i = 0; i < OZ2_RT_LOADS; i++) {
+                const int row = ty + 8 * (i / 2), kk = tx + 32 * (i % 2);
+                val[i] = (r0 + row < v.rows && k0 + kk < v.k) ? p[8 * (i / 2) * v.rs + 32 * (i % 2)] : 0.0;
+            }
+        }
+    };
     for (int64_t kt = blockIdx.y; kt < ktiles; kt += gridDim.y) {
         const int64_t k0 = kt * OZ2_RT_K;
+        load(kt); /* all of a thread's loads in flight at once, then to shared memory */
         __syncthreads(); /* the previous tile is consumed */
-        if (v.rs == 1) { /* rows contiguous: lanes along r */
-            const int64_t rg = r0 + tx;
 #pragma unroll
-            for (int i = 0; i < OZ2_RT_K / 8; i++) {
-                const int64_t kg = k0 + ty + 8 * i;
-                tile[tx][ty + 8 * i] = (rg < v.rows && kg < v.k) ? x[rg + kg * v.ks] : 0.0;
-            }
-        } else { /* K contiguous: lanes along k */
-#pragma unroll
-            for (int i = 0; i < OZ2_RT_ROWS / 8 * (OZ2_RT_K / 32); i++) {
-                const int row = ty + 8 * (i / (OZ2_RT_K / 32)), kk = tx + 32 * (i % (OZ2_RT_K / 32));
-                const int64_t rg = r0 + row, kg = k0 + kk;
-                tile[row][kk] = (rg < v.rows && kg < v.k) ? x[rg * v.rs + kg] : 0.0;
-            }
+        for (int i = 0; i < OZ2_RT_LOADS; i++) {
+            const int row = rows_contig ? tx : ty + 8 * (i / 2), kk = rows_contig ? ty + 8 * i : tx + 32 * (i % 2);
+            tile[row][kk] = val[i];
         }
         __syncthreads();
 
-        float dig[OZ2_RT_E][OZ2_FD_MAXD];
+        oz2_frag_elems<NW> el;
 #pragma unroll
-        for (int e = 0; e < OZ2_RT_E; e++)
-            oz2_fd_digits(live ? tile[rr][kq + e] : 0.0, &fs, ND, dig[e]);
-        int8_t *out = w.plane(b, 0) + r * w.kpad + k0 + kq;
-        const int64_t plane_bytes = w.plane_rows * w.kpad;
-#define OZ2_RESIDUE_PLANE_(q, m)                                                                 \
-        if ((q) < nmod) {                                                                        \
-            uint32_t u[OZ2_RT_E];                                                                \
-            _Pragma("unroll") for (int e = 0; e < OZ2_RT_E; e++) u[e] = oz2_fd_residue_bits(dig[e], ND, (m)); \
-            uint2 word;                                                                          \
-            word.x = __byte_perm(__byte_perm(u[0], u[1], 0x0040), __byte_perm(u[2], u[3], 0x0040), 0x5410); \
-            word.y = __byte_perm(__byte_perm(u[4], u[5], 0x0040), __byte_perm(u[6], u[7], 0x0040), 0x5410); \
-            *(uint2 *)out = word;                                                                \
-            out += plane_bytes;                                                                  \
+        for (int e = 0; e < OZ2_RT_E; e++) {
+            const double xe = live ? tile[rr][kq + e] : 0.0;
+            uint64_t lo, hi = 0;
+            if constexpr (NW == 1)
+                lo = oz2_biased_u64(xe, shift, wbits);
+            else
+                oz2_biased_u128(xe, shift, wbits, &lo, &hi);
+            const int f = e / 2, h = e % 2;
+            el.a[f][0][h] = (uint32_t)lo;
+            el.a[f][0][2 + h] = (uint32_t)(lo >> 32);
+            if constexpr (NW == 2) {
+                el.a[f][1][h] = (uint32_t)hi;
+                el.a[f][1][2 + h] = (uint32_t)(hi >> 32);
+            }
         }
-        OZ_ENGINE_MODULI(OZ2_RESIDUE_PLANE_)
-#undef OZ2_RESIDUE_PLANE_
+        uint32_t d0[OZ2_RT_E / 2][4];
+        oz2_pair_sums<NW, 0>(el, bias, mine, g & 1, d0);
+        oz2_residue_pairs<NW, 0>(el, bias, nmod, mine, g & 1, d0, w.plane(b, 0) + r * w.kpad + k0 + kq,
+                                 w.plane_rows * w.kpad);
     }
 }
 
@@ -82,12 +217,12 @@ cudaError_t oz2_launch_residues(const oz_view &v, const oz_operand_ws &w, int nm
     const int64_t ktiles = w.kpad / OZ2_RT_K;
     dim3 grid((unsigned)(w.rows_pad / OZ2_RT_ROWS), (unsigned)(ktiles < 65535 ? (ktiles > 0 ? ktiles : 1) : 65535),
               (unsigned)group);
-    switch (oz2_fd_ndigits(wbits)) {
-    case 3: oz2_residues_kernel<3><<<grid, 256, 0, s>>>(v, w, nmod, wbits); break;
-    case 4: oz2_residues_kernel<4><<<grid, 256, 0, s>>>(v, w, nmod, wbits); break;
-    case 5: oz2_residues_kernel<5><<<grid, 256, 0, s>>>(v, w, nmod, wbits); break;
-    case 6: oz2_residues_kernel<6><<<grid, 256, 0, s>>>(v, w, nmod, wbits); break;
-    default: oz2_residues_kernel<7><<<grid, 256, 0, s>>>(v, w, nmod, wbits); break;
-    }
+    oz2_bias bias = {};
+    for (int q = 0; q < nmod && q < OZ_ENGINE_NMODULI; q++)
+        bias.c[q] = oz2_bias_bits(wbits, oz2_modulus(q));
+    if (wbits <= 62) /* z = a'' + 2^(w+1) < 2^64 */
+        oz2_residues_kernel<1><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias);
+    else
+        oz2_residues_kernel<2><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias);
     return cudaGetLastError();
 }

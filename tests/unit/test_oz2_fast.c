@@ -1,4 +1,4 @@
-/* tests/unit/test_oz2_fast.c: crt/oz2.h's GPU formulations (float-digit residues, the CRT by CRT coefficients) against the reference functions they replace, bit for bit. */
+/* tests/unit/test_oz2_fast.c: crt/oz2.h's GPU formulations (the tensor-core residues' byte sums, the CRT by CRT coefficients) against the reference functions they replace, bit for bit. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -19,56 +19,58 @@ static tbig tb_of_uint_(const oz2_uint *x)
     return r;
 }
 
-/* ---- step 2: oz2_fd_* against oz2_scaled_int + oz2_residue ---- */
+/* ---- step 2: the tensor-core residues against oz2_scaled_int + oz2_residue ---- */
 
-/* The largest |x| of oz2_fd_combine over all digit values the digits can take
- * (c_2 up to 2^db, the others below 2^db), for every modulus and digit count:
- * the exactness condition of the float arithmetic. */
-static void test_fd_bound(void **state)
+/* K_b(m) is the symmetric residue of 2^(8b) (brute force), fits an s8, and
+ * the byte sums stay in the float arithmetic's exact range for every byte
+ * value: 16 255 max|K| + 256 < 2^22 - 128. */
+static void test_bytes_bound(void **state)
 {
     (void)state;
-    for (int nd = 3; nd <= OZ2_FD_MAXD; nd++) {
-        const int b = oz2_fd_bits(nd);
-        for (int q = 1; q < 20; q++) {
-            const uint32_t m = tb_moduli[q];
-            int64_t worst = (1 << b) - 1;
-            uint32_t k = 1;
-            for (int j = 1; j < nd; j++) {
-                k = (k << b) % m;
-                int64_t ks = k > m / 2 ? (int64_t)k - m : (int64_t)k;
-                worst += (ks < 0 ? -ks : ks) * (j == 2 ? (1 << b) : (1 << b) - 1);
-            }
-            assert_true(worst + 128 < (INT64_C(1) << 22));
+    for (int q = 0; q < 20; q++) {
+        const uint32_t m = tb_moduli[q];
+        int64_t worst = 256;
+        for (int b = 0; b < OZ2_BYTES; b++) {
+            const int32_t k = oz2_bytepow(b, m);
+            tbig one = tb_from_i64(1);
+            int64_t want = (int64_t)tb_mod(tb_shl(one, 8 * b), m);
+            if (want > (int64_t)m / 2)
+                want -= m;
+            assert_int_equal(k, want);
+            assert_true(k >= -127 && k <= 127);
+            assert_int_equal((oz2_bytepow4(b / 4, m) >> (8 * (b % 4))) & 0xffu, (uint32_t)(uint8_t)k);
+            worst += 255 * (int64_t)(k < 0 ? -k : k);
         }
-    }
-    /* nd db covers w + 1 bits for every w the plan gives (<= 77) */
-    for (int w = 1; w <= 77; w++) {
-        int nd = oz2_fd_ndigits(w);
-        assert_true(nd >= 3 && nd <= OZ2_FD_MAXD);
-        assert_true(nd * oz2_fd_bits(nd) >= w + 1);
+        assert_true(worst < (INT64_C(1) << 22) - 128);
+        for (int w = 1; w <= 83; w++) { /* the bias: bits(MAGIC) - (2^(w+1) mod m) */
+            const uint32_t r = OZ2_FD_MAGIC_BITS - oz2_bias_bits(w, m);
+            assert_int_equal(r, (uint32_t)tb_mod(tb_shl(tb_from_i64(1), w + 1), m));
+        }
     }
 }
 
-/* One x at width w, row scale s: every modulus's residue both ways. */
-static void check_fd(double x, int w, int s)
+/* One x at width w, row scale s: z = a'' + 2^(w+1) both ways (and the
+ * one-word form where w <= 62), and every modulus's residue both ways. */
+static void check_bytes(double x, int w, int s)
 {
     uint64_t mag;
     int e;
-    int neg = oz2_scaled_int(x, w - s, &mag, &e);
-    const int nd = oz2_fd_ndigits(w);
-    oz2_fd_scale sc = oz2_fd_make_scale(w - s, nd);
-    float dig[OZ2_FD_MAXD];
-    oz2_fd_digits(x, &sc, nd, dig);
+    const int neg = oz2_scaled_int(x, w - s, &mag, &e);
+    tbig a = tb_shl(tb_from_i64((int64_t)mag), e);
+    tbig z = tb_shl(tb_from_i64(1), w + 1);
+    z = neg ? tb_sub(z, a) : tb_add(z, a);
+    uint64_t lo, hi;
+    oz2_biased_u128(x, oz2_make_shift(w - s), w, &lo, &hi);
+    if (lo != z.w[0] || hi != z.w[1] || z.w[2] || z.w[3])
+        fail_msg("biased integer of %a (w %d, s %d) differs", x, w, s);
+    if (w <= 62 && oz2_biased_u64(x, oz2_make_shift(w - s), w) != lo)
+        fail_msg("one-word biased integer of %a (w %d, s %d) differs", x, w, s);
     for (int q = 0; q < 20; q++) {
         const uint32_t m = tb_moduli[q];
         uint8_t want = (uint8_t)oz2_residue(mag, e, neg, m);
-        uint8_t got = (uint8_t)oz2_fd_residue(dig, nd, m);
+        uint8_t got = oz2_byte_residue(x, w - s, w, m);
         if (got != want)
-            fail_msg("fd residue of %a (w %d, s %d) mod %u: got %d want %d", x, w, s, m, (int8_t)got, (int8_t)want);
-        if (m != 256) {
-            float X = oz2_fd_combine(dig, nd, m);
-            assert_true(fabsf(X - OZ2_FD_MAGIC) < 4194176.0f);
-        }
+            fail_msg("byte residue of %a (w %d, s %d) mod %u: got %d want %d", x, w, s, m, (int8_t)got, (int8_t)want);
     }
 }
 
@@ -82,7 +84,7 @@ static double random_double_any(void)
     }
 }
 
-static void test_fd_random(void **state)
+static void test_bytes_random(void **state)
 {
     (void)state;
     for (int i = 0; i < 300000; i++) {
@@ -92,42 +94,38 @@ static void test_fd_random(void **state)
             s += (int)oz_rng_range(0, 80); /* the row's max is larger than x */
         if (s > 1024)
             continue;
-        check_fd(x, (int)oz_rng_range(1, 77), s);
+        check_bytes(x, (int)oz_rng_range(1, 83), s);
     }
 }
 
-/* The edges: |a''| = 2^w, all-ones digits, rounding carries into digit 2
- * and into h (y just below a multiple of 2^S), ties, tiny rows (sh > 1023),
- * zeros of both signs. */
-static void test_fd_edges(void **state)
+/* The edges: |a''| = 2^w, all-ones integers, ties, w around 62/63/64 (one
+ * word or two), tiny rows (sh > 1023), zeros of both signs. */
+static void test_bytes_edges(void **state)
 {
     (void)state;
-    for (int w = 1; w <= 77; w++) {
-        const int nd = oz2_fd_ndigits(w), S = 3 * oz2_fd_bits(nd);
+    for (int w = 1; w <= 83; w++) {
         for (int sg = 0; sg < 2; sg++) {
             double one = sg ? -1.0 : 1.0;
-            check_fd(one * 0x1.fffffffffffffp-1, w, 0); /* rounds to 2^w */
-            check_fd(one * 0.5, w, 0);
-            check_fd(one * 0x1p-1074, w, -1073);
-            check_fd(one * 0x1.8p-1074, w, -1072);
-            check_fd(one * 0.0, w, 0);
-            check_fd(one * 0x1p-1000, w, -990); /* sh > 1023 for large w */
+            check_bytes(one * 0x1.fffffffffffffp-1, w, 0); /* rounds to 2^w */
+            check_bytes(one * 0.5, w, 0);
+            check_bytes(one * 0x1p-1074, w, -1073);
+            check_bytes(one * 0x1.8p-1074, w, -1072);
+            check_bytes(one * 0.0, w, 0);
+            check_bytes(one * 0x1p-1000, w, -990); /* sh > 1023 for large w */
             for (int t = 0; t < 200; t++) {
-                /* y = j 2^S + (2^S - u) with small u, or 2^p - u (all ones), scaled back to x */
+                /* y = 2^p - u (all ones below p), or an odd multiple of a half (a tie), scaled back to x */
                 int p = (int)oz_rng_range(1, w);
-                double u = ldexp((double)oz_rng_range(0, 7), -(int)oz_rng_range(0, 3));
-                double y = ldexp(1.0, p) - u;
-                if (p > S && oz_rng_range(0, 1))
-                    y = ldexp((double)oz_rng_range(1, 1 << (w + 1 - S > 20 ? 20 : w + 1 - S)), S) - u;
+                double y = t % 2 ? ldexp(1.0, p) - ldexp((double)oz_rng_range(0, 7), -(int)oz_rng_range(0, 3))
+                                 : (double)(2 * oz_rng_range(0, 1 << 20) + 1) * 0.5;
                 if (y <= 0.0 || y > ldexp(1.0, w))
                     continue;
                 int s = (int)oz_rng_range(-1000, 1000);
                 double x = ldexp(y, s - w);
                 if (x == 0.0 || fabs(x) >= ldexp(1.0, s))
                     continue;
-                check_fd(one * x, w, s);
-                check_fd(one * nextafter(x, 0.0), w, s);
-                check_fd(one * nextafter(x, 1e300), w, s);
+                check_bytes(one * x, w, s);
+                check_bytes(one * nextafter(x, 0.0), w, s);
+                check_bytes(one * nextafter(x, 1e300), w, s);
             }
         }
     }
@@ -334,9 +332,9 @@ int main(void)
 {
     uint64_t seed = oz_rng_seed_from_env(UINT64_C(20261130));
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fd_bound),
-        cmocka_unit_test(test_fd_random),
-        cmocka_unit_test(test_fd_edges),
+        cmocka_unit_test(test_bytes_bound),
+        cmocka_unit_test(test_bytes_random),
+        cmocka_unit_test(test_bytes_edges),
         cmocka_unit_test(test_cf_constants),
         cmocka_unit_test(test_cf_round_trips),
         cmocka_unit_test(test_cf_small_x),
