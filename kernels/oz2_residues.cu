@@ -22,7 +22,7 @@ static constexpr uint32_t kOz2Moduli[OZ_ENGINE_NMODULI] = {OZ_ENGINE_MODULI(OZ2_
 static_assert(OZ_ENGINE_NMODULI % 2 == 0, "moduli go in pairs: an m16n8 fragment's 8 columns are 4 slots x 2 moduli");
 
 /* crt/oz2.h's K_b(m) of every engine modulus, four bytes a word: the B
- * fragments (word j: bytes 4j .. 4j + 3 of |a''|). */
+ * fragments (word j: bytes 4j .. 4j + 3 of z = a'' + 2^(w+1)). */
 struct oz2_bytepow_tab {
     uint32_t w[OZ_ENGINE_NMODULI][OZ2_BYTES / 4];
 };
@@ -134,12 +134,12 @@ __device__ __forceinline__ void oz2_residue_pairs(const oz2_frag_elems<NW> &el, 
  * 8 elements into z = a'' + 2^(w+1) once (crt/oz2.h's oz2_biased_u64 /
  * _u128, NW 64-bit words); per pair of moduli, 4 NW mma.sync give the
  * biased byte sums, and each residue costs three operations
- * (oz2_byte_residue_bits, m a compile-time constant) and a byte permute; 8 residues go out as one
- * 8-byte word per plane. Padding gets zeros, and so do special (Inf/NaN)
- * rows, which the fix-up kernel computes instead. */
+ * (oz2_byte_residue_bits, m a compile-time constant) and a byte permute;
+ * 8 residues go out as one 8-byte word per plane. Padding gets zeros, and
+ * so do special (Inf/NaN) rows, which the fix-up kernel computes instead. */
 template <int NW>
-__global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2) oz2_residues_kernel(oz_view v, oz_operand_ws w, int nmod, int wbits,
-                                                                       const __grid_constant__ oz2_bias bias)
+__global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
+    oz2_residues_kernel(oz_view v, oz_operand_ws w, int nmod, int wbits, const __grid_constant__ oz2_bias bias)
 {
     __shared__ double tile[OZ2_RT_ROWS][OZ2_RT_K + 1]; /* + 1: no bank conflicts on the transposed write */
     const int64_t b = blockIdx.z;
