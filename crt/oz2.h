@@ -507,8 +507,8 @@ OZ_HD double oz2_to_double(const oz2_uint *mag, int neg, int e)
  * an integer near MAGIC = 1.5 2^23 (|v| < 2^22 - 128: exact).
  * tests/unit/test_oz2_fast.c checks all of it against oz2_residue22. */
 
-#define OZ2_FD_MAGIC 12582912.0f /* 1.5 2^23: integers near it are exact, their low bits the integer's */
-#define OZ2_FD_MAGIC_BITS UINT32_C(0x4B400000)
+#define OZ2_MAGIC 12582912.0f /* 1.5 2^23: integers near it are exact, their low bits the integer's */
+#define OZ2_MAGIC_BITS UINT32_C(0x4B400000)
 #define OZ2_BYTES 16             /* bytes of |a''| (w <= 127) */
 
 #ifdef __CUDA_ARCH__
@@ -628,7 +628,7 @@ OZ_HD uint32_t oz2_bias_bits(int w, uint32_t m)
     uint32_t r = 1;
     for (int i = 0; i <= w; i++)
         r = (r * 2u) % m;
-    return OZ2_FD_MAGIC_BITS - r;
+    return OZ2_MAGIC_BITS - r;
 }
 
 /* The low byte of the result is the symmetric int8 residue modulo m of
@@ -638,7 +638,7 @@ OZ_HD uint32_t oz2_byte_residue_bits(uint32_t X, uint32_t m)
     if (m == 256)
         return X;
     const float xpp = OZ2_FADD_(oz_bits_f32(X), -(float)(12582912 - (int)((m + 1) / 2) + 128)); /* v + (m+1)/2 - 128 */
-    const float t = OZ2_FMAF_(xpp, 1.0f / (float)m, OZ2_FD_MAGIC); /* MAGIC + Q */
+    const float t = OZ2_FMAF_(xpp, 1.0f / (float)m, OZ2_MAGIC); /* MAGIC + Q */
     return X - m * oz_f32_bits(t);
 }
 

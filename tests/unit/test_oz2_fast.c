@@ -43,7 +43,7 @@ static void test_bytes_bound(void **state)
         }
         assert_true(worst < (INT64_C(1) << 22) - 128);
         for (int w = 1; w <= 83; w++) { /* the bias: bits(MAGIC) - (2^(w+1) mod m) */
-            const uint32_t r = OZ2_FD_MAGIC_BITS - oz2_bias_bits(w, m);
+            const uint32_t r = OZ2_MAGIC_BITS - oz2_bias_bits(w, m);
             assert_int_equal(r, (uint32_t)tb_mod(tb_shl(tb_from_i64(1), w + 1), m));
         }
     }
