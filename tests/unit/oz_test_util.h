@@ -6,6 +6,7 @@
 #ifndef OZCRT_TESTS_UNIT_OZ_TEST_UTIL_H
 #define OZCRT_TESTS_UNIT_OZ_TEST_UTIL_H
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,6 +39,17 @@ static inline uint64_t oz_rng_seed_from_env(uint64_t fallback)
     oz_rng_state = s && *s ? strtoull(s, NULL, 0) : fallback;
     return oz_rng_state;
 }
+
+/* The end of a seeded test program: the summary line naming the seed (a
+ * failure reruns with OZ_TEST_SEED set to it), exit status 1 on a failure. */
+static inline int oz_test_summary(const char *prog, int failed, size_t n, uint64_t seed)
+{
+    printf("ozcrt %s: %d of %zu tests failed (OZ_TEST_SEED=%#" PRIx64 ")\n", prog, failed, n, seed);
+    return failed ? 1 : 0;
+}
+/* Runs the cmocka group `tests` (an array) as `group`, then the summary. */
+#define OZ_TEST_RUN(prog, group, tests, seed) \
+    oz_test_summary((prog), cmocka_run_group_tests_name((group), (tests), NULL, NULL), sizeof(tests) / sizeof((tests)[0]), (seed))
 
 /* uniform in [0, 1) with 53 random bits */
 static inline double oz_rng_unit(void) { return (double)(oz_rng_u64() >> 11) * 0x1p-53; }

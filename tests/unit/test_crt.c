@@ -328,8 +328,5 @@ int main(void)
         cmocka_unit_test(test_crt_chunk_dot),
         cmocka_unit_test(test_p22g_centered),
     };
-    int failed = cmocka_run_group_tests_name("crt", tests, NULL, NULL);
-    printf("ozcrt test_crt: %d of %zu tests failed (OZ_TEST_SEED=%#" PRIx64 ")\n", failed,
-           sizeof tests / sizeof tests[0], seed);
-    return failed ? 1 : 0;
+    return OZ_TEST_RUN("test_crt", "crt", tests, seed);
 }

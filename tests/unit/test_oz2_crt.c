@@ -341,8 +341,5 @@ int main(void)
         cmocka_unit_test(test_ldexp),
         cmocka_unit_test(test_to_double),
     };
-    int failed = cmocka_run_group_tests_name("oz2_crt", tests, NULL, NULL);
-    printf("ozcrt test_oz2_crt: %d of %zu tests failed (OZ_TEST_SEED=%#" PRIx64 ")\n", failed,
-           sizeof tests / sizeof tests[0], seed);
-    return failed ? 1 : 0;
+    return OZ_TEST_RUN("test_oz2_crt", "oz2_crt", tests, seed);
 }

@@ -340,8 +340,5 @@ int main(void)
         cmocka_unit_test(test_cf_small_x),
         cmocka_unit_test(test_to_double3),
     };
-    int failed = cmocka_run_group_tests_name("oz2_fast", tests, NULL, NULL);
-    printf("ozcrt test_oz2_fast: %d of %zu tests failed (OZ_TEST_SEED=%#" PRIx64 ")\n", failed,
-           sizeof tests / sizeof tests[0], seed);
-    return failed ? 1 : 0;
+    return OZ_TEST_RUN("test_oz2_fast", "oz2_fast", tests, seed);
 }

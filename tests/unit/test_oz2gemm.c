@@ -394,8 +394,5 @@ int main(void)
         cmocka_unit_test(test_bound_never_exceeded),
         cmocka_unit_test(test_bound_attained),
     };
-    int failed = cmocka_run_group_tests_name("oz2gemm", tests, NULL, NULL);
-    printf("ozcrt test_oz2gemm: %d of %zu tests failed (OZ_TEST_SEED=%#" PRIx64 ")\n", failed,
-           sizeof tests / sizeof tests[0], seed);
-    return failed ? 1 : 0;
+    return OZ_TEST_RUN("test_oz2gemm", "oz2gemm", tests, seed);
 }

@@ -345,8 +345,5 @@ int main(void)
         cmocka_unit_test(test_overflow),
         cmocka_unit_test(test_deterministic),
     };
-    int failed = cmocka_run_group_tests_name("refgemm contract", tests, NULL, NULL);
-    printf("ozcrt test_refgemm: %d of %zu tests failed (OZ_TEST_SEED=%#" PRIx64 ")\n", failed,
-           sizeof tests / sizeof tests[0], seed);
-    return failed ? 1 : 0;
+    return OZ_TEST_RUN("test_refgemm", "refgemm contract", tests, seed);
 }

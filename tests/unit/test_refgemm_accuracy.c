@@ -272,8 +272,5 @@ int main(void)
         cmocka_unit_test(test_typical_error),
         cmocka_unit_test(test_bound_not_vacuous),
     };
-    int failed = cmocka_run_group_tests_name("refgemm accuracy", tests, NULL, NULL);
-    printf("ozcrt test_refgemm_accuracy: %d of %zu tests failed (OZ_TEST_SEED=%#" PRIx64 ")\n", failed,
-           sizeof tests / sizeof tests[0], seed);
-    return failed ? 1 : 0;
+    return OZ_TEST_RUN("test_refgemm_accuracy", "refgemm accuracy", tests, seed);
 }

@@ -178,8 +178,5 @@ int main(void)
         cmocka_unit_test(test_slice_every_scale),
         cmocka_unit_test(test_slice_random_rows),
     };
-    int failed = cmocka_run_group_tests_name("slice_fast", tests, NULL, NULL);
-    printf("ozcrt test_slice_fast: %d of %zu tests failed (OZ_TEST_SEED=%#" PRIx64 ")\n", failed,
-           sizeof tests / sizeof tests[0], seed);
-    return failed ? 1 : 0;
+    return OZ_TEST_RUN("test_slice_fast", "slice_fast", tests, seed);
 }

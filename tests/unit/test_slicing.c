@@ -341,8 +341,5 @@ int main(void)
         cmocka_unit_test(test_residue_exhaustive),
         cmocka_unit_test(test_residue_symmetry),
     };
-    int failed = cmocka_run_group_tests_name("slicing", tests, NULL, NULL);
-    printf("ozcrt test_slicing: %d of %zu tests failed (OZ_TEST_SEED=%#" PRIx64 ")\n", failed,
-           sizeof tests / sizeof tests[0], seed);
-    return failed ? 1 : 0;
+    return OZ_TEST_RUN("test_slicing", "slicing", tests, seed);
 }
