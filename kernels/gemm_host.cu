@@ -4,7 +4,7 @@
 #include "operand_views.h"
 #include "ozcrt_gemm.h"
 #include "p22_params.h"
-#include "p22_plan.h"
+#include "block_plan.h"
 
 #ifdef OZ_TEST_HOOKS
 /* Tests only (the test build of this library, tests/gpu): 1 forces the
@@ -16,7 +16,7 @@ extern "C" void oz_gemm_force_tiles(int which)
     g_force_tiles = which;
 }
 /* Tests only: the most the engine path plans with (its least need if that
- * is more), instead of the bound of p22_plan.h and the workspace it is
+ * is more), instead of the bound of block_plan.h and the workspace it is
  * given, so that blocks of C and slabs of K happen at small sizes; 0: off. */
 static size_t g_force_budget;
 extern "C" void oz_gemm_force_budget(size_t bytes)
@@ -136,28 +136,28 @@ static int64_t engine_scratch(int64_t mpad, int64_t npad, int64_t group)
 }
 
 /* The call as the planner sees it (m, n, k, batch >= 1). */
-static oz_p22_call engine_call(const oz_gemm_desc *d)
+static oz_bp_call engine_call(const oz_gemm_desc *d)
 {
-    oz_p22_call c = {d->m, d->n, d->k, d->batch, !d->scalars_on_device && *d->beta == 0.0, engine_scratch};
+    oz_bp_call c = oz_bp_call_p22(d->m, d->n, d->k, d->batch, !d->scalars_on_device && *d->beta == 0.0, engine_scratch);
     return c;
 }
 
-/* The most the engine path asks for: the bound of p22_plan.h, or a test's. */
-static int64_t engine_ceiling(const oz_p22_call &c)
+/* The most the engine path asks for: the bound of block_plan.h, or a test's. */
+static int64_t engine_ceiling(const oz_bp_call &c)
 {
-    return g_force_budget ? (int64_t)g_force_budget : oz_p22_budget(&c);
+    return g_force_budget ? (int64_t)g_force_budget : oz_bp_budget(&c);
 }
 
 /* The engine path's plan for a workspace of `bytes`; false when none fits. */
-static bool engine_plan(const oz_gemm_desc *d, size_t bytes, oz_p22_plan *p)
+static bool engine_plan(const oz_gemm_desc *d, size_t bytes, oz_bp_plan *p)
 {
-    const oz_p22_call c = engine_call(d);
+    const oz_bp_call c = engine_call(d);
     int64_t budget = bytes < (size_t)INT64_MAX ? (int64_t)bytes : INT64_MAX;
     if (g_force_budget) {
-        const int64_t forced = oz_p22_plan_full(&c, engine_ceiling(c)).bytes;
+        const int64_t forced = oz_bp_plan_full(&c, engine_ceiling(c)).bytes;
         budget = budget < forced ? budget : forced;
     }
-    return oz_p22_plan_make(&c, budget, p);
+    return oz_bp_plan_make(&c, budget, p);
 }
 
 /* Where an operand's residues for one block and slab go: rows r0 .. r0 +
@@ -175,7 +175,7 @@ static oz_operand_ws block_ws(const oz_operand_ws &w, int64_t off_res, int64_t r
     return b;
 }
 
-/* Phase 22 on the engine, by plan (p22_plan.h), batch items in groups: the
+/* Phase 22 on the engine, by plan (block_plan.h), batch items in groups: the
  * scales and special flags of whole items; then per block of C and slab of
  * K, the residues of the block's rows of op(A) and columns of op(B) over the
  * slab and the engine with the CRT fused, its double accumulators carried
@@ -183,7 +183,7 @@ static oz_operand_ws block_ws(const oz_operand_ws &w, int64_t off_res, int64_t r
  * whole items. Items that fit whole are one block and one slab. */
 static cudaError_t run_engine(const oz_gemm_desc *d, char *ws, size_t bytes, cudaStream_t s)
 {
-    oz_p22_plan P;
+    oz_bp_plan P;
     if (!engine_plan(d, bytes, &P))
         return cudaErrorInvalidValue;
     char *scratch = ws + P.off_scratch;
@@ -247,8 +247,8 @@ static size_t mma_bytes(const oz_gemm_desc *d, bool full)
 /* Workspace bytes of the engine: the plan it asks for, or its least. */
 static size_t engine_bytes(const oz_gemm_desc *d, bool full)
 {
-    const oz_p22_call c = engine_call(d);
-    return (size_t)(full ? oz_p22_plan_full(&c, engine_ceiling(c)) : oz_p22_plan_min(&c)).bytes;
+    const oz_bp_call c = engine_call(d);
+    return (size_t)(full ? oz_bp_plan_full(&c, engine_ceiling(c)) : oz_bp_plan_min(&c)).bytes;
 }
 
 /* What the path of the current device needs (only that path is sized). The
@@ -289,7 +289,7 @@ extern "C" size_t oz_gemm_workspace_full(const oz_gemm_desc *d)
  * plan fits or the device cannot be asked. */
 extern "C" int oz_gemm_engine_plan(const oz_gemm_desc *d, size_t bytes, int64_t shape[6])
 {
-    oz_p22_plan p;
+    oz_bp_plan p;
     bool engine = false;
     if (d->m <= 0 || d->n <= 0 || d->k <= 0 || d->batch <= 0 || !engine_plan(d, bytes, &p) ||
         use_engine(&engine) != cudaSuccess)

@@ -37,7 +37,7 @@ typedef struct oz_gemm_desc {
 
 /* Workspace bytes: the least oz_gemm_run accepts, and what it asks for. On
  * the sm_90a engine the latter is at most max(1 GiB, 0.25 x the operands'
- * bytes) unless the least is more (kernels/p22_plan.h): with less than
+ * bytes) unless the least is more (kernels/block_plan.h): with less than
  * everything at once, batch items go in groups, and an item that does not
  * fit whole goes in blocks of C and slabs of K; given more, it uses more.
  * The mma.sync kernels (other GPUs) need one batch item's residues of all

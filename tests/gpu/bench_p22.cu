@@ -182,7 +182,7 @@ int main(int argc, char **argv)
         CUDA_CHECK(cudaMalloc(&ws, wsb));
         CUDA_CHECK(cudaMemset(dC, 0xff, 8 * m * n)); /* poison */
         double tp = sustained_ms([&] { CUDA_CHECK((cudaError_t)oz_gemm_run(&d, ws, wsb, 0)); });
-        /* the same in the shipped library's bounded workspace (kernels/p22_plan.h:
+        /* the same in the shipped library's bounded workspace (kernels/block_plan.h:
          * max(1 GiB, a quarter of the operands' bytes)): blocks of C, slabs of K */
         const double quarter = 0.25 * 8.0 * ((double)m * k + (double)k * n + (double)m * n);
         oz_gemm_force_budget((size_t)std::max(quarter, (double)(1ull << 30)));

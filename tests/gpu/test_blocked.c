@@ -1,4 +1,4 @@
-/* tests/gpu/test_blocked.c: the engine path cut into blocks of C and slabs of K (kernels/p22_plan.h) under forced small workspaces equals the CPU reference bit for bit. */
+/* tests/gpu/test_blocked.c: the engine path cut into blocks of C and slabs of K (kernels/block_plan.h) under forced small workspaces equals the CPU reference bit for bit. */
 #include <string.h>
 
 #include "gemm_case.h"

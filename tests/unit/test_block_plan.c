@@ -1,4 +1,4 @@
-/* tests/unit/test_p22_plan.c: the engine path's workspace planner (kernels/p22_plan.h): bounded bytes, valid blocks and slabs, the least-cost choice, and plans that reproduce from their own bytes. */
+/* tests/unit/test_block_plan.c: the engine path's workspace planner (kernels/block_plan.h): bounded bytes, valid blocks and slabs, the least-cost choice, and plans that reproduce from their own bytes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -7,7 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "kernels/p22_plan.h"
+#include "kernels/block_plan.h"
 #include "oz_test_util.h"
 
 /* A model of the engine's scratch (kernels/sm90_engine.cu,
@@ -21,20 +21,20 @@ static int64_t model_scratch(int64_t mpad, int64_t npad, int64_t group)
     return (tiles < 160 ? tiles : 160) * 262144;
 }
 
-static oz_p22_call call_of(int64_t m, int64_t n, int64_t k, int64_t batch, int c_unread)
+static oz_bp_call call_of(int64_t m, int64_t n, int64_t k, int64_t batch, int c_unread)
 {
-    oz_p22_call c = {m, n, k, batch, c_unread, model_scratch};
+    oz_bp_call c = oz_bp_call_p22(m, n, k, batch, c_unread, model_scratch);
     return c;
 }
 
 /* Everything at once, as the path did before plans: all of K, batch whole. */
-static oz_p22_plan whole(const oz_p22_call *c)
+static oz_bp_plan whole(const oz_bp_call *c)
 {
-    return oz_p22_plan_of(c, c->batch < OZ_P22_PLAN_MAX_GROUP ? c->batch : OZ_P22_PLAN_MAX_GROUP,
-                          oz_p22_rup(c->m, OZ_PAD_ROWS_A), oz_p22_rup(c->n, OZ_PAD_ROWS_B), c->k);
+    return oz_bp_plan_of(c, c->batch < OZ_BP_MAX_GROUP ? c->batch : OZ_BP_MAX_GROUP,
+                          oz_bp_rup(c->m, OZ_PAD_ROWS_A), oz_bp_rup(c->n, OZ_PAD_ROWS_B), c->k);
 }
 
-static int same_plan(const oz_p22_plan *a, const oz_p22_plan *b)
+static int same_plan(const oz_bp_plan *a, const oz_bp_plan *b)
 {
     return a->mb == b->mb && a->nb == b->nb && a->ks == b->ks && a->group == b->group && a->bytes == b->bytes &&
            a->acc_in_c == b->acc_in_c && a->acc_in_ws == b->acc_in_ws;
@@ -43,25 +43,25 @@ static int same_plan(const oz_p22_plan *a, const oz_p22_plan *b)
 /* What every plan must be: blocks that are whole engine tiles and cover C
  * with no empty block, slabs that start on chunk boundaries, groups only of
  * whole items, the accumulators where they may be, a layout in order. */
-static void check_plan(const oz_p22_call *c, const oz_p22_plan *p)
+static void check_plan(const oz_bp_call *c, const oz_bp_plan *p)
 {
-    const int64_t Mpad = oz_p22_rup(c->m, OZ_PAD_ROWS_A), Npad = oz_p22_rup(c->n, OZ_PAD_ROWS_B);
+    const int64_t Mpad = oz_bp_rup(c->m, OZ_PAD_ROWS_A), Npad = oz_bp_rup(c->n, OZ_PAD_ROWS_B);
     assert_int_equal(p->mb % OZ_PAD_ROWS_A, 0);
     assert_int_equal(p->nb % OZ_PAD_ROWS_B, 0);
     assert_true(p->mb >= OZ_PAD_ROWS_A && p->mb <= Mpad);
     assert_true(p->nb >= OZ_PAD_ROWS_B && p->nb <= Npad);
-    const int64_t bm = oz_p22_count(c->m, p->mb), bn = oz_p22_count(c->n, p->nb), bk = oz_p22_count(c->k, p->ks);
+    const int64_t bm = oz_bp_count(c->m, p->mb), bn = oz_bp_count(c->n, p->nb), bk = oz_bp_count(c->k, p->ks);
     assert_true(bm * p->mb >= c->m && (bm - 1) * p->mb < c->m); /* covered, the last block not empty */
     assert_true(bn * p->nb >= c->n && (bn - 1) * p->nb < c->n);
     assert_true(p->ks == c->k || (p->ks % OZ_P22_KCHUNK == 0 && p->ks < c->k));
     assert_true(bk * p->ks >= c->k && (bk - 1) * p->ks < c->k);
-    assert_true(p->group >= 1 && p->group <= c->batch && p->group <= OZ_P22_PLAN_MAX_GROUP);
+    assert_true(p->group >= 1 && p->group <= c->batch && p->group <= OZ_BP_MAX_GROUP);
     if (p->group > 1)
         assert_true(bm == 1 && bn == 1 && bk == 1);
     assert_int_equal(p->acc_in_c, bk > 1 && c->c_unread);
     assert_int_equal(p->acc_in_ws, bk > 1 && !c->c_unread);
     /* residues of a block and a slab, scales of whole items, flags, accumulators */
-    const int64_t kpad = oz_p22_rup(p->ks, OZ_PAD_K);
+    const int64_t kpad = oz_bp_rup(p->ks, OZ_PAD_K);
     assert_true(p->off_res_b >= OZ_P22G_NMODULI * 2 * p->mb * kpad);
     assert_true(p->off_scale_a - p->off_res_b >= OZ_P22G_NMODULI * 2 * p->nb * kpad);
     assert_true(p->off_scale_b - p->off_scale_a >= 4 * Mpad);
@@ -76,13 +76,13 @@ static void check_plan(const oz_p22_call *c, const oz_p22_plan *p)
 }
 
 /* The sizing contract of oz_gemm_workspace_min/full for one call; returns the full plan. */
-static oz_p22_plan check_call(int64_t m, int64_t n, int64_t k, int64_t batch, int c_unread)
+static oz_bp_plan check_call(int64_t m, int64_t n, int64_t k, int64_t batch, int c_unread)
 {
-    const oz_p22_call c = call_of(m, n, k, batch, c_unread);
-    const oz_p22_plan mn = oz_p22_plan_min(&c), w = whole(&c);
-    const int64_t B = oz_p22_budget(&c);
+    const oz_bp_call c = call_of(m, n, k, batch, c_unread);
+    const oz_bp_plan mn = oz_bp_plan_min(&c), w = whole(&c);
+    const int64_t B = oz_bp_budget(&c);
     const int64_t bound = B > mn.bytes ? B : mn.bytes;
-    const oz_p22_plan full = oz_p22_plan_full(&c, B);
+    const oz_bp_plan full = oz_bp_plan_full(&c, B);
     check_plan(&c, &mn);
     check_plan(&c, &full);
     assert_true(full.bytes <= bound);
@@ -91,12 +91,12 @@ static oz_p22_plan check_call(int64_t m, int64_t n, int64_t k, int64_t batch, in
     if (w.bytes <= bound) /* everything fits: one block, one slab, the batch whole */
         assert_true(same_plan(&full, &w));
     /* the least need runs, and nothing less does */
-    oz_p22_plan p;
-    assert_true(oz_p22_plan_make(&c, mn.bytes, &p));
+    oz_bp_plan p;
+    assert_true(oz_bp_plan_make(&c, mn.bytes, &p));
     assert_true(p.bytes <= mn.bytes);
-    assert_false(oz_p22_plan_make(&c, mn.bytes - 1, &p));
+    assert_false(oz_bp_plan_make(&c, mn.bytes - 1, &p));
     /* a workspace sized from a plan gets that plan back */
-    assert_true(oz_p22_plan_make(&c, full.bytes, &p));
+    assert_true(oz_bp_plan_make(&c, full.bytes, &p));
     assert_true(same_plan(&p, &full));
     return full;
 }
@@ -104,12 +104,12 @@ static oz_p22_plan check_call(int64_t m, int64_t n, int64_t k, int64_t batch, in
 static void test_budget(void **state)
 {
     (void)state;
-    oz_p22_call c = call_of(16384, 16384, 16384, 1, 0);
-    assert_int_equal(oz_p22_budget(&c), INT64_C(3) << 29); /* 6 GiB of operands / 4 */
+    oz_bp_call c = call_of(16384, 16384, 16384, 1, 0);
+    assert_int_equal(oz_bp_budget(&c), INT64_C(3) << 29); /* 6 GiB of operands / 4 */
     c = call_of(8192, 8192, 8192, 1, 0);
-    assert_int_equal(oz_p22_budget(&c), INT64_C(1) << 30); /* 1.5 GiB / 4 < 1 GiB */
+    assert_int_equal(oz_bp_budget(&c), INT64_C(1) << 30); /* 1.5 GiB / 4 < 1 GiB */
     c = call_of(4096, 4096, 4096, 16, 0);
-    assert_int_equal(oz_p22_budget(&c), INT64_C(3) << 29);
+    assert_int_equal(oz_bp_budget(&c), INT64_C(3) << 29);
 }
 
 /* The sizes of the issue: the bytes they plan, printed for the record. */
@@ -120,20 +120,20 @@ static void test_square(void **state)
     for (int i = 0; i < 5; i++)
         for (int cu = 0; cu <= 1; cu++) {
             const int64_t s = sizes[i];
-            const oz_p22_plan p = check_call(s, s, s, 1, cu);
-            const oz_p22_call c = call_of(s, s, s, 1, cu);
+            const oz_bp_plan p = check_call(s, s, s, 1, cu);
+            const oz_bp_call c = call_of(s, s, s, 1, cu);
             print_message("%5" PRId64 "^3 beta%s0: %6.1f MiB (everything at once %7.1f MiB, B %6.1f MiB): "
                           "mb %" PRId64 " nb %" PRId64 " ks %" PRId64 ", acc %s\n",
                           s, cu ? "==" : "!=", p.bytes / 1048576.0, whole(&c).bytes / 1048576.0,
-                          oz_p22_budget(&c) / 1048576.0, p.mb, p.nb, p.ks,
+                          oz_bp_budget(&c) / 1048576.0, p.mb, p.nb, p.ks,
                           p.acc_in_c ? "in C" : p.acc_in_ws ? "in the workspace" : "none");
             if (s <= 4096) { /* fits within B: everything at once, as before */
-                const oz_p22_plan w = whole(&c);
+                const oz_bp_plan w = whole(&c);
                 assert_true(same_plan(&p, &w));
             }
         }
     /* 8192^3, beta == 0: C whole, two slabs, the accumulators in C, within 1 GiB */
-    oz_p22_plan p = check_call(8192, 8192, 8192, 1, 1);
+    oz_bp_plan p = check_call(8192, 8192, 8192, 1, 1);
     assert_int_equal(p.mb, 8192);
     assert_int_equal(p.nb, 8192);
     assert_int_equal(p.ks, 4096);
@@ -158,14 +158,14 @@ static void test_thin_odd_batched(void **state)
             check_call(shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], cu);
     /* a batch of items that fit whole: groups of whole items as before, the
      * batch halved until a group fits (B: 1000 x 24 MiB of residues do not) */
-    const oz_p22_call c = call_of(1024, 1024, 1024, 1000, 0);
-    oz_p22_plan p = oz_p22_plan_full(&c, oz_p22_budget(&c));
+    const oz_bp_call c = call_of(1024, 1024, 1024, 1000, 0);
+    oz_bp_plan p = oz_bp_plan_full(&c, oz_bp_budget(&c));
     assert_int_equal(p.group, 125);
     assert_true(p.mb == 1024 && p.nb == 1024 && p.ks == 1024);
-    assert_true(oz_p22_plan_of(&c, 250, 1024, 1024, 1024).bytes > oz_p22_budget(&c));
-    assert_true(oz_p22_plan_make(&c, whole(&c).bytes, &p));
+    assert_true(oz_bp_plan_of(&c, 250, 1024, 1024, 1024).bytes > oz_bp_budget(&c));
+    assert_true(oz_bp_plan_make(&c, whole(&c).bytes, &p));
     assert_int_equal(p.group, 1000);
-    assert_true(oz_p22_plan_make(&c, whole(&c).bytes - 1, &p));
+    assert_true(oz_bp_plan_make(&c, whole(&c).bytes - 1, &p));
     assert_int_equal(p.group, 500);
 }
 
@@ -177,30 +177,30 @@ static void test_random_budgets(void **state)
     int blocked = 0;
     for (int it = 0; it < 300; it++) {
         const int64_t m = oz_rng_range(1, 1500), n = oz_rng_range(1, 1500), k = oz_rng_range(1, 5 * 4096 + 100);
-        const oz_p22_call c = call_of(m, n, k, oz_rng_range(1, 3), (int)oz_rng_range(0, 1));
-        const oz_p22_plan mn = oz_p22_plan_min(&c), w = whole(&c);
+        const oz_bp_call c = call_of(m, n, k, oz_rng_range(1, 3), (int)oz_rng_range(0, 1));
+        const oz_bp_plan mn = oz_bp_plan_min(&c), w = whole(&c);
         const int64_t budget = mn.bytes + (int64_t)((double)(w.bytes - mn.bytes) * oz_rng_unit());
-        oz_p22_plan p;
-        assert_true(oz_p22_plan_make(&c, budget, &p));
+        oz_bp_plan p;
+        assert_true(oz_bp_plan_make(&c, budget, &p));
         check_plan(&c, &p);
         assert_true(p.bytes <= budget);
-        oz_p22_plan again;
-        assert_true(oz_p22_plan_make(&c, p.bytes, &again));
+        oz_bp_plan again;
+        assert_true(oz_bp_plan_make(&c, p.bytes, &again));
         assert_true(same_plan(&p, &again));
-        if (p.mb == oz_p22_rup(m, OZ_PAD_ROWS_A) && p.nb == oz_p22_rup(n, OZ_PAD_ROWS_B))
+        if (p.mb == oz_bp_rup(m, OZ_PAD_ROWS_A) && p.nb == oz_bp_rup(n, OZ_PAD_ROWS_B))
             continue; /* C whole: (a) or (b), preferred to any blocks */
         /* (b) found nothing: no plan with C whole fits */
-        for (int i = 0; oz_p22_slab(&c, i) > 0; i++)
-            assert_true(oz_p22_plan_of(&c, 1, oz_p22_rup(m, OZ_PAD_ROWS_A), oz_p22_rup(n, OZ_PAD_ROWS_B),
-                                       oz_p22_slab(&c, i)).bytes > budget);
+        for (int i = 0; oz_bp_slab(&c, i) > 0; i++)
+            assert_true(oz_bp_plan_of(&c, 1, oz_bp_rup(m, OZ_PAD_ROWS_A), oz_bp_rup(n, OZ_PAD_ROWS_B),
+                                       oz_bp_slab(&c, i)).bytes > budget);
         blocked++;
-        const double cost = oz_p22_plan_cost(&c, &p);
-        for (int64_t mb = OZ_PAD_ROWS_A; mb <= oz_p22_rup(m, OZ_PAD_ROWS_A); mb += OZ_PAD_ROWS_A)
-            for (int64_t nb = OZ_PAD_ROWS_B; nb <= oz_p22_rup(n, OZ_PAD_ROWS_B); nb += OZ_PAD_ROWS_B)
+        const double cost = oz_bp_plan_cost(&c, &p);
+        for (int64_t mb = OZ_PAD_ROWS_A; mb <= oz_bp_rup(m, OZ_PAD_ROWS_A); mb += OZ_PAD_ROWS_A)
+            for (int64_t nb = OZ_PAD_ROWS_B; nb <= oz_bp_rup(n, OZ_PAD_ROWS_B); nb += OZ_PAD_ROWS_B)
                 for (int64_t ks = OZ_P22_KCHUNK; ks < k + OZ_P22_KCHUNK; ks += OZ_P22_KCHUNK) {
-                    const oz_p22_plan q = oz_p22_plan_of(&c, 1, mb, nb, ks < k ? ks : k);
+                    const oz_bp_plan q = oz_bp_plan_of(&c, 1, mb, nb, ks < k ? ks : k);
                     if (q.bytes <= budget)
-                        assert_true(oz_p22_plan_cost(&c, &q) >= cost);
+                        assert_true(oz_bp_plan_cost(&c, &q) >= cost);
                 }
     }
     assert_true(blocked >= 30); /* the search itself was checked */
@@ -216,6 +216,6 @@ int main(void)
         cmocka_unit_test(test_random_budgets),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
-    printf("test_p22_plan: seed %" PRIu64 ", %d failed\n", seed, failed);
+    printf("test_block_plan: seed %" PRIu64 ", %d failed\n", seed, failed);
     return failed;
 }

@@ -1,0 +1,251 @@
+/* kernels/block_plan.h: how the sm_90a engine paths (Phase 22, ozaki2) cut a call into blocks of C and slabs of K so that their workspace fits a budget, and that workspace's layout (plain C, host only: tests/unit/test_block_plan.c runs it on the CPU).
+ *
+ * The workspace holds, per batch item, the int8 residue planes of op(A) and
+ * op(B) (res_bytes per row and byte of K: Phase 22's 6 moduli x hi and lo,
+ * ozaki2's N moduli), their scales and special flags, what a block of C
+ * keeps (out_bytes per element: ozaki2's N residue planes of the product),
+ * and after the items the engine's scratch (Phase 22's). Residues of all of
+ * K take res_bytes (Mpad + Npad) Kpad bytes, about 6 GiB at 16384^3 for
+ * either mode. A plan bounds that: C is cut into blocks of mb x nb, K into
+ * slabs of ks (a multiple of OZ_P22_KCHUNK, so that a slab's chunks are the
+ * call's chunks: phase22.md step 6), and only one block's residues over one
+ * slab are held at a time. From one slab to the next, Phase 22 carries its
+ * double accumulators (step 6) through an mb x nb buffer (acc_bytes per
+ * element), or through C itself when C is not read (beta == 0 known on the
+ * host); ozaki2 adds each slab's residues of the product to its planes
+ * (modulo each modulus). Scales and special flags stay whole (the scale of
+ * a row is the max over all its K).
+ *
+ * What a plan costs: the residues of A are computed once per column block
+ * (ceil(n / nb) times), those of B once per row block (ceil(m / mb) times),
+ * and every slab boundary writes and reads slab_bytes per element of C. */
+#ifndef OZCRT_KERNELS_P22_PLAN_H
+#define OZCRT_KERNELS_P22_PLAN_H
+
+#include <stdint.h>
+
+#include "../crt/moduli.h"
+#include "../slicing/slicing.h"
+#include "tiles.h"
+
+/* Batch items per launch at most (the grid's z dimension). */
+#define OZ_BP_MAX_GROUP 65535
+/* The workspace the path asks for at most, unless its least need is more:
+ * the larger of 1 GiB and a quarter of the call's operand bytes. */
+#define OZ_BP_MIN_BUDGET ((int64_t)1 << 30)
+
+/* One call as the planner sees it. */
+typedef struct oz_bp_call {
+    int64_t m, n, k, batch; /* all >= 1 */
+    int c_unread;           /* beta == 0 known on the host: C may hold the accumulators */
+    /* The engine's scratch bytes for a launch over blocks of mpad x npad
+     * padded rows and `group` batch items (engine.h; a model in the CPU
+     * test); NULL: none. */
+    int64_t (*scratch)(int64_t mpad, int64_t npad, int64_t group);
+    int res_bytes;  /* residue bytes per operand row and byte of K */
+    int out_bytes;  /* bytes per element of a block of C held in the slot */
+    int acc_bytes;  /* bytes per element of the accumulators between slabs where C cannot hold them (0: none needed) */
+    int slab_bytes; /* bytes read and written per element of C at a slab boundary */
+} oz_bp_call;
+
+/* The calls of the two modes: Phase 22 (6 moduli, hi and lo; double
+ * accumulators between slabs) and ozaki2 with n moduli (its product's
+ * residue planes carry the slabs). */
+static inline oz_bp_call oz_bp_call_p22(int64_t m, int64_t n, int64_t k, int64_t batch, int c_unread,
+                                        int64_t (*scratch)(int64_t, int64_t, int64_t))
+{
+    oz_bp_call c = {m, n, k, batch, c_unread, scratch, 2 * OZ_P22G_NMODULI, 0, 8, 16};
+    return c;
+}
+static inline oz_bp_call oz_bp_call_oz2(int64_t m, int64_t n, int64_t k, int64_t batch, int nmod)
+{
+    oz_bp_call c = {m, n, k, batch, 0, (int64_t(*)(int64_t, int64_t, int64_t))0, nmod, nmod, 0, 2 * nmod};
+    return c;
+}
+
+/* A plan and its workspace layout. Residues of A at offset 0 of a slot. */
+typedef struct oz_bp_plan {
+    int64_t group;    /* batch items per step; > 1 only when whole items fit */
+    int64_t mb, nb;   /* block rows / columns: multiples of OZ_PAD_ROWS_A / _B, at most Mpad / Npad */
+    int64_t ks;       /* slab K: a multiple of OZ_P22_KCHUNK below k, or k (one slab) */
+    int acc_in_c;     /* several slabs, and their accumulators live in C */
+    int acc_in_ws;    /* several slabs, accumulators in the slot's mb x nb doubles at off_acc */
+    int64_t Mpad, Npad;
+    int64_t off_res_b, off_scale_a, off_scale_b, off_special, off_acc, off_out, slot_bytes;
+    int64_t off_scratch; /* after `group` slots */
+    int64_t bytes;       /* all of it */
+} oz_bp_plan;
+
+static inline int64_t oz_bp_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static inline int64_t oz_bp_rup(int64_t x, int64_t to) { return oz_bp_cdiv(x, to) * to; }
+static inline int64_t oz_bp_a256(int64_t x) { return oz_bp_rup(x, 256); }
+
+/* Blocks along a dimension of `len` with blocks of `blk`. */
+static inline int64_t oz_bp_count(int64_t len, int64_t blk) { return oz_bp_cdiv(len, blk); }
+
+/* The smallest multiple of `unit` that cuts `len` into as many pieces as
+ * pieces of `blk` do (the same count, less memory). */
+static inline int64_t oz_bp_balance(int64_t len, int64_t blk, int64_t unit)
+{
+    return oz_bp_rup(oz_bp_cdiv(len, oz_bp_count(len, blk)), unit);
+}
+
+/* Fills p's layout for p->group, mb, nb, ks. */
+static inline void oz_bp_plan_layout(const oz_bp_call *c, oz_bp_plan *p)
+{
+    const int64_t kpad = oz_bp_rup(p->ks, OZ_PAD_K);
+    const int slabs = p->ks < c->k;
+    p->Mpad = oz_bp_rup(c->m, OZ_PAD_ROWS_A);
+    p->Npad = oz_bp_rup(c->n, OZ_PAD_ROWS_B);
+    p->acc_in_c = slabs && c->acc_bytes && c->c_unread;
+    p->acc_in_ws = slabs && c->acc_bytes && !c->c_unread;
+    p->off_res_b = oz_bp_a256((int64_t)c->res_bytes * p->mb * kpad);
+    p->off_scale_a = p->off_res_b + oz_bp_a256((int64_t)c->res_bytes * p->nb * kpad);
+    p->off_scale_b = p->off_scale_a + oz_bp_a256(4 * p->Mpad);
+    p->off_special = p->off_scale_b + oz_bp_a256(4 * p->Npad);
+    p->off_acc = p->off_special + 256;
+    p->off_out = p->off_acc + (p->acc_in_ws ? oz_bp_a256((int64_t)c->acc_bytes * p->mb * p->nb) : 0);
+    p->slot_bytes = p->off_out + oz_bp_a256((int64_t)c->out_bytes * p->mb * p->nb);
+    p->off_scratch = p->slot_bytes * p->group;
+    p->bytes = p->off_scratch + (c->scratch ? oz_bp_a256(c->scratch(p->mb, p->nb, p->group)) : 0);
+}
+
+static inline oz_bp_plan oz_bp_plan_of(const oz_bp_call *c, int64_t group, int64_t mb, int64_t nb, int64_t ks)
+{
+    oz_bp_plan p;
+    p.group = group;
+    p.mb = mb;
+    p.nb = nb;
+    p.ks = ks;
+    oz_bp_plan_layout(c, &p);
+    return p;
+}
+
+/* Bytes of work the plan adds to the call, per batch item (header comment):
+ * residue computations (8 bytes read, res_bytes written per element) and
+ * the round trips between slabs. */
+static inline double oz_bp_plan_cost(const oz_bp_call *c, const oz_bp_plan *p)
+{
+    const double m = (double)c->m, n = (double)c->n, k = (double)c->k;
+    const double per_elem = 8.0 + (double)c->res_bytes;
+    const double res = per_elem * k * (m * (double)oz_bp_count(c->n, p->nb) + n * (double)oz_bp_count(c->m, p->mb));
+    return res + (double)c->slab_bytes * m * n * (double)(oz_bp_count(c->k, p->ks) - 1);
+}
+
+/* The bound B: max(1 GiB, 0.25 x 8 (mk + kn + mn) x batch). */
+static inline int64_t oz_bp_budget(const oz_bp_call *c)
+{
+    const double ops = 8.0 * ((double)c->m * (double)c->k + (double)c->k * (double)c->n + (double)c->m * (double)c->n) *
+                       (double)c->batch;
+    const double q = 0.25 * ops;
+    if (q >= 0x1p62)
+        return INT64_C(1) << 62;
+    return q > (double)OZ_BP_MIN_BUDGET ? (int64_t)q : OZ_BP_MIN_BUDGET;
+}
+
+/* Slab candidate i, largest first: 0 is all of K; i >= 1 the slab of the
+ * i-th largest multiple of OZ_P22_KCHUNK below k, balanced; 0 past the last. */
+static inline int64_t oz_bp_slab(const oz_bp_call *c, int i)
+{
+    if (i == 0)
+        return c->k;
+    const int64_t ks = ((c->k - 1) / OZ_P22_KCHUNK - (i - 1)) * OZ_P22_KCHUNK;
+    return ks >= OZ_P22_KCHUNK ? oz_bp_balance(c->k, ks, OZ_P22_KCHUNK) : 0;
+}
+
+/* The smallest workable plan: one block of OZ_PAD_ROWS_A x OZ_PAD_ROWS_B,
+ * one chunk of K (or all of it when that is smaller). */
+static inline oz_bp_plan oz_bp_plan_min(const oz_bp_call *c)
+{
+    oz_bp_plan p = oz_bp_plan_of(c, 1, OZ_PAD_ROWS_A, OZ_PAD_ROWS_B, c->k);
+    if (c->k > OZ_P22_KCHUNK) {
+        oz_bp_plan q = oz_bp_plan_of(c, 1, OZ_PAD_ROWS_A, OZ_PAD_ROWS_B, OZ_P22_KCHUNK);
+        if (q.bytes < p.bytes)
+            p = q;
+    }
+    return p;
+}
+
+/* The plan for a workspace of `budget` bytes; 0 when none fits. In order of
+ * preference: (a) whole items, as many per group as fit (the batch halved
+ * until a group fits); (b) one item at a time, C whole, the largest slab
+ * that fits; (c) blocks of C too, the least cost (then the fewest steps,
+ * then the fewest bytes). A plan that fits `budget` is chosen again for its
+ * own bytes (the caller sizes the workspace from one and runs with it). */
+static inline int oz_bp_plan_make(const oz_bp_call *c, int64_t budget, oz_bp_plan *out)
+{
+    const int64_t Mpad = oz_bp_rup(c->m, OZ_PAD_ROWS_A), Npad = oz_bp_rup(c->n, OZ_PAD_ROWS_B);
+    /* (a) */
+    int64_t g = c->batch < OZ_BP_MAX_GROUP ? c->batch : OZ_BP_MAX_GROUP;
+    for (;;) {
+        oz_bp_plan p = oz_bp_plan_of(c, g, Mpad, Npad, c->k);
+        if (p.bytes <= budget) {
+            *out = p;
+            return 1;
+        }
+        if (g == 1)
+            break;
+        g = (g + 1) / 2;
+    }
+    /* (b) C whole, the largest slab that fits */
+    for (int i = 1; oz_bp_slab(c, i) > 0; i++) {
+        oz_bp_plan p = oz_bp_plan_of(c, 1, Mpad, Npad, oz_bp_slab(c, i));
+        if (p.bytes <= budget) {
+            *out = p;
+            return 1;
+        }
+    }
+    /* (c) every slab and every count of row blocks; for each, the widest
+     * column blocks that fit (the bytes grow with nb, the cost falls) */
+    int found = 0;
+    oz_bp_plan best = oz_bp_plan_min(c); /* a value; found says whether it is chosen */
+    double best_cost = 0.0;
+    int64_t best_steps = 0;
+    for (int i = 0; oz_bp_slab(c, i) > 0; i++) {
+        const int64_t ks = oz_bp_slab(c, i);
+        int64_t prev_mb = 0;
+        for (int64_t rows = 1; rows <= Mpad / OZ_PAD_ROWS_A; rows++) {
+            const int64_t mb = oz_bp_balance(c->m, oz_bp_cdiv(c->m, rows), OZ_PAD_ROWS_A);
+            if (mb == prev_mb)
+                continue;
+            prev_mb = mb;
+            /* the largest nb, in units of OZ_PAD_ROWS_B, that fits: lo fits (0: none), hi + 1 does not */
+            int64_t lo = 0, hi = Npad / OZ_PAD_ROWS_B;
+            while (lo < hi) {
+                const int64_t mid = (lo + hi + 1) / 2;
+                if (oz_bp_plan_of(c, 1, mb, mid * OZ_PAD_ROWS_B, ks).bytes <= budget)
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            if (lo == 0)
+                continue;
+            oz_bp_plan p = oz_bp_plan_of(c, 1, mb, oz_bp_balance(c->n, lo * OZ_PAD_ROWS_B, OZ_PAD_ROWS_B), ks);
+            const double cost = oz_bp_plan_cost(c, &p);
+            const int64_t steps = oz_bp_count(c->m, p.mb) * oz_bp_count(c->n, p.nb) * oz_bp_count(c->k, p.ks);
+            if (!found || cost < best_cost ||
+                (cost == best_cost && (steps < best_steps || (steps == best_steps && p.bytes < best.bytes)))) {
+                best = p;
+                best_cost = cost;
+                best_steps = steps;
+                found = 1;
+            }
+        }
+    }
+    if (found)
+        *out = best;
+    return found;
+}
+
+/* The plan the path asks for: the best that fits max(ceiling, the least
+ * need). With ceiling = oz_bp_budget(c) its bytes are min(everything at
+ * once, max(B, min)). */
+static inline oz_bp_plan oz_bp_plan_full(const oz_bp_call *c, int64_t ceiling)
+{
+    oz_bp_plan p = oz_bp_plan_min(c);
+    if (ceiling > p.bytes)
+        (void)oz_bp_plan_make(c, ceiling, &p); /* fits: the least plan does */
+    return p;
+}
+
+#endif
