@@ -29,6 +29,7 @@ struct oz_engine_residue_job {
     int nmod;               /* 1 .. OZ_ENGINE_NMODULI */
     uint8_t *res;
     int64_t res_item_bytes;
+    bool accumulate;        /* add to the planes' residues (a later slab of K) instead of writing them */
 };
 
 /* Enqueues the job on s; returns the first launch error. */

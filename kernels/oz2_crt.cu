@@ -33,7 +33,7 @@ oz2_crt_kernel(const __grid_constant__ oz2_crt_consts cc,
     }
     const uint8_t *res = (const uint8_t *)(slot + job.off_res);
     const int64_t plane = job.Mpad * job.Npad;
-    double *C = job.c.ptr(b);
+    double *C = job.c.ptr(b) + job.c_off;
     double alpha, beta;
     job.sc.load(&alpha, &beta);
     for (int64_t j = (int64_t)blockIdx.y * 8 + threadIdx.y; j < job.n; j += (int64_t)gridDim.y * 8) {

@@ -37,7 +37,11 @@ __global__ void __launch_bounds__(256) oz2_engine_portable_kernel(const oz_engin
     const int8_t *A = job.a.plane(b, q), *B = job.b.plane(b, q);
     const int64_t kpad = job.a.kpad;
     const int32_t mq = oz2_pe_modulus(q);
+    uint8_t *plane = job.res + b * job.res_item_bytes + (int64_t)q * job.a.rows_pad * job.b.rows_pad;
     int32_t res[4] = {0, 0, 0, 0}, acc[4] = {0, 0, 0, 0};
+    if (job.accumulate) /* an earlier slab's residues */
+        for (int jj = 0; jj < 4; jj++)
+            res[jj] = plane[oz_res_row_pos(i0 + tx) + (j0 + ty + 8 * jj) * job.a.rows_pad];
     for (int64_t k0 = 0; k0 < kpad; k0 += OZ2_PE_KSTEP) {
         __syncthreads();
         for (int l = t; l < OZ2_PE_TILE * OZ2_PE_KW; l += 256) { /* 2 words of each operand per thread */
@@ -64,7 +68,6 @@ __global__ void __launch_bounds__(256) oz2_engine_portable_kernel(const oz_engin
             }
         }
     }
-    uint8_t *plane = job.res + b * job.res_item_bytes + (int64_t)q * job.a.rows_pad * job.b.rows_pad;
     for (int jj = 0; jj < 4; jj++)
         plane[oz_res_row_pos(i0 + tx) + (j0 + ty + 8 * jj) * job.a.rows_pad] = (uint8_t)res[jj];
 }

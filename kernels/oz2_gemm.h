@@ -23,9 +23,12 @@ extern "C" {
  * forwards such calls). *w (may be NULL) gets the integer width. */
 int oz2_gemm_moduli(int64_t k, int bits, int *w);
 
-/* Workspace bytes for one batch item (the least oz2_gemm_run accepts) and
- * for the whole batch at once (the most it can use); 0 when the plan is
- * unreachable. With less than the whole, batch items run in groups. */
+/* Workspace bytes: the least oz2_gemm_run accepts (one batch item at a
+ * time, C in blocks of one tile, K in slabs of one chunk) and the most it
+ * asks for (everything at once, or the best plan within the Phase 22
+ * path's bound: kernels/block_plan.h); 0 when the plan is unreachable.
+ * With less than the whole, batch items run in groups, C in blocks, K in
+ * slabs. */
 size_t oz2_gemm_workspace_min(const oz_gemm_desc *d, int bits);
 size_t oz2_gemm_workspace_full(const oz_gemm_desc *d, int bits);
 
@@ -36,7 +39,8 @@ size_t oz2_gemm_workspace_full(const oz_gemm_desc *d, int bits);
 int oz2_gemm_run(const oz_gemm_desc *d, int bits, void *workspace, size_t workspace_bytes, void *stream);
 
 /* Tests only (tests/gpu), the layer-by-layer checks: where the parts of one
- * batch item's workspace slot are (oz2_params.h's layout), and the path run
+ * batch item's workspace slot are for the whole call at once (one block,
+ * one slab; its slot_bytes is the workspace that gets that plan), and the path run
  * up to `stage`: 1 = scale exponents (int32 per row) and residue planes
  * (N planes of Mpad x Kpad int8 per operand, K contiguous), 2 = also the
  * engine's R_q planes (N planes of Mpad x Npad uint8, column-major). */
@@ -51,6 +55,11 @@ int oz2_gemm_run_stage(const oz_gemm_desc *d, int bits, void *workspace, size_t 
 
 /* Test build only (OZ_TEST_HOOKS), like the two below: whether the current device runs the sm_90a residue engine (else the portable one). */
 int oz2_gemm_sm90_engine(void);
+
+/* Test build only (OZ_TEST_HOOKS): the most the path plans with (its least
+ * need if that is more), so that blocks and slabs happen at small sizes;
+ * 0: the bound. */
+void oz2_gemm_force_budget(size_t bytes);
 
 /* Test build only (OZ_TEST_HOOKS): 0 lets the device pick the residue engine (the
  * sm_90a engine where usable, else the portable one), 1 forces the portable

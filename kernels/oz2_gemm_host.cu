@@ -1,6 +1,7 @@
 /* kernels/oz2_gemm_host.cu: the host entry points of the GPU ozaki2 path (kernels/oz2_gemm.h): plan, workspace sizing and the launch sequence. */
 #include "oz2_gemm.h"
 #include "operand_views.h"
+#include "block_plan.h"
 #include "oz2_params.h"
 
 extern "C" int oz2_gemm_moduli(int64_t k, int bits, int *w)
@@ -11,20 +12,33 @@ extern "C" int oz2_gemm_moduli(int64_t k, int bits, int *w)
     return p.n;
 }
 
-static oz2_layout oz2_layout_of(const oz_gemm_desc *d, int bits)
+/* The call as kernels/block_plan.h sees it (k >= 1 for the sizes: a call
+ * with k == 0 only scales C). */
+static oz_bp_call oz2_call(const oz_gemm_desc *d, int nmod)
 {
-    return oz2_make_layout(d->m, d->n, d->k, oz2_make_plan(d->k, bits));
+    return oz_bp_call_oz2(d->m, d->n, d->k > 0 ? d->k : 1, d->batch, nmod);
 }
+
+/* The most the path asks for: the Phase 22 path's bound (block_plan.h), or
+ * a test's. */
+static int64_t oz2_ceiling(const oz_bp_call &c);
 
 extern "C" size_t oz2_gemm_workspace_min(const oz_gemm_desc *d, int bits)
 {
-    oz2_layout L = oz2_layout_of(d, bits);
-    return L.plan.n ? (size_t)L.slot_bytes : 0;
+    const int n = oz2_make_plan(d->k, bits).n;
+    if (n == 0)
+        return 0;
+    const oz_bp_call c = oz2_call(d, n);
+    return (size_t)oz_bp_plan_min(&c).bytes;
 }
 
 extern "C" size_t oz2_gemm_workspace_full(const oz_gemm_desc *d, int bits)
 {
-    return oz2_gemm_workspace_min(d, bits) * (size_t)(d->batch > 0 ? d->batch : 1);
+    const int n = oz2_make_plan(d->k, bits).n;
+    if (n == 0)
+        return 0;
+    const oz_bp_call c = oz2_call(d, n);
+    return (size_t)oz_bp_plan_full(&c, oz2_ceiling(c)).bytes;
 }
 
 #ifdef OZ_TEST_HOOKS /* tests only: 1 the portable engine, 2 the sm_90a one, 0 the device's */
@@ -33,9 +47,22 @@ extern "C" void oz2_gemm_force_engine(int which)
 {
     g_force_engine = which;
 }
+/* Tests only: the most the path plans with (its least need if that is
+ * more), so that blocks of C and slabs of K happen at small sizes; 0: off. */
+static size_t g_force_budget;
+extern "C" void oz2_gemm_force_budget(size_t bytes)
+{
+    g_force_budget = bytes;
+}
 #else
 static const int g_force_engine = 0;
+#define g_force_budget ((size_t)0)
 #endif
+
+static int64_t oz2_ceiling(const oz_bp_call &c)
+{
+    return g_force_budget ? (int64_t)g_force_budget : oz_bp_budget(&c);
+}
 
 #define OZ2_TRY(call)                                                                                \
     do {                                                                                             \
@@ -66,40 +93,75 @@ static cudaError_t oz2_use_sm90_engine(bool *use)
     return cudaSuccess;
 }
 
+/* The plan for a workspace of `bytes` (0 when none fits), and N and w. */
+static bool oz2_plan_for(const oz_gemm_desc *d, int bits, size_t bytes, oz_bp_plan *P, oz2_plan *plan)
+{
+    *plan = oz2_make_plan(d->k, bits);
+    if (plan->n == 0)
+        return false;
+    const oz_bp_call c = oz2_call(d, plan->n);
+    int64_t budget = bytes < (size_t)INT64_MAX ? (int64_t)bytes : INT64_MAX;
+    if (g_force_budget) {
+        const int64_t forced = oz_bp_plan_full(&c, oz2_ceiling(c)).bytes;
+        budget = budget < forced ? budget : forced;
+    }
+    return oz_bp_plan_make(&c, budget, P);
+}
+
+/* A batch item's whole-call plan (one block, one slab): the layer tests' layout. */
 extern "C" int oz2_gemm_layout(const oz_gemm_desc *d, int bits, oz2_gemm_layout_info *out)
 {
-    const oz2_layout L = oz2_layout_of(d, bits);
-    if (L.plan.n == 0)
+    const oz2_plan plan = oz2_make_plan(d->k, bits);
+    if (plan.n == 0)
         return cudaErrorInvalidValue;
-    *out = oz2_gemm_layout_info{L.plan.n, L.plan.w, L.Mpad, L.Npad, L.Kpad, L.offA, L.offB, L.offScaleA, L.offScaleB,
-                                L.offSpecial, L.offRes, L.slot_bytes};
+    const oz_bp_call c = oz2_call(d, plan.n);
+    const oz_bp_plan P = oz_bp_plan_of(&c, 1, oz_bp_rup(d->m, OZ_PAD_ROWS_A), oz_bp_rup(d->n, OZ_PAD_ROWS_B), c.k);
+    *out = oz2_gemm_layout_info{plan.n, plan.w, P.Mpad, P.Npad, oz_round_up(c.k, OZ_PAD_K), 0, P.off_res_b,
+                                P.off_scale_a, P.off_scale_b, P.off_special, P.off_out, P.slot_bytes};
     return cudaSuccess;
 }
 
-/* The launch sequence; stage 0 runs it all, 1 stops after the residue
- * planes, 2 after the engine's R_q planes (layer tests). */
+/* Where an operand's residues for one block and slab go: rows r0 .. r0 +
+ * rows - 1 (their scales from row r0 of the whole item's), kl of K, N
+ * planes at off_res. */
+static oz_operand_ws oz2_block_ws(const oz_operand_ws &w, int64_t off_res, int64_t r0, int64_t rows, int64_t kl)
+{
+    oz_operand_ws b = w;
+    b.off_res = off_res;
+    b.off_scale += 4 * r0;
+    b.rows_pad = oz_round_up(rows, OZ_PAD_ROWS_A);
+    b.kpad = oz_round_up(kl, OZ_PAD_K);
+    b.plane_rows = b.rows_pad;
+    return b;
+}
+
+/* The launch sequence, by plan (block_plan.h), batch items in groups: the
+ * scales and special flags of whole items; per block of C, per slab of K
+ * the residues of the block's rows of op(A) and columns of op(B) and the
+ * engine, each slab's R_q added to the block's planes (modulo m_q), then
+ * the CRT and epilogue of the block; last the Inf/NaN fix-up of whole
+ * items. Stage 0 runs it all, 1 stops after the residue planes, 2 after
+ * the engine's R_q planes (the layer tests, on whole-call plans). */
 static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t workspace_bytes, void *stream, int stage)
 {
     if (d->m <= 0 || d->n <= 0 || d->batch <= 0)
         return cudaSuccess;
     cudaStream_t s = (cudaStream_t)stream;
-    const oz2_layout L = oz2_layout_of(d, bits);
-    if (L.plan.n == 0 || workspace == nullptr)
+    oz_bp_plan P;
+    oz2_plan plan;
+    if (workspace == nullptr || !oz2_plan_for(d, bits, workspace_bytes, &P, &plan))
         return cudaErrorInvalidValue;
     bool sm90 = false;
     OZ2_TRY(oz2_use_sm90_engine(&sm90));
-    int64_t per_group = (int64_t)(workspace_bytes / (size_t)L.slot_bytes);
-    const int64_t max_group = sm90 ? 65535 : 65535 / L.plan.n; /* grid z limits */
-    if (per_group < 1)
-        return cudaErrorInvalidValue;
-    if (per_group > max_group)
-        per_group = max_group;
+    const int64_t max_group = sm90 ? 65535 : 65535 / plan.n; /* grid z limits */
+    const int64_t per_group = P.group < max_group ? P.group : max_group;
 
     oz2_crt_consts cc;
-    oz2_crt_init(&cc, L.plan.n);
+    oz2_crt_init(&cc, plan.n);
     char *ws = (char *)workspace;
-    const oz_operand_ws wa = {ws, L.slot_bytes, L.offA, L.offScaleA, L.offSpecial, L.Mpad, L.Kpad, L.Mpad};
-    const oz_operand_ws wb = {ws, L.slot_bytes, L.offB, L.offScaleB, L.offSpecial + 4, L.Npad, L.Kpad, L.Npad};
+    /* whole items: scales and flags */
+    const oz_operand_ws wa = {ws, P.slot_bytes, 0, P.off_scale_a, P.off_special, P.Mpad, 0, 0};
+    const oz_operand_ws wb = {ws, P.slot_bytes, 0, P.off_scale_b, P.off_special + 4, P.Npad, 0, 0};
     const oz_view va0 = oz_view_a(d), vb0 = oz_view_b(d);
     const oz_scalars sc = oz_scalars_of(d);
 
@@ -107,24 +169,37 @@ static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t work
         const int64_t group = d->batch - b0 < per_group ? d->batch - b0 : per_group;
         const oz_view va = oz_view_from(va0, b0), vb = oz_view_from(vb0, b0);
         const oz_out c = oz_out_from(d, b0);
-        oz2_crt_job job = {ws, L.slot_bytes, L.offScaleA, L.offScaleB, L.offRes, L.Mpad, L.Npad, d->m, d->n,
-                           L.plan.w, d->k == 0, c, sc};
         if (d->k > 0) {
             /* the special flags of A and B, one word each, in every item's slot */
-            OZ2_TRY(cudaMemset2DAsync(wa.special(0), (size_t)L.slot_bytes, 0, 8, (size_t)group, s));
+            OZ2_TRY(cudaMemset2DAsync(wa.special(0), (size_t)P.slot_bytes, 0, 8, (size_t)group, s));
             OZ2_TRY(oz_launch_operand_scale(va, wa, group, s));
             OZ2_TRY(oz_launch_operand_scale(vb, wb, group, s));
-            OZ2_TRY(oz2_launch_residues(va, wa, L.plan.n, L.plan.w, group, s));
-            OZ2_TRY(oz2_launch_residues(vb, wb, L.plan.n, L.plan.w, group, s));
-            if (stage == 1)
-                continue;
-            oz_engine_residue_job ej = {wa, wb, d->m, d->n, L.plan.n, (uint8_t *)(ws + L.offRes), L.slot_bytes};
-            OZ2_TRY(sm90 ? oz_engine_residues(ej, group, s) : oz2_engine_residues_portable(ej, group, s));
         }
-        if (stage != 0)
-            continue;
-        OZ2_TRY(oz2_launch_crt(cc, job, group, s));
-        if (d->k > 0)
+        for (int64_t m0 = 0; m0 < d->m; m0 += P.mb) {
+            const int64_t rows = d->m - m0 < P.mb ? d->m - m0 : P.mb;
+            for (int64_t n0 = 0; n0 < d->n; n0 += P.nb) {
+                const int64_t cols = d->n - n0 < P.nb ? d->n - n0 : P.nb;
+                const int64_t mbp = oz_round_up(rows, OZ_PAD_ROWS_A), nbp = oz_round_up(cols, OZ_PAD_ROWS_B);
+                for (int64_t k0 = 0; k0 < d->k; k0 += P.ks) {
+                    const int64_t kl = d->k - k0 < P.ks ? d->k - k0 : P.ks;
+                    const oz_operand_ws ba = oz2_block_ws(wa, 0, m0, rows, kl);
+                    const oz_operand_ws bb = oz2_block_ws(wb, P.off_res_b, n0, cols, kl);
+                    OZ2_TRY(oz2_launch_residues(oz_view_part(va, m0, rows, k0, kl), ba, plan.n, plan.w, group, s));
+                    OZ2_TRY(oz2_launch_residues(oz_view_part(vb, n0, cols, k0, kl), bb, plan.n, plan.w, group, s));
+                    if (stage == 1)
+                        continue;
+                    oz_engine_residue_job ej = {ba, bb, rows, cols, plan.n, (uint8_t *)(ws + P.off_out), P.slot_bytes,
+                                                k0 > 0};
+                    OZ2_TRY(sm90 ? oz_engine_residues(ej, group, s) : oz2_engine_residues_portable(ej, group, s));
+                }
+                if (stage != 0)
+                    continue;
+                oz2_crt_job job = {ws, P.slot_bytes, P.off_scale_a + 4 * m0, P.off_scale_b + 4 * n0, P.off_out, mbp,
+                                   nbp, rows, cols, plan.w, d->k == 0, c, m0 + n0 * d->ldc, sc};
+                OZ2_TRY(oz2_launch_crt(cc, job, group, s));
+            }
+        }
+        if (stage == 0 && d->k > 0)
             OZ2_TRY(oz_launch_special_fixup(va, vb, wa, wb, c, sc, d->m, d->n, group, s));
     }
     return cudaSuccess;

@@ -9,46 +9,18 @@
 #include "engine.h"
 #include "p22_params.h"
 
-/* Alignment of every part of a slot: the engine's TMA maps want 16-byte
- * strides and bases; 1024 keeps the swizzle atom aligned too. */
-#define OZ2_ALIGN 1024
-
-/* One batch item's part of the workspace (ozaki2.md steps 2-3):
- *   resA   N planes of Mpad x Kpad int8 (symmetric residues of a'', K contiguous)
- *   resB   N planes of Npad x Kpad int8
- *   scaleA int32[Mpad], scaleB int32[Npad]   (oz_scale_exponent; OZ_SCALE_SPECIAL: Inf/NaN)
- *   special int32[2]: nonzero when any row of A / column of B of the item is special
- *   res    N planes of Mpad x Npad uint8: the engine's R_q, column-major,
- *          rows permuted within groups of 128 (kernels/res_layout.h)
+/* One batch item's part of the workspace (ozaki2.md steps 2-3) is laid out
+ * by kernels/block_plan.h (oz_bp_call_oz2) for a block of mb rows and nb
+ * columns of C and a slab of K:
+ *   residues of op(A)   N planes of mb x kpad int8 (symmetric residues of a'', K contiguous)
+ *   residues of op(B)   N planes of nb x kpad int8
+ *   scales              int32 per row of op(A), per column of op(B), whole
+ *                       (oz_scale_exponent; OZ_SCALE_SPECIAL: Inf/NaN)
+ *   special             int32[2]: nonzero when any row of A / column of B of the item is special
+ *   out                 N planes of mb x nb uint8: the engine's R_q, column-major,
+ *                       rows permuted within groups of 128 (kernels/res_layout.h),
+ *                       the slabs' residues added modulo m_q
  * Padding rows/columns and K hold zeros. */
-struct oz2_layout {
-    oz2_plan plan;
-    int64_t m, n, k, Mpad, Npad, Kpad;
-    int64_t offA, offB, offScaleA, offScaleB, offSpecial, offRes, slot_bytes;
-};
-
-static inline __host__ __device__ int64_t oz2_align(int64_t x) { return oz_round_up(x, OZ2_ALIGN); }
-
-static inline oz2_layout oz2_make_layout(int64_t m, int64_t n, int64_t k, oz2_plan plan)
-{
-    oz2_layout L;
-    L.plan = plan;
-    L.m = m;
-    L.n = n;
-    L.k = k;
-    L.Mpad = oz_round_up(m, OZ_PAD_ROWS_A);
-    L.Npad = oz_round_up(n, OZ_PAD_ROWS_B);
-    L.Kpad = oz_round_up(k, OZ_PAD_K);
-    const int64_t N = plan.n;
-    L.offA = 0;
-    L.offB = L.offA + oz2_align(N * L.Mpad * L.Kpad);
-    L.offScaleA = L.offB + oz2_align(N * L.Npad * L.Kpad);
-    L.offScaleB = L.offScaleA + oz2_align(4 * L.Mpad);
-    L.offSpecial = L.offScaleB + oz2_align(4 * L.Npad);
-    L.offRes = L.offSpecial + OZ2_ALIGN;
-    L.slot_bytes = L.offRes + oz2_align(N * L.Mpad * L.Npad);
-    return L;
-}
 
 /* The CRT and epilogue kernel's work for one group of batch items. */
 struct oz2_crt_job {
@@ -58,6 +30,7 @@ struct oz2_crt_job {
     int w;
     bool vanish;    /* k == 0: C = beta C */
     oz_out c;
+    int64_t c_off;  /* element (0, 0) of the block in each item's C */
     oz_scalars sc;
 };
 

@@ -51,6 +51,7 @@ struct oz_engine_params {
     /* residue planes */
     uint8_t *res;
     int64_t res_item_bytes, res_rows, res_cols;
+    int res_accumulate; /* the planes hold an earlier slab's residues: add to them */
 };
 
 /* Tile t of the schedule: batch item, tile row, and tile column. */
@@ -308,7 +309,7 @@ struct oz_mode_p22 {
 };
 
 /* Residue planes: R_q = acc mod m_q, added modulo m_q to the previous K
- * chunks' residue, stored as bytes (column-major, leading dimension
+ * chunks' residue (and to the planes' where the job accumulates), stored as bytes (column-major, leading dimension
  * res_rows, rows permuted within groups of 128 as kernels/res_layout.h says:
  * one 32-bit store per column holds a thread's four rows). */
 struct oz_mode_res {
@@ -344,7 +345,7 @@ struct oz_mode_res {
             uint32_t r[4] = {(uint32_t)oz_engine_mod(acc0[idx], q), (uint32_t)oz_engine_mod(acc0[idx + 2], q),
                              (uint32_t)oz_engine_mod(acc1[idx], q), (uint32_t)oz_engine_mod(acc1[idx + 2], q)};
             uint32_t *p = (uint32_t *)(base + j * P.res_rows);
-            if (c > 0) {
+            if (c > 0 || P.res_accumulate) {
                 const uint32_t old = *p;
 #pragma unroll
                 for (int e = 0; e < 4; e++) {
@@ -658,5 +659,6 @@ cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, 
     p.res_item_bytes = job.res_item_bytes;
     p.res_rows = job.a.plane_rows;
     p.res_cols = job.b.plane_rows;
+    p.res_accumulate = job.accumulate;
     return oz_engine_launch<oz_mode_res>(ta, tb, p, job.a.plane_rows, job.b.plane_rows, group, s);
 }

@@ -99,8 +99,15 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk, int big)
     gemm_case_reference(&c, ref_oz2, &bits, idx);
     gemm_case_upload(&c);
     const oz_gemm_desc d = c.d;
-    /* a workspace for one item only, some of the time: batches then run in groups */
-    size_t wsb = rng_range(0, 1) ? oz2_gemm_workspace_full(&d, bits) : oz2_gemm_workspace_min(&d, bits);
+    /* the full workspace, the least (batch items one at a time, blocks of C
+     * of one tile, slabs of K of one chunk), or a plan in between (a forced
+     * budget: C whole with slabs, or larger blocks; kernels/block_plan.h) */
+    const int wsk = (int)rng_range(0, 2);
+    if (wsk == 2) {
+        const size_t lo = oz2_gemm_workspace_min(&d, bits), hi = oz2_gemm_workspace_full(&d, bits);
+        oz2_gemm_force_budget(lo + (size_t)((double)(hi - lo) * rng_unit()));
+    }
+    size_t wsb = wsk == 0 ? oz2_gemm_workspace_min(&d, bits) : oz2_gemm_workspace_full(&d, bits);
     if (wsb == 0) {
         fprintf(stderr, "case %d: zero workspace for a reachable plan\n", idx);
         exit(2);
@@ -123,6 +130,7 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk, int big)
     } else {
         rc = oz2_gemm_run(&d, bits, c.ws, wsb, c.st);
     }
+    oz2_gemm_force_budget(0);
     cases++;
     size_t first;
     const int64_t bad = gemm_case_result(&c, rc, &first);
@@ -167,7 +175,7 @@ static void run_layers(int idx)
         fprintf(stderr, "layers %d: no layout\n", idx);
         exit(2);
     }
-    size_t wsb = oz2_gemm_workspace_min(&d, bits);
+    size_t wsb = (size_t)L.slot_bytes; /* the whole call at once: the layout above */
     char *ws, *h = malloc(wsb);
     CUDA_CHECK(cudaMalloc((void **)&ws, wsb));
     CUDA_CHECK(cudaMemset(ws, 0x77, wsb));

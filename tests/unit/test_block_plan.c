@@ -58,27 +58,28 @@ static void check_plan(const oz_bp_call *c, const oz_bp_plan *p)
     assert_true(p->group >= 1 && p->group <= c->batch && p->group <= OZ_BP_MAX_GROUP);
     if (p->group > 1)
         assert_true(bm == 1 && bn == 1 && bk == 1);
-    assert_int_equal(p->acc_in_c, bk > 1 && c->c_unread);
-    assert_int_equal(p->acc_in_ws, bk > 1 && !c->c_unread);
-    /* residues of a block and a slab, scales of whole items, flags, accumulators */
+    assert_int_equal(p->acc_in_c, bk > 1 && c->acc_bytes && c->c_unread);
+    assert_int_equal(p->acc_in_ws, bk > 1 && c->acc_bytes && !c->c_unread);
+    /* residues of a block and a slab, scales of whole items, flags, accumulators, the block's output */
     const int64_t kpad = oz_bp_rup(p->ks, OZ_PAD_K);
-    assert_true(p->off_res_b >= OZ_P22G_NMODULI * 2 * p->mb * kpad);
-    assert_true(p->off_scale_a - p->off_res_b >= OZ_P22G_NMODULI * 2 * p->nb * kpad);
+    assert_true(p->off_res_b >= (int64_t)c->res_bytes * p->mb * kpad);
+    assert_true(p->off_scale_a - p->off_res_b >= (int64_t)c->res_bytes * p->nb * kpad);
     assert_true(p->off_scale_b - p->off_scale_a >= 4 * Mpad);
     assert_true(p->off_special - p->off_scale_b >= 4 * Npad);
     assert_true(p->off_acc - p->off_special >= 8);
-    assert_true(p->slot_bytes - p->off_acc >= (p->acc_in_ws ? 8 * p->mb * p->nb : 0));
+    assert_true(p->off_out - p->off_acc >= (p->acc_in_ws ? (int64_t)c->acc_bytes * p->mb * p->nb : 0));
+    assert_true(p->slot_bytes - p->off_out >= (int64_t)c->out_bytes * p->mb * p->nb);
     assert_int_equal(p->off_res_b % 256, 0);
     assert_int_equal(p->off_acc % 256, 0);
+    assert_int_equal(p->off_out % 256, 0);
     assert_int_equal(p->slot_bytes % 256, 0);
     assert_int_equal(p->off_scratch, p->slot_bytes * p->group);
-    assert_true(p->bytes - p->off_scratch >= model_scratch(p->mb, p->nb, p->group));
+    assert_true(p->bytes - p->off_scratch >= (c->scratch ? model_scratch(p->mb, p->nb, p->group) : 0));
 }
 
-/* The sizing contract of oz_gemm_workspace_min/full for one call; returns the full plan. */
-static oz_bp_plan check_call(int64_t m, int64_t n, int64_t k, int64_t batch, int c_unread)
+/* The sizing contract of oz_gemm_workspace_min/full (oz2_gemm_...) for one call; returns the full plan. */
+static oz_bp_plan check_plan_call(const oz_bp_call c)
 {
-    const oz_bp_call c = call_of(m, n, k, batch, c_unread);
     const oz_bp_plan mn = oz_bp_plan_min(&c), w = whole(&c);
     const int64_t B = oz_bp_budget(&c);
     const int64_t bound = B > mn.bytes ? B : mn.bytes;
@@ -99,6 +100,11 @@ static oz_bp_plan check_call(int64_t m, int64_t n, int64_t k, int64_t batch, int
     assert_true(oz_bp_plan_make(&c, full.bytes, &p));
     assert_true(same_plan(&p, &full));
     return full;
+}
+
+static oz_bp_plan check_call(int64_t m, int64_t n, int64_t k, int64_t batch, int c_unread)
+{
+    return check_plan_call(call_of(m, n, k, batch, c_unread));
 }
 
 static void test_budget(void **state)
@@ -206,6 +212,42 @@ static void test_random_budgets(void **state)
     assert_true(blocked >= 30); /* the search itself was checked */
 }
 
+/* The ozaki2 calls (N residue bytes per element of A and B, N planes per
+ * element of C, the slabs carried by the planes): the same contract for
+ * the shapes above and every N, the bytes of the issue's sizes printed,
+ * and random budgets between the least and everything at once. */
+static void test_ozaki2(void **state)
+{
+    (void)state;
+    static const int64_t shapes[][4] = {
+        {1, 1, 1, 1}, {1, 1, 300000, 1}, {16384, 64, 16384, 1}, {64, 16384, 16384, 1}, {16384, 16384, 64, 1},
+        {129, 65, 4097, 3}, {8191, 8193, 12289, 1}, {1024, 1024, 1024, 1000}, {4096, 4096, 4096, 16},
+        {4096, 4096, 4096, 1}, {8192, 8192, 8192, 1}, {16384, 16384, 16384, 1}, {2048, 2048, 500000, 1},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        for (int n = 2; n <= 20; n += 6) {
+            const oz_bp_call c = oz_bp_call_oz2(shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], n);
+            const oz_bp_plan p = check_plan_call(c);
+            assert_false(p.acc_in_c || p.acc_in_ws);
+            if (n == 14 && shapes[i][0] == shapes[i][1] && shapes[i][0] == shapes[i][2] && shapes[i][0] >= 4096 &&
+                shapes[i][3] == 1)
+                print_message("ozaki2 N=%d %5" PRId64 "^3: %7.1f MiB (everything at once %7.1f MiB, B %6.1f MiB): "
+                              "mb %" PRId64 " nb %" PRId64 " ks %" PRId64 "\n",
+                              n, shapes[i][0], p.bytes / 1048576.0, whole(&c).bytes / 1048576.0,
+                              oz_bp_budget(&c) / 1048576.0, p.mb, p.nb, p.ks);
+        }
+    for (int it = 0; it < 200; it++) {
+        const int64_t m = oz_rng_range(1, 1500), n = oz_rng_range(1, 1500), k = oz_rng_range(1, 5 * 4096 + 100);
+        const oz_bp_call c = oz_bp_call_oz2(m, n, k, oz_rng_range(1, 3), (int)oz_rng_range(2, 20));
+        const oz_bp_plan mn = oz_bp_plan_min(&c), w = whole(&c);
+        const int64_t budget = mn.bytes + (int64_t)((double)(w.bytes - mn.bytes) * oz_rng_unit());
+        oz_bp_plan p;
+        assert_true(oz_bp_plan_make(&c, budget, &p));
+        check_plan(&c, &p);
+        assert_true(p.bytes <= budget);
+    }
+}
+
 int main(void)
 {
     uint64_t seed = oz_rng_seed_from_env(20261130);
@@ -214,6 +256,7 @@ int main(void)
         cmocka_unit_test(test_square),
         cmocka_unit_test(test_thin_odd_batched),
         cmocka_unit_test(test_random_budgets),
+        cmocka_unit_test(test_ozaki2),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     printf("test_block_plan: seed %" PRIu64 ", %d failed\n", seed, failed);
