@@ -223,9 +223,11 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
         return OZCRT_R_HANDLE_QUERY;
     oz_gemm_desc d = make_desc(c, on_device);
     ozcrt_ws_lease lease = {0};
+    /* Phase 22 asks for at most its bound; ozaki2 for the whole call, else its bound */
     size_t ws_min = ozaki2 ? oz2_gemm_workspace_min(&d, s->bits) : oz_gemm_workspace_min(&d);
+    size_t ws_mid = ozaki2 ? oz2_gemm_workspace_bounded(&d, s->bits) : 0;
     size_t ws_full = ozaki2 ? oz2_gemm_workspace_full(&d, s->bits) : oz_gemm_workspace_full(&d);
-    r = ozcrt_workspace_acquire(c->handle, dev, stream, ws_min, ws_full, &lease);
+    r = ozcrt_workspace_acquire(c->handle, dev, stream, ws_min, ws_mid, ws_full, &lease);
     if (r != OZCRT_R_EMULATED)
         return r;
     if (s->compare) { /* OZCRT_COMPARE=1 or ozcrt_set: native into scratch too, compared on the GPU */

@@ -280,6 +280,19 @@ static ws_buf *alloc_buf(const ozcrt_ws_ops *ops, const ozcrt_ws_request *rq, un
     return b;
 }
 
+/* The sizes a request tries, best first: full, mid, min (a size of 0, or
+ * the one just before again, is skipped); returns how many. */
+static int request_tiers(const ozcrt_ws_request *rq, size_t tiers[3])
+{
+    int n = 0;
+    tiers[n++] = rq->full;
+    if (rq->mid > 0 && rq->mid != tiers[n - 1])
+        tiers[n++] = rq->mid;
+    if (rq->min > 0 && rq->min != tiers[n - 1])
+        tiers[n++] = rq->min;
+    return n;
+}
+
 static ozcrt_reason acquire_eager(const ozcrt_ws_ops *ops, const ozcrt_ws_request *rq, ozcrt_ws_lease *lease)
 {
     unsigned long long sid = 0;
@@ -294,13 +307,13 @@ static ozcrt_reason acquire_eager(const ozcrt_ws_ops *ops, const ozcrt_ws_reques
     reclaim(ops, rq, sid, 0, 0);
     ws_buf *b = NULL;
     if (rq->full > 0) {
-        b = pick(ops, rq, sid, rq->full);
-        if (!b)
-            b = alloc_buf(ops, rq, sid, rq->full); /* before any old buffer is given up */
-        if (!b)
-            b = pick(ops, rq, sid, rq->min);
-        if (!b && rq->min > 0)
-            b = alloc_buf(ops, rq, sid, rq->min);
+        size_t tiers[3];
+        int n = request_tiers(rq, tiers);
+        for (int i = 0; i < n && !b; i++) {
+            b = pick(ops, rq, sid, tiers[i]);
+            if (!b)
+                b = alloc_buf(ops, rq, sid, tiers[i]); /* before any old buffer is given up */
+        }
         if (!b) {
             pthread_mutex_unlock(&g_lock);
             return OZCRT_R_NO_WORKSPACE;
@@ -324,9 +337,10 @@ static ozcrt_reason acquire_captured(const ozcrt_ws_ops *ops, const ozcrt_ws_req
     if (!g)
         return OZCRT_R_CAPTURE_NO_WS;
     g->dev = rq->dev;
-    size_t sizes[2] = {round_up(rq->full), round_up(rq->min)};
-    for (int i = 0; i < 2 && !g->ptr; i++) {
-        size_t bytes = sizes[i];
+    size_t sizes[3];
+    int nsizes = request_tiers(rq, sizes);
+    for (int i = 0; i < nsizes && !g->ptr; i++) {
+        size_t bytes = round_up(sizes[i]);
         pthread_mutex_lock(&g_lock);
         dev_state *ds = dev_of(rq->dev);
         ds->tick++;

@@ -76,6 +76,7 @@ typedef struct ozcrt_ws_request {
     int dev;
     cudaStream_t stream;
     size_t min, full; /* bytes: the call runs with min, best with full (0: needs none) */
+    size_t mid;       /* tried after full and before min (0: none): a bounded plan that still runs well */
     size_t cap;       /* all buffers together, captured ones included */
 } ozcrt_ws_request;
 

@@ -23,13 +23,16 @@ extern "C" {
  * forwards such calls). *w (may be NULL) gets the integer width. */
 int oz2_gemm_moduli(int64_t k, int bits, int *w);
 
-/* Workspace bytes: the least oz2_gemm_run accepts (one batch item at a
- * time, C in blocks of one tile, K in slabs of one chunk) and the most it
- * asks for (everything at once, or the best plan within the Phase 22
- * path's bound: kernels/block_plan.h); 0 when the plan is unreachable.
- * With less than the whole, batch items run in groups, C in blocks, K in
- * slabs. */
+/* Workspace bytes (0 when the plan is unreachable): the least
+ * oz2_gemm_run accepts (one batch item at a time, C in blocks of one tile,
+ * K in slabs of one chunk); the best plan within the Phase 22 path's bound
+ * (kernels/block_plan.h: max(1 GiB, a quarter of the operands' bytes));
+ * and the most it asks for: one batch item's whole call at once where that
+ * is more than the bound (N bytes per element of op(A), op(B) and C), batch
+ * items grouped within the larger of the two. With less, batch items run
+ * in smaller groups, C in blocks, K in slabs: the same bits, slower. */
 size_t oz2_gemm_workspace_min(const oz_gemm_desc *d, int bits);
+size_t oz2_gemm_workspace_bounded(const oz_gemm_desc *d, int bits);
 size_t oz2_gemm_workspace_full(const oz_gemm_desc *d, int bits);
 
 /* Enqueues the path on `stream` (a cudaStream_t). The caller has checked the

@@ -19,26 +19,40 @@ static oz_bp_call oz2_call(const oz_gemm_desc *d, int nmod)
     return oz_bp_call_oz2(d->m, d->n, d->k > 0 ? d->k : 1, d->batch, nmod);
 }
 
-/* The most the path asks for: the Phase 22 path's bound (block_plan.h), or
- * a test's. */
-static int64_t oz2_ceiling(const oz_bp_call &c);
+/* The most the path asks for: `whole` true, the larger of the Phase 22
+ * path's bound and one batch item's whole call (everything at once: N
+ * bytes per element of op(A), op(B) and C, 2x the operands' own bytes at
+ * N = 16); false, the bound alone (block_plan.h). A test's forced budget
+ * replaces both. Measured on the H200 (BENCHMARKS.md run 58): the bound's
+ * blocks of C cost 31% at 8192^3 and 22% at 16384^3 (the residues of
+ * op(A) made once per column block), hence the whole call first. */
+static int64_t oz2_ceiling(const oz_bp_call &c, bool whole);
 
-extern "C" size_t oz2_gemm_workspace_min(const oz_gemm_desc *d, int bits)
+/* The plan's sizes: 0 least, 1 within the bound, 2 the most it asks for. */
+static size_t oz2_workspace(const oz_gemm_desc *d, int bits, int which)
 {
     const int n = oz2_make_plan(d->k, bits).n;
     if (n == 0)
         return 0;
     const oz_bp_call c = oz2_call(d, n);
-    return (size_t)oz_bp_plan_min(&c).bytes;
+    if (which == 0)
+        return (size_t)oz_bp_plan_min(&c).bytes;
+    return (size_t)oz_bp_plan_full(&c, oz2_ceiling(c, which == 2)).bytes;
+}
+
+extern "C" size_t oz2_gemm_workspace_min(const oz_gemm_desc *d, int bits)
+{
+    return oz2_workspace(d, bits, 0);
+}
+
+extern "C" size_t oz2_gemm_workspace_bounded(const oz_gemm_desc *d, int bits)
+{
+    return oz2_workspace(d, bits, 1);
 }
 
 extern "C" size_t oz2_gemm_workspace_full(const oz_gemm_desc *d, int bits)
 {
-    const int n = oz2_make_plan(d->k, bits).n;
-    if (n == 0)
-        return 0;
-    const oz_bp_call c = oz2_call(d, n);
-    return (size_t)oz_bp_plan_full(&c, oz2_ceiling(c)).bytes;
+    return oz2_workspace(d, bits, 2);
 }
 
 #ifdef OZ_TEST_HOOKS /* tests only: 1 the portable engine, 2 the sm_90a one, 0 the device's */
@@ -59,9 +73,15 @@ static const int g_force_engine = 0;
 #define g_force_budget ((size_t)0)
 #endif
 
-static int64_t oz2_ceiling(const oz_bp_call &c)
+static int64_t oz2_ceiling(const oz_bp_call &c, bool whole)
 {
-    return g_force_budget ? (int64_t)g_force_budget : oz_bp_budget(&c);
+    if (g_force_budget)
+        return (int64_t)g_force_budget;
+    const int64_t bound = oz_bp_budget(&c);
+    if (!whole)
+        return bound;
+    const int64_t item = oz_bp_plan_of(&c, 1, oz_bp_rup(c.m, OZ_PAD_ROWS_A), oz_bp_rup(c.n, OZ_PAD_ROWS_B), c.k).bytes;
+    return item > bound ? item : bound;
 }
 
 #define OZ2_TRY(call)                                                                                \
@@ -102,7 +122,7 @@ static bool oz2_plan_for(const oz_gemm_desc *d, int bits, size_t bytes, oz_bp_pl
     const oz_bp_call c = oz2_call(d, plan->n);
     int64_t budget = bytes < (size_t)INT64_MAX ? (int64_t)bytes : INT64_MAX;
     if (g_force_budget) {
-        const int64_t forced = oz_bp_plan_full(&c, oz2_ceiling(c)).bytes;
+        const int64_t forced = oz_bp_plan_full(&c, oz2_ceiling(c, true)).bytes;
         budget = budget < forced ? budget : forced;
     }
     return oz_bp_plan_make(&c, budget, P);

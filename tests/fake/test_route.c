@@ -97,6 +97,11 @@ size_t oz2_gemm_workspace_min(const oz_gemm_desc *d, int bits)
     (void)d, (void)bits;
     return sizeof g_ws;
 }
+size_t oz2_gemm_workspace_bounded(const oz_gemm_desc *d, int bits)
+{
+    (void)d, (void)bits;
+    return sizeof g_ws;
+}
 size_t oz2_gemm_workspace_full(const oz_gemm_desc *d, int bits)
 {
     (void)d, (void)bits;
@@ -111,10 +116,10 @@ int oz2_gemm_run(const oz_gemm_desc *d, int bits, void *ws, size_t bytes, void *
     g_oz2_bits = bits;
     return g_run_err;
 }
-ozcrt_reason ozcrt_workspace_acquire(cublasHandle_t h, int dev, cudaStream_t s, size_t min, size_t full,
+ozcrt_reason ozcrt_workspace_acquire(cublasHandle_t h, int dev, cudaStream_t s, size_t min, size_t mid, size_t full,
                                      ozcrt_ws_lease *lease)
 {
-    (void)h, (void)dev, (void)s, (void)min, (void)full;
+    (void)h, (void)dev, (void)s, (void)min, (void)mid, (void)full;
     g_leases++;
     lease->ptr = g_ws;
     lease->bytes = sizeof g_ws;

@@ -18,7 +18,11 @@
 # workspace-bound: ws_bound under the shim (default thresholds): the device
 #               memory one 8192^3 / 16384^3 call takes beyond its operands
 #               (beta 0 and 1) stays within max(1 GiB, a quarter of the
-#               operands' bytes), and the calls were emulated.
+#               operands' bytes) in the default mode; in the ozaki2 mode
+#               (bits 53: N = 16) within the larger of that and the whole
+#               call (16 bytes per element of A, B, C), and within the
+#               first bound again when OZCRT_MAX_WORKSPACE_MB (2048) keeps
+#               the whole call out; every call emulated.
 # Outputs go to BUILD_DIR/shim-gpu/.
 set -u
 build=$(cd "${1:?usage: life.sh BUILD_DIR CHECK}" && pwd)
@@ -81,12 +85,23 @@ exit-destroy)
     else summary PASS "no ozcrt line on stderr at exit"; fi
     ;;
 workspace-bound)
-    rm -f "$out/wsb.stats"
-    if OZCRT_STATS=1 OZCRT_STATS_FILE="$out/wsb.stats" "$build/interpose/ozcrt-run" -- "$bin/ws_bound" 8192 16384 \
-        > "$out/wsb.txt" 2> "$out/wsb.err"; then summary PASS "$(grep -c ' ok$' "$out/wsb.txt") calls within the bound: $(tr '\n' ';' < "$out/wsb.txt")"
-    else summary FAIL "exit $?: $(tr '\n' ';' < "$out/wsb.txt") see $out/wsb.err"; fi
-    if all_emulated "$out/wsb.stats" cublasDgemm_v2; then summary PASS "its calls were emulated"
-    else summary FAIL "its calls were not emulated, see $out/wsb.stats"; fi
+    # NAME "ENV..." ARGS...: ws_bound ARGS under the shim with ENV (assignments without spaces)
+    wsb() {
+        name=$1
+        envs=$2
+        shift 2
+        rm -f "$out/$name.stats"
+        # shellcheck disable=SC2086
+        if env $envs OZCRT_STATS=1 OZCRT_STATS_FILE="$out/$name.stats" "$build/interpose/ozcrt-run" -- \
+            "$bin/ws_bound" "$@" > "$out/$name.txt" 2> "$out/$name.err"; then
+            summary PASS "$name: $(grep -c ' ok$' "$out/$name.txt") calls within the bound: $(tr '\n' ';' < "$out/$name.txt")"
+        else summary FAIL "$name: exit $?: $(tr '\n' ';' < "$out/$name.txt") see $out/$name.err"; fi
+        if all_emulated "$out/$name.stats" cublasDgemm_v2; then summary PASS "$name: its calls were emulated"
+        else summary FAIL "$name: its calls were not emulated, see $out/$name.stats"; fi
+    }
+    wsb wsb "OZCRT_MODE=phase22" 8192 16384
+    wsb wsb-oz2 "OZCRT_MODE=ozaki2 OZCRT_BITS=53" --whole 16 8192 16384
+    wsb wsb-oz2-cap "OZCRT_MODE=ozaki2 OZCRT_BITS=53 OZCRT_MAX_WORKSPACE_MB=2048" 8192
     ;;
 *)
     echo "life.sh: unknown check $check" >&2

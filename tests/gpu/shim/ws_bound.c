@@ -1,12 +1,17 @@
-/* tests/gpu/shim/ws_bound.c: a plain cuBLAS program that measures the device memory one cublasDgemm_v2 call takes beyond its operands; under the shim, the Phase 22 workspace bound (issue 10): at most max(1 GiB, a quarter of the operands' bytes). */
+/* tests/gpu/shim/ws_bound.c: a plain cuBLAS program that measures the device memory one cublasDgemm_v2 call takes beyond its operands; under the shim, the workspace bound: at most max(1 GiB, a quarter of the operands' bytes) (Phase 22, and ozaki2 under a cap), or for ozaki2 with N moduli the larger of that and the whole call's N bytes per element of A, B and C. */
 #include "shim_util.h"
 
-/* usage: ws_bound n... ; per n, beta 0 and beta 1: "n beta taken_MiB bound_MiB ok|OVER"; exit 1 if any is over */
+/* usage: ws_bound [--whole N] n... ; per n, beta 0 and beta 1: "n beta taken_MiB bound_MiB ok|OVER"; exit 1 if any is over */
 int main(int argc, char **argv)
 {
+    int whole = 0, a0 = 1; /* --whole N: ozaki2's N moduli, the whole call allowed */
+    if (argc > 2 && strcmp(argv[1], "--whole") == 0) {
+        whole = atoi(argv[2]);
+        a0 = 3;
+    }
     const double slack = 64.0 * 1024 * 1024; /* pool granularity, cuBLAS's own small buffers */
     int over = 0;
-    for (int a = 1; a < argc; a++) {
+    for (int a = a0; a < argc; a++) {
         const int n = atoi(argv[a]);
         const size_t bytes = (size_t)8 * (size_t)n * (size_t)n;
         double *A = dev_random(n), *B = dev_random(n), *C = dev_random(n);
@@ -24,7 +29,10 @@ int main(int argc, char **argv)
             CUDA_CHECK(cudaDeviceSynchronize());
             const double taken = free0 > free1 ? (double)(free0 - free1) : 0.0;
             const double quarter = 0.25 * 3.0 * (double)bytes, gib = 1024.0 * 1024 * 1024;
-            const double bound = quarter > gib ? quarter : gib;
+            /* the whole call: N bytes per element of A, B, C, and the scales (16 MiB is ample) */
+            const double all = whole ? (double)whole * 3.0 * (double)n * (double)n + 16.0 * 1048576.0 : 0.0;
+            double bound = quarter > gib ? quarter : gib;
+            bound = all > bound ? all : bound;
             const int ok = taken <= bound + slack;
             over += !ok;
             printf("%d beta=%d taken %.0f MiB bound %.0f MiB %s\n", n, beta_one, taken / 1048576.0,
