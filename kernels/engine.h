@@ -30,6 +30,8 @@ struct oz_engine_residue_job {
     uint8_t *res;
     int64_t res_item_bytes;
     bool accumulate;        /* add to the planes' residues (a later slab of K) instead of writing them */
+    int tile;               /* the sm_90a engine's tiles: 0 by K (engine_cfg.h: OZ_ENGINE_WIDE_MIN_K); tests: 1 the
+                               256 x 128 tiles, 2 the 128 x 256 ones */
 };
 
 /* Enqueues the job on s; returns the first launch error. */

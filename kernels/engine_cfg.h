@@ -12,42 +12,59 @@
  * TMA loads into a STAGES-deep ring of shared-memory stages, full/empty
  * mbarriers) and CONSUMERS warpgroups that share each stage
  * (cooperative): consumer w multiplies logical rows [w WG_M, (w+1) WG_M) of
- * the A stage, as two wgmma m64n128k32 blocks, by the whole B stage: one
- * BLOCK_M x BLOCK_N tile. Logical rows are the rows of the residue planes as
- * the mode lays them out (Phase 22 interleaves the hi and lo slices of each
- * 64 real rows, so a consumer's two blocks are the hi and lo slices of the
- * same 64 rows, and its 128 columns the hi and lo slices of the same 64
- * columns: the four passes of an element of C meet in one thread).
+ * the A stage, as BLOCKS_PER_CONSUMER wgmma m64nMMA_N blocks, by the whole B
+ * stage: one BLOCK_M x BLOCK_N tile. Two shapes, the same area and stage
+ * bytes:
+ * - oz_engine_cfg (Phase 22): two m64n128 blocks a consumer, tile 256 x
+ *   128. Logical rows are the rows of the residue planes as the mode lays
+ *   them out (Phase 22 interleaves the hi and lo slices of each 64 real rows,
+ *   so a consumer's two blocks are the hi and lo slices of the same 64 rows,
+ *   and its 128 columns the hi and lo slices of the same 64 columns: the
+ *   four passes of an element of C meet in one thread).
+ * - oz_engine_cfg_wide (residue mode): one m64n256 block a consumer, tile
+ *   128 x 256: B is read from shared memory once per k step instead of
+ *   twice (10 KB instead of 12 KB a consumer per 64 x 256 x 32).
  *
  * Measured and dropped (BENCHMARKS.md runs 17-20): ping-pong (each consumer
  * its own 128 x 128 tile, 7 stages): the mainloop lost more than the
  * overlapped epilogue won; clusters of 2 with A multicast: every stage
  * waited for the slower CTA's release. */
-struct oz_engine_cfg {
-    static constexpr int MMA_M = 64, MMA_N = 128, MMA_K = 32; /* wgmma.m64n128k32.s8 */
+template <int MMA_N_, int BLOCKS_PER_CONSUMER_, int GROUP_M_>
+struct oz_engine_tile_cfg {
+    static constexpr int MMA_M = 64, MMA_N = MMA_N_, MMA_K = 32; /* wgmma.m64nNk32.s8 */
     static constexpr int CONSUMERS = 2;
-    static constexpr int BLOCKS_PER_CONSUMER = 2;              /* m64 blocks */
-    static constexpr int WG_M = MMA_M * BLOCKS_PER_CONSUMER;   /* 128 logical rows per consumer */
-    static constexpr int BLOCK_M = WG_M * CONSUMERS;           /* 256 logical rows of A per tile */
-    static constexpr int BLOCK_N = MMA_N;                      /* 128 logical rows of B per tile */
-    static constexpr int BLOCK_K = 128;                        /* bytes of K per stage: one 128-byte swizzle row */
+    static constexpr int BLOCKS_PER_CONSUMER = BLOCKS_PER_CONSUMER_; /* m64 blocks */
+    static constexpr int WG_M = MMA_M * BLOCKS_PER_CONSUMER;  /* logical rows per consumer */
+    static constexpr int BLOCK_M = WG_M * CONSUMERS;          /* logical rows of A per tile */
+    static constexpr int BLOCK_N = MMA_N;                     /* logical rows of B per tile */
+    static constexpr int BLOCK_K = 128;                       /* bytes of K per stage: one 128-byte swizzle row */
     static constexpr int THREADS = 128 * (1 + CONSUMERS);
     static constexpr int A_STAGE = BLOCK_M * BLOCK_K;
     static constexpr int B_STAGE = BLOCK_N * BLOCK_K;
     static constexpr int STAGE_BYTES = A_STAGE + B_STAGE;
     static constexpr int STAGES = 4;
-    static constexpr int BARRIERS = 2 * STAGES;                /* full, empty per stage */
+    static constexpr int BARRIERS = 2 * STAGES;               /* full, empty per stage */
+    /* With one m64 block a consumer, the two consumers hold rows 0-63 and
+     * 64-127 of the same columns: each hands the other half of its columns
+     * (2 bytes a thread and column) so that every store is a whole 32-bit
+     * word of res_layout.h (16-bit stores left sectors half-written: their
+     * fills cost DRAM reads and 2% at 8192^3, BENCHMARKS.md run 60). */
+    static constexpr int XCHG_COLS = BLOCKS_PER_CONSUMER == 1 ? MMA_N / 8 : 0; /* columns a thread hands over */
+    static constexpr int XCHG_BYTES = XCHG_COLS * 2 * 128 * CONSUMERS;
     /* + 1024: the base is aligned to the 1024-byte swizzle atom */
-    static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024 + BARRIERS * 8;
+    static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024 + BARRIERS * 8 + XCHG_BYTES;
     static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232; /* setmaxnreg */
-    static constexpr int GROUP_M = 8;     /* tile rasterization: GROUP_M tile rows walked together (L2 reuse) */
+    static constexpr int GROUP_M = GROUP_M_; /* tile rasterization: GROUP_M tile rows walked together (L2 reuse) */
     static constexpr int MAX_CTAS = 160;  /* persistent grid cap: the per-CTA scratch is sized for it */
-    static constexpr int ACC = MMA_M * MMA_N / 128; /* accumulators per thread per block: 64 */
+    static constexpr int ACC = MMA_M * MMA_N / 128; /* accumulators per thread per block */
+    static constexpr int ACC_ALL = ACC * BLOCKS_PER_CONSUMER; /* per thread: block i at [i ACC, (i + 1) ACC) */
     static constexpr int CTHREADS = 128 * CONSUMERS;
     static constexpr int SMEM_LIMIT = 227 * 1024;
     static constexpr int EMPTY_ARRIVALS = CONSUMERS * 4; /* lane 0 of each consuming warp */
 
     static_assert(THREADS == 384, "one producer and two consumer warpgroups");
+    static_assert(MMA_N == 128 || MMA_N == 256, "the wgmma wrappers of sm90_ptx.cuh");
+    static_assert(ACC_ALL == 128, "128 accumulators a consumer thread (the register budget)");
     static_assert(BLOCK_K == 128 && BLOCK_K % MMA_K == 0, "a stage row is one 128-byte swizzle row");
     static_assert(A_STAGE % 1024 == 0 && B_STAGE % 1024 == 0, "stages keep the 1024-byte swizzle alignment");
     static_assert(CONSUMER_REGS * CTHREADS + PRODUCER_REGS * 128 <= 65536, "register file");
@@ -56,6 +73,15 @@ struct oz_engine_cfg {
     static_assert(SMEM_BYTES + STAGE_BYTES + 16 > SMEM_LIMIT, "as many stages as fit");
     static_assert(BLOCK_M <= 256 && BLOCK_N <= 256, "TMA box dimensions");
 };
+/* GROUP_M: 8 tile rows of 256 (BENCHMARKS.md run 49: the best of six), the
+ * same 2048 rows for the wide tiles. */
+typedef oz_engine_tile_cfg<128, 2, 8> oz_engine_cfg;
+typedef oz_engine_tile_cfg<256, 1, 16> oz_engine_cfg_wide;
+/* The residue mode runs the wide tiles from this K on (padded bytes): their
+ * mainloop is cheaper (B read once a k step: 2.2-2.7% at 16384^3), their
+ * per-item epilogue dearer (the exchange), which long runs of K amortize
+ * (1.3% slower at 8192^3; BENCHMARKS.md runs 60-61). */
+#define OZ_ENGINE_WIDE_MIN_K 12288
 
 /* Phase 22 on the engine: the moduli set, the K chunk, and the per-CTA
  * scratch: the residues of all NMOD moduli of a (tile, K chunk) (uint32

@@ -55,6 +55,7 @@ struct oz_engine_params {
 };
 
 /* Tile t of the schedule: batch item, tile row, and tile column. */
+template <class Cfg>
 __device__ __forceinline__ void oz_engine_tile(const oz_engine_params &P, int64_t t, int64_t &b, int &tm, int &tn)
 {
     const int64_t per = (int64_t)P.tiles_m * P.tiles_n;
@@ -70,6 +71,7 @@ __device__ __forceinline__ void oz_engine_tile(const oz_engine_params &P, int64_
 }
 
 /* Work item w of the schedule: its tile, and the moduli [q0, q1) it runs. */
+template <class Cfg>
 __device__ __forceinline__ void oz_engine_item(const oz_engine_params &P, int64_t w, int64_t &b, int &tm, int &tn,
                                                int &q0, int &q1)
 {
@@ -81,7 +83,7 @@ __device__ __forceinline__ void oz_engine_item(const oz_engine_params &P, int64_
         q0 = 0;
         q1 = P.nmod;
     }
-    oz_engine_tile(P, w, b, tm, tn);
+    oz_engine_tile<Cfg>(P, w, b, tm, tn);
 }
 
 /* Row and column, in the consumer's 64 x 128 block, of accumulator idx
@@ -127,6 +129,7 @@ __device__ __forceinline__ int32_t oz_engine_mod(int32_t x, int q)
  * needed; units left when a chunk's first run is short are done before its
  * words are overwritten, the last chunk's after the mainloop. */
 struct oz_mode_p22 {
+    typedef oz_engine_cfg Cfg;
     typedef oz_engine_p22 M;
     static constexpr int KCHUNK = M::KCHUNK;
     static constexpr bool MODULUS_SLOWEST = false; /* the CRT needs every modulus of a tile in one CTA */
@@ -149,7 +152,7 @@ struct oz_mode_p22 {
     double d[4];
     int32_t sc[4];
 
-    __device__ oz_mode_p22(const oz_engine_params &p, int ctid) : P(p), fr(ctid), unit(UNITS)
+    __device__ oz_mode_p22(const oz_engine_params &p, int ctid, void *) : P(p), fr(ctid), unit(UNITS)
     {
         char *scr = P.scratch + (int64_t)blockIdx.x * M::SCRATCH_BYTES;
         res = (uint32_t *)scr + ctid;
@@ -157,8 +160,8 @@ struct oz_mode_p22 {
         P.sc.load(&alpha, &beta);
     }
 
-    __device__ __forceinline__ void modulus_done(int32_t (&acc0)[Cfg::ACC], int32_t (&acc1)[Cfg::ACC], int q,
-                                                 int64_t c, int64_t nchunks, int64_t b, int64_t row0, int64_t col0)
+    __device__ __forceinline__ void modulus_done(int32_t (&acc)[Cfg::ACC_ALL], int q, int64_t c, int64_t nchunks,
+                                                 int64_t b, int64_t row0, int64_t col0)
     {
         if (q == 0)
             finish(); /* the previous chunk's words are about to be overwritten */
@@ -168,8 +171,7 @@ struct oz_mode_p22 {
 #pragma unroll
             for (int e = 0; e < 4; e++) {
                 const int v = 4 * w + e;
-                const int32_t x = v < Cfg::ACC ? acc0[v] : acc1[v - Cfg::ACC];
-                word |= (uint32_t)oz_engine_mod(x, q) << (8 * e);
+                word |= (uint32_t)oz_engine_mod(acc[v], q) << (8 * e);
             }
             word_of(q, w) = word;
         }
@@ -312,48 +314,102 @@ struct oz_mode_p22 {
  * chunks' residue (and to the planes' where the job accumulates), stored as bytes (column-major, leading dimension
  * res_rows, rows permuted within groups of 128 as kernels/res_layout.h says:
  * one 32-bit store per column holds a thread's four rows). */
+template <class C>
 struct oz_mode_res {
+    typedef C Cfg;
     static constexpr int KCHUNK = oz_engine_res::KCHUNK;
     /* all tiles of modulus 0, then of modulus 1, ...: the grouped raster's
      * panels of one modulus stay in L2 across waves (run 37: DRAM reads of
      * an 8192^3 ozaki2 call 20.2 -> 12.3 GB, 16384^3 6% faster) */
     static constexpr bool MODULUS_SLOWEST = true;
-    static_assert(Cfg::WG_M == OZ_RES_GROUP && Cfg::BLOCKS_PER_CONSUMER == 2 && Cfg::MMA_M == 64,
-                  "a consumer's 128 rows are one group of res_layout.h");
+    static_assert(Cfg::MMA_M == 64 && Cfg::BLOCK_M == OZ_RES_GROUP * (Cfg::BLOCKS_PER_CONSUMER == 2 ? 2 : 1) &&
+                      Cfg::CONSUMERS == 2,
+                  "a consumer's blocks, or the two consumers' blocks, are one group of 128 rows of res_layout.h");
+    static constexpr bool XCHG = Cfg::BLOCKS_PER_CONSUMER == 1;
     const oz_engine_params &P;
     oz_frag fr;
+    int cw, ct;   /* consumer, its thread */
+    uint16_t *xb; /* the exchange buffer: [receiving consumer][column][thread] */
     int64_t wpos; /* this thread's word in a column of its group: rows 16 v + g + {0, 8, 64, 72} */
-    __device__ oz_mode_res(const oz_engine_params &p, int ctid) : P(p), fr(ctid)
+    __device__ oz_mode_res(const oz_engine_params &p, int ctid, void *xchg)
+        : P(p), fr(ctid), cw(ctid >> 7), ct(ctid & 127), xb((uint16_t *)xchg)
     {
         wpos = 4 * (8 * (fr.row0 >> 4) + (fr.row0 & 7));
     }
 
-    __device__ __forceinline__ void modulus_done(int32_t (&acc0)[Cfg::ACC], int32_t (&acc1)[Cfg::ACC], int q,
-                                                 int64_t c, int64_t, int64_t b, int64_t row0, int64_t col0)
+    /* The residues' word (byte e: row 8 (e % 2) of block e / 2 of the
+     * group), added modulo m_q to the planes' word where they accumulate,
+     * stored at p (res_layout.h). */
+    static __device__ __forceinline__ void store(uint8_t *p, uint32_t word, uint32_t mq, bool add)
     {
-        if (row0 >= P.res_rows) /* res_rows is whole groups: this consumer's rows are all beyond it */
+        if (add) {
+            const uint32_t old = *(const uint32_t *)p;
+            uint32_t sum = 0;
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                uint32_t r = ((word >> (8 * e)) & 255u) + ((old >> (8 * e)) & 255u);
+                r -= r >= mq ? mq : 0;
+                sum |= r << (8 * e);
+            }
+            word = sum;
+        }
+        *(uint32_t *)p = word;
+    }
+    __device__ __forceinline__ uint32_t pair(const int32_t (&acc)[Cfg::ACC_ALL], int i, int q)
+    {
+        return (uint32_t)oz_engine_mod(acc[i], q) | (uint32_t)oz_engine_mod(acc[i + 2], q) << 8;
+    }
+
+    __device__ __forceinline__ void modulus_done(int32_t (&acc)[Cfg::ACC_ALL], int q, int64_t c, int64_t, int64_t b,
+                                                 int64_t row0, int64_t col0)
+    {
+        /* res_rows is whole groups: this consumer's rows are all beyond it, and
+         * with the exchange the other consumer's too (the same group) */
+        if (row0 >= P.res_rows)
             return;
         const uint32_t mq = (uint32_t)c_emod[q];
-        uint8_t *base = P.res + b * P.res_item_bytes + (int64_t)q * P.res_rows * P.res_cols + row0 + wpos;
+        const bool add = c > 0 || P.res_accumulate;
+        const int64_t grow = row0 & ~(int64_t)(OZ_RES_GROUP - 1);
+        uint8_t *base = P.res + b * P.res_item_bytes + (int64_t)q * P.res_rows * P.res_cols + grow + wpos;
+        /* column ci of the thread: accumulators idx (row 0) and idx + 2 (row 8) of each block */
+        auto idx_of = [](int ci) { return ((ci >> 1) << 2) | (ci & 1); };
+        if constexpr (!XCHG) { /* block h of this consumer: bytes 2 h, 2 h + 1 */
 #pragma unroll
-        for (int idx = 0; idx < Cfg::ACC; idx++) {
-            if (idx & 2) /* idx and idx + 2 are rows 0 and 8 of the same column */
-                continue;
+            for (int ci = 0; ci < Cfg::MMA_N / 4; ci++) {
+                const int idx = idx_of(ci);
+                const int64_t j = col0 + fr.col(idx);
+                if (j >= P.res_cols)
+                    continue;
+                store(base + j * P.res_rows, pair(acc, idx, q) | pair(acc, Cfg::ACC + idx, q) << 16, mq, add);
+            }
+        } else if (cw == 0) { /* the accumulators' indices must be compile-time: one branch a consumer */
+            exchange<0>(acc, q, col0, base, mq, add);
+        } else {
+            exchange<1>(acc, q, col0, base, mq, add);
+        }
+    }
+
+    /* Consumer H's rows are bytes 2 H, 2 H + 1 of the words: it keeps columns
+     * [H, H + 1) XCHG_COLS of its 2 XCHG_COLS, hands the others over. */
+    template <int H>
+    __device__ __forceinline__ void exchange(const int32_t (&acc)[Cfg::ACC_ALL], int q, int64_t col0, uint8_t *base,
+                                             uint32_t mq, bool add)
+    {
+        constexpr int X = Cfg::XCHG_COLS;
+        auto idx_of = [](int ci) { return ((ci >> 1) << 2) | (ci & 1); };
+        oz_named_barrier(1, Cfg::CTHREADS); /* the other consumer has read the buffer's last contents */
+#pragma unroll
+        for (int c2 = 0; c2 < X; c2++)
+            xb[((1 - H) * X + c2) * 128 + ct] = (uint16_t)pair(acc, idx_of((1 - H) * X + c2), q);
+        oz_named_barrier(1, Cfg::CTHREADS);
+#pragma unroll
+        for (int c2 = 0; c2 < X; c2++) {
+            const int idx = idx_of(H * X + c2);
             const int64_t j = col0 + fr.col(idx);
             if (j >= P.res_cols)
                 continue;
-            uint32_t r[4] = {(uint32_t)oz_engine_mod(acc0[idx], q), (uint32_t)oz_engine_mod(acc0[idx + 2], q),
-                             (uint32_t)oz_engine_mod(acc1[idx], q), (uint32_t)oz_engine_mod(acc1[idx + 2], q)};
-            uint32_t *p = (uint32_t *)(base + j * P.res_rows);
-            if (c > 0 || P.res_accumulate) {
-                const uint32_t old = *p;
-#pragma unroll
-                for (int e = 0; e < 4; e++) {
-                    r[e] += (old >> (8 * e)) & 255u;
-                    r[e] -= r[e] >= mq ? mq : 0;
-                }
-            }
-            *p = r[0] | r[1] << 8 | r[2] << 16 | r[3] << 24;
+            const uint32_t mine = pair(acc, idx, q), other = xb[(H * X + c2) * 128 + ct];
+            store(base + j * P.res_rows, H == 0 ? mine | other << 16 : other | mine << 16, mq, add);
         }
     }
     __device__ __forceinline__ void shadow(int) {}
@@ -361,10 +417,11 @@ struct oz_mode_res {
 };
 
 template <class Mode>
-__global__ void __launch_bounds__(Cfg::THREADS, 1)
+__global__ void __launch_bounds__(Mode::Cfg::THREADS, 1)
     oz_sm90_engine_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
                           const oz_engine_params P)
 {
+    typedef typename Mode::Cfg Cfg;
     extern __shared__ __align__(1024) uint8_t smem_raw[];
     const uint32_t sraw = (uint32_t)__cvta_generic_to_shared(smem_raw);
     const uint32_t sA = (sraw + 1023) & ~1023u;
@@ -400,7 +457,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         for (int64_t w = blockIdx.x; w < P.items; w += gridDim.x) {
             int64_t b;
             int tm, tn, q0, q1;
-            oz_engine_item(P, w, b, tm, tn, q0, q1);
+            oz_engine_item<Cfg>(P, w, b, tm, tn, q0, q1);
             for (int64_t c = 0; c < nchunks; c++) {
                 const int nk = kblocks(c);
                 for (int q = q0; q < q1; q++) {
@@ -425,33 +482,39 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     oz_setmaxnreg_inc<Cfg::CONSUMER_REGS>();
     const int cw = wg - 1, ctid = threadIdx.x - 128;
     const bool lane0 = (threadIdx.x & 31) == 0;
-    int32_t acc0[Cfg::ACC], acc1[Cfg::ACC];
+    int32_t acc[Cfg::ACC_ALL]; /* m64 block i at [i ACC, (i + 1) ACC) */
     int st = 0;
     uint32_t ph = 0;
-    const uint32_t a_off0 = cw * Cfg::WG_M * Cfg::BLOCK_K, a_off1 = a_off0 + Cfg::MMA_M * Cfg::BLOCK_K;
-    Mode mode(P, ctid);
+    const uint32_t a_off = cw * Cfg::WG_M * Cfg::BLOCK_K; /* block i: + i MMA_M BLOCK_K */
+    Mode mode(P, ctid, smem_raw + (bars + Cfg::BARRIERS * 8 - sraw)); /* the exchange buffer after the barriers */
     for (int64_t w = blockIdx.x; w < P.items; w += gridDim.x) {
         int64_t b;
         int tm, tn, q0, q1;
-        oz_engine_item(P, w, b, tm, tn, q0, q1);
+        oz_engine_item<Cfg>(P, w, b, tm, tn, q0, q1);
         const int64_t row0 = (int64_t)tm * Cfg::BLOCK_M + cw * Cfg::WG_M, col0 = (int64_t)tn * Cfg::BLOCK_N;
         for (int64_t c = 0; c < nchunks; c++) {
             const int nk = kblocks(c);
             for (int q = q0; q < q1; q++) {
 #pragma unroll
-                for (int i = 0; i < Cfg::ACC; i++)
-                    acc0[i] = acc1[i] = 0;
+                for (int i = 0; i < Cfg::ACC_ALL; i++)
+                    acc[i] = 0;
                 int prev = -1;
                 for (int kb = 0; kb < nk; kb++) {
                     oz_mbar_wait(full(st), ph);
-                    const uint64_t da0 = oz_wgmma_desc(sA + st * Cfg::A_STAGE + a_off0);
-                    const uint64_t da1 = oz_wgmma_desc(sA + st * Cfg::A_STAGE + a_off1);
+                    const uint64_t da = oz_wgmma_desc(sA + st * Cfg::A_STAGE + a_off);
                     const uint64_t db = oz_wgmma_desc(sB + st * Cfg::B_STAGE);
                     oz_wgmma_fence();
 #pragma unroll
                     for (int ks = 0; ks < Cfg::BLOCK_K / Cfg::MMA_K; ks++) {
-                        oz_wgmma_m64n128k32(acc0, da0 + 2 * ks, db + 2 * ks);
-                        oz_wgmma_m64n128k32(acc1, da1 + 2 * ks, db + 2 * ks);
+#pragma unroll
+                        for (int i = 0; i < Cfg::BLOCKS_PER_CONSUMER; i++) {
+                            /* block i's A rows: + i MMA_M BLOCK_K bytes, >> 4 in the descriptor */
+                            const uint64_t dai = da + 2 * ks + i * (Cfg::MMA_M * Cfg::BLOCK_K >> 4);
+                            if constexpr (Cfg::MMA_N == 256)
+                                oz_wgmma_m64n256k32(acc + i * Cfg::ACC, dai, db + 2 * ks);
+                            else
+                                oz_wgmma_m64n128k32(acc + i * Cfg::ACC, dai, db + 2 * ks);
+                        }
                     }
                     oz_wgmma_commit();
                     mode.shadow(nk);    /* while the tensor cores run this stage */
@@ -468,11 +531,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                 if (prev >= 0 && lane0)
                     oz_mbar_arrive(empty(prev));
 #pragma unroll
-                for (int i = 0; i < Cfg::ACC; i++) { /* the results exist only now: no read may move above the wait */
-                    asm volatile("" : "+r"(acc0[i])::"memory");
-                    asm volatile("" : "+r"(acc1[i])::"memory");
-                }
-                mode.modulus_done(acc0, acc1, q, c, nchunks, b, row0, col0);
+                for (int i = 0; i < Cfg::ACC_ALL; i++) /* the results exist only now: no read may move above the wait */
+                    asm volatile("" : "+r"(acc[i])::"memory");
+                mode.modulus_done(acc, q, c, nchunks, b, row0, col0);
             }
         }
     }
@@ -526,6 +587,7 @@ static cudaError_t oz_make_tmap(CUtensorMap *map, const void *base, int64_t kpad
 template <class Mode>
 static cudaError_t oz_engine_prepare(int dev, int *sms)
 {
+    typedef typename Mode::Cfg Cfg;
     static volatile int cached_sms[OZ_ENGINE_MAX_DEVICES];
     if (dev < OZ_ENGINE_MAX_DEVICES && cached_sms[dev]) {
         *sms = cached_sms[dev];
@@ -548,6 +610,7 @@ template <class Mode>
 static cudaError_t oz_engine_launch(const CUtensorMap &ta, const CUtensorMap &tb, oz_engine_params &p, int64_t rows_a,
                                     int64_t rows_b, int64_t group, cudaStream_t s)
 {
+    typedef typename Mode::Cfg Cfg;
     int dev = 0, sms = 0;
     cudaError_t e = cudaGetDevice(&dev);
     if (e != cudaSuccess)
@@ -586,7 +649,9 @@ bool oz_engine_usable(int dev)
         (void)cudaGetLastError();
         return false;
     }
-    if (optin < Cfg::SMEM_BYTES)
+    const int need = oz_engine_cfg::SMEM_BYTES > oz_engine_cfg_wide::SMEM_BYTES ? oz_engine_cfg::SMEM_BYTES
+                                                                                 : oz_engine_cfg_wide::SMEM_BYTES;
+    if (optin < need)
         return false;
     cudaFuncAttributes attr;
     if (cudaFuncGetAttributes(&attr, oz_sm90_engine_kernel<oz_mode_p22>) != cudaSuccess) {
@@ -609,6 +674,7 @@ int64_t oz_engine_p22_scratch_bytes(int64_t tiles_total)
     return ctas * oz_engine_p22::SCRATCH_BYTES;
 }
 
+template <class Cfg>
 static cudaError_t oz_maps(CUtensorMap *ta, CUtensorMap *tb, const oz_operand_ws &a, const oz_operand_ws &b, int nmod,
                            int64_t group)
 {
@@ -621,7 +687,7 @@ static cudaError_t oz_maps(CUtensorMap *ta, CUtensorMap *tb, const oz_operand_ws
 cudaError_t oz_launch_p22_engine(const oz_engine_p22_job &job, int64_t group, cudaStream_t s)
 {
     CUtensorMap ta, tb;
-    cudaError_t e = oz_maps(&ta, &tb, job.a, job.b, OZ_P22G_NMODULI, group);
+    cudaError_t e = oz_maps<oz_mode_p22::Cfg>(&ta, &tb, job.a, job.b, OZ_P22G_NMODULI, group);
     if (e != cudaSuccess)
         return e;
     oz_engine_params p = {};
@@ -644,12 +710,11 @@ cudaError_t oz_launch_p22_engine(const oz_engine_p22_job &job, int64_t group, cu
     return oz_engine_launch<oz_mode_p22>(ta, tb, p, job.a.plane_rows, job.b.plane_rows, group, s);
 }
 
-cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, cudaStream_t s)
+template <class Mode>
+static cudaError_t oz_engine_residues_as(const oz_engine_residue_job &job, int64_t group, cudaStream_t s)
 {
-    if (job.nmod < 1 || job.nmod > OZ_ENGINE_NMODULI || job.a.kpad != job.b.kpad)
-        return cudaErrorInvalidValue;
     CUtensorMap ta, tb;
-    cudaError_t e = oz_maps(&ta, &tb, job.a, job.b, job.nmod, group);
+    cudaError_t e = oz_maps<typename Mode::Cfg>(&ta, &tb, job.a, job.b, job.nmod, group);
     if (e != cudaSuccess)
         return e;
     oz_engine_params p = {};
@@ -660,5 +725,14 @@ cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, 
     p.res_rows = job.a.plane_rows;
     p.res_cols = job.b.plane_rows;
     p.res_accumulate = job.accumulate;
-    return oz_engine_launch<oz_mode_res>(ta, tb, p, job.a.plane_rows, job.b.plane_rows, group, s);
+    return oz_engine_launch<Mode>(ta, tb, p, job.a.plane_rows, job.b.plane_rows, group, s);
+}
+
+cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, cudaStream_t s)
+{
+    if (job.nmod < 1 || job.nmod > OZ_ENGINE_NMODULI || job.a.kpad != job.b.kpad)
+        return cudaErrorInvalidValue;
+    const bool wide = job.tile == 0 ? job.a.kpad >= OZ_ENGINE_WIDE_MIN_K : job.tile == 2;
+    return wide ? oz_engine_residues_as<oz_mode_res<oz_engine_cfg_wide>>(job, group, s)
+                : oz_engine_residues_as<oz_mode_res<oz_engine_cfg>>(job, group, s);
 }

@@ -15,8 +15,11 @@
 static const int32_t moduli[OZ_ENGINE_NMODULI] = {OZ_ENGINE_MODULI(OZ_T_M_)};
 
 /* One case: rows_a x kpad and rows_b x kpad planes, nmod moduli, group items.
- * kind 0: random int8; 1: all -128 (the largest sums, sign-aligned). */
-static int run_case(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int64_t group, int kind)
+ * kind 0: random int8; 1: all -128 (the largest sums, sign-aligned). tile:
+ * the engine's tile shape (oz_engine_residue_job). accumulate: the job runs
+ * twice, the second time adding to the first's planes (2 R_q mod m_q). */
+static int run_case1(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int64_t group, int kind, int tile,
+                     bool accumulate)
 {
     const int64_t pa = rows_a * kpad, pb = rows_b * kpad, pr = rows_a * rows_b;
     const int64_t slot_a = nmod * pa, slot_b = nmod * pb, item = slot_a + slot_b;
@@ -37,7 +40,12 @@ static int run_case(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int6
     job.nmod = nmod;
     job.res = d_res;
     job.res_item_bytes = pr * nmod;
+    job.tile = tile;
     CUDA_CHECK(oz_engine_residues(job, group, 0));
+    if (accumulate) {
+        job.accumulate = true;
+        CUDA_CHECK(oz_engine_residues(job, group, 0));
+    }
     CUDA_CHECK(cudaDeviceSynchronize());
     std::vector<uint8_t> r((size_t)(pr * nmod * group));
     CUDA_CHECK(cudaMemcpy(r.data(), d_res, r.size(), cudaMemcpyDeviceToHost));
@@ -54,6 +62,8 @@ static int run_case(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int6
                     int64_t s = 0;
                     for (int64_t k = 0; k < kpad; k++)
                         s += (int64_t)A[i * kpad + k] * B[j * kpad + k];
+                    if (accumulate)
+                        s *= 2;
                     int64_t want = ((s % moduli[q]) + moduli[q]) % moduli[q];
                     int got = r[(size_t)(b * pr * nmod + q * pr + oz_res_row_pos(i) + j * rows_a)];
                     checked++;
@@ -62,9 +72,20 @@ static int run_case(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int6
                                 q, moduli[q], (long long)i, (long long)j, got, (long long)want);
                 }
         }
-    printf("engine %lldx%lld k=%lld nmod=%d group=%lld kind=%d: %lld checked, %lld wrong\n", (long long)rows_a,
-           (long long)rows_b, (long long)kpad, nmod, (long long)group, kind, (long long)checked, (long long)bad);
+    printf("engine %lldx%lld k=%lld nmod=%d group=%lld kind=%d tile=%d%s: %lld checked, %lld wrong\n",
+           (long long)rows_a, (long long)rows_b, (long long)kpad, nmod, (long long)group, kind, tile,
+           accumulate ? " accumulated" : "", (long long)checked, (long long)bad);
     return bad != 0;
+}
+
+/* The case on both tile shapes, plain and accumulated. */
+static int run_case(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int64_t group, int kind)
+{
+    int fails = 0;
+    for (int tile = 1; tile <= 2; tile++)
+        for (int acc = 0; acc < 2; acc++)
+            fails += run_case1(rows_a, rows_b, kpad, nmod, group, kind, tile, acc != 0);
+    return fails;
 }
 
 int main(void)
@@ -82,6 +103,7 @@ int main(void)
     fails += run_case(256, 384, 4096, 6, 1, 0);
     fails += run_case(128, 128, 65536 + 384, 2, 1, 1); /* two K chunks, sign-aligned: the exact-range hazard */
     fails += run_case(512, 256, 1024, 20, 1, 0); /* every engine modulus */
+    fails += run_case(640, 384, 1152, 5, 2, 0);  /* 640 rows: a partial wide tile; 384 columns: a partial wide B */
     printf("test_engine: %d failed\n", fails);
     return fails ? 1 : 0;
 }
