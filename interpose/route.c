@@ -185,6 +185,24 @@ static int run_ozaki2(void *ctx, const oz_gemm_desc *d, void *ws, size_t ws_byte
     return oz2_gemm_run(d, *(const int *)ctx, ws, ws_bytes, stream);
 }
 
+/* A call's emulated path: its entry point (ctx: the ozaki2 bits) and the
+ * workspace it runs with at least, within the Phase 22 bound (ozaki2 only:
+ * tried when the most cannot be had; 0: none), and at most. */
+typedef struct gpu_path {
+    const char *name;
+    int (*run)(void *ctx, const oz_gemm_desc *d, void *ws, size_t ws_bytes, void *stream);
+    void *ctx;
+    size_t ws_min, ws_mid, ws_full;
+} gpu_path;
+
+static gpu_path path_of(int ozaki2, int *bits, const oz_gemm_desc *d)
+{
+    if (ozaki2)
+        return (gpu_path){"oz2_gemm_run", run_ozaki2, bits, oz2_gemm_workspace_min(d, *bits),
+                          oz2_gemm_workspace_bounded(d, *bits), oz2_gemm_workspace_full(d, *bits)};
+    return (gpu_path){"oz_gemm_run", run_phase22, NULL, oz_gemm_workspace_min(d), 0, oz_gemm_workspace_full(d)};
+}
+
 /* Everything after the pure checks; *status set when the call is taken.
  * *nmod: the ozaki2 plan's moduli count (0: Phase 22, or not planned). */
 static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const ozcrt_real_table *real,
@@ -222,23 +240,18 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
     if (real->cublasGetStream_v2(c->handle, &stream) != CUBLAS_STATUS_SUCCESS)
         return OZCRT_R_HANDLE_QUERY;
     oz_gemm_desc d = make_desc(c, on_device);
+    int bits = s->bits;
+    const gpu_path gp = path_of(ozaki2, &bits, &d);
     ozcrt_ws_lease lease = {0};
-    /* Phase 22 asks for at most its bound; ozaki2 for the whole call, else its bound */
-    size_t ws_min = ozaki2 ? oz2_gemm_workspace_min(&d, s->bits) : oz_gemm_workspace_min(&d);
-    size_t ws_mid = ozaki2 ? oz2_gemm_workspace_bounded(&d, s->bits) : 0;
-    size_t ws_full = ozaki2 ? oz2_gemm_workspace_full(&d, s->bits) : oz_gemm_workspace_full(&d);
-    r = ozcrt_workspace_acquire(c->handle, dev, stream, ws_min, ws_mid, ws_full, &lease);
+    r = ozcrt_workspace_acquire(c->handle, dev, stream, gp.ws_min, gp.ws_mid, gp.ws_full, &lease);
     if (r != OZCRT_R_EMULATED)
         return r;
     if (s->compare) { /* OZCRT_COMPARE=1 or ozcrt_set: native into scratch too, compared on the GPU */
         pthread_once(&g_report_once, register_report);
-        int bits = s->bits;
         char mode[OZCMP_SITE_MODE_MAX] = "phase22";
-        ozcmp_path path = {mode, run_phase22, NULL, ozcmp_bound_phase22()};
-        if (ozaki2) {
+        if (ozaki2)
             snprintf(mode, sizeof mode, "ozaki2/%d", bits);
-            path = (ozcmp_path){mode, run_ozaki2, &bits, ozcmp_bound_ozaki2(oz2_w)};
-        }
+        ozcmp_path path = {mode, gp.run, gp.ctx, ozaki2 ? ozcmp_bound_ozaki2(oz2_w) : ozcmp_bound_phase22()};
         ozcmp_site site = {ozcrt_entry_name(c->ep), (int)c->transa, (int)c->transb, c->m, c->n, c->k, c->batch, NULL};
         int st = ozcmp_gemm(&site, &path, &d, ozcrt_native_into, (void *)c, lease.ptr, lease.bytes, (void *)stream,
                             s->compare_result ? OZCMP_RESULT_NATIVE : OZCMP_RESULT_EMULATED);
@@ -246,8 +259,7 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
         *status = (cublasStatus_t)st;
         return st == 0 ? OZCRT_R_EMULATED : OZCRT_R_FAILED;
     }
-    int err = ozaki2 ? oz2_gemm_run(&d, s->bits, lease.ptr, lease.bytes, (void *)stream)
-                     : oz_gemm_run(&d, lease.ptr, lease.bytes, (void *)stream);
+    int err = gp.run(gp.ctx, &d, lease.ptr, lease.bytes, (void *)stream);
     ozcrt_workspace_release(&lease);
     if (err != 0) {
         /* A launch error comes back from the launch that failed, and the
@@ -260,7 +272,7 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
         ozcrt_error("ozcrt: %s m=%lld n=%lld k=%lld batch=%lld: %s failed: %s; the call goes to cuBLAS "
                     "(launch-failed)",
                     ozcrt_entry_name(c->ep), (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->batch,
-                    ozaki2 ? "oz2_gemm_run" : "oz_gemm_run", cudaGetErrorString((cudaError_t)err));
+                    gp.name, cudaGetErrorString((cudaError_t)err));
         return OZCRT_R_LAUNCH_FAILED;
     }
     *status = CUBLAS_STATUS_SUCCESS;
