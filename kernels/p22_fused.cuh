@@ -90,7 +90,11 @@ template <class Cfg, class Mma, int OUT>
 __global__ void __launch_bounds__(Cfg::THREADS, 1) oz_p22_fused_kernel(oz_gemm_params P)
 {
     extern __shared__ __align__(1024) int8_t smem_raw[];
-    int8_t *smem = (int8_t *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    /* aligned by an offset from smem_raw, not through an integer: so the
+     * compiler still knows the pointer is shared memory (LDS/STS for the CRT
+     * sums, not generic LD/ST: the "54 -> 59 ms" of the mma.sync kernel,
+     * BENCHMARKS.md session 6) */
+    int8_t *smem = smem_raw + ((1024u - ((uint32_t)__cvta_generic_to_shared(smem_raw) & 1023u)) & 1023u);
     constexpr int ELEMS = Mma::ELEMS;
     static_assert(ELEMS * Cfg::THREADS == Cfg::CTA_M * Cfg::CTA_N, "every element of the tile once");
     const int64_t b = blockIdx.y;
