@@ -175,6 +175,19 @@ static void test_thin_odd_batched(void **state)
     assert_int_equal(p.group, 500);
 }
 
+/* A plan of c for a random budget between its least need and everything at
+ * once: it exists, is valid and fits; *budget gets the budget. */
+static oz_bp_plan plan_in_random_budget(const oz_bp_call *c, int64_t *budget)
+{
+    const oz_bp_plan mn = oz_bp_plan_min(c), w = whole(c);
+    *budget = mn.bytes + (int64_t)((double)(w.bytes - mn.bytes) * oz_rng_unit());
+    oz_bp_plan p;
+    assert_true(oz_bp_plan_make(c, *budget, &p));
+    check_plan(c, &p);
+    assert_true(p.bytes <= *budget);
+    return p;
+}
+
 /* Every plan of small calls against all the alternatives: it fits, it is
  * valid, and when blocks of C are needed no fitting plan costs less. */
 static void test_random_budgets(void **state)
@@ -184,12 +197,8 @@ static void test_random_budgets(void **state)
     for (int it = 0; it < 300; it++) {
         const int64_t m = oz_rng_range(1, 1500), n = oz_rng_range(1, 1500), k = oz_rng_range(1, 5 * 4096 + 100);
         const oz_bp_call c = call_of(m, n, k, oz_rng_range(1, 3), (int)oz_rng_range(0, 1));
-        const oz_bp_plan mn = oz_bp_plan_min(&c), w = whole(&c);
-        const int64_t budget = mn.bytes + (int64_t)((double)(w.bytes - mn.bytes) * oz_rng_unit());
-        oz_bp_plan p;
-        assert_true(oz_bp_plan_make(&c, budget, &p));
-        check_plan(&c, &p);
-        assert_true(p.bytes <= budget);
+        int64_t budget;
+        const oz_bp_plan p = plan_in_random_budget(&c, &budget);
         oz_bp_plan again;
         assert_true(oz_bp_plan_make(&c, p.bytes, &again));
         assert_true(same_plan(&p, &again));
@@ -239,12 +248,8 @@ static void test_ozaki2(void **state)
     for (int it = 0; it < 200; it++) {
         const int64_t m = oz_rng_range(1, 1500), n = oz_rng_range(1, 1500), k = oz_rng_range(1, 5 * 4096 + 100);
         const oz_bp_call c = oz_bp_call_oz2(m, n, k, oz_rng_range(1, 3), (int)oz_rng_range(2, 20));
-        const oz_bp_plan mn = oz_bp_plan_min(&c), w = whole(&c);
-        const int64_t budget = mn.bytes + (int64_t)((double)(w.bytes - mn.bytes) * oz_rng_unit());
-        oz_bp_plan p;
-        assert_true(oz_bp_plan_make(&c, budget, &p));
-        check_plan(&c, &p);
-        assert_true(p.bytes <= budget);
+        int64_t budget;
+        (void)plan_in_random_budget(&c, &budget);
     }
 }
 
