@@ -186,21 +186,25 @@ static int run_ozaki2(void *ctx, const oz_gemm_desc *d, void *ws, size_t ws_byte
 }
 
 /* A call's emulated path: its entry point (ctx: the ozaki2 bits) and the
- * workspace it runs with at least, within the Phase 22 bound (ozaki2 only:
- * tried when the most cannot be had; 0: none), and at most. */
+ * workspaces it can run with, best first (ozcrt_workspace_acquire): the most
+ * it asks for; the best plan within OZCRT_MAX_WORKSPACE_MB when that is
+ * less; for ozaki2, whose most is the whole call, the plan within the Phase
+ * 22 bound; its least need. */
 typedef struct gpu_path {
     const char *name;
     int (*run)(void *ctx, const oz_gemm_desc *d, void *ws, size_t ws_bytes, void *stream);
     void *ctx;
-    size_t ws_min, ws_mid, ws_full;
+    size_t ws[OZCRT_WS_SIZES];
 } gpu_path;
 
-static gpu_path path_of(int ozaki2, int *bits, const oz_gemm_desc *d)
+static gpu_path path_of(int ozaki2, int *bits, const oz_gemm_desc *d, size_t cap)
 {
     if (ozaki2)
-        return (gpu_path){"oz2_gemm_run", run_ozaki2, bits, oz2_gemm_workspace_min(d, *bits),
-                          oz2_gemm_workspace_bounded(d, *bits), oz2_gemm_workspace_full(d, *bits)};
-    return (gpu_path){"oz_gemm_run", run_phase22, NULL, oz_gemm_workspace_min(d), 0, oz_gemm_workspace_full(d)};
+        return (gpu_path){"oz2_gemm_run", run_ozaki2, bits,
+                          {oz2_gemm_workspace_full(d, *bits), oz2_gemm_workspace_within(d, *bits, cap),
+                           oz2_gemm_workspace_bounded(d, *bits), oz2_gemm_workspace_min(d, *bits)}};
+    return (gpu_path){"oz_gemm_run", run_phase22, NULL,
+                      {oz_gemm_workspace_full(d), oz_gemm_workspace_within(d, cap), oz_gemm_workspace_min(d), 0}};
 }
 
 /* Everything after the pure checks; *status set when the call is taken.
@@ -241,9 +245,9 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
         return OZCRT_R_HANDLE_QUERY;
     oz_gemm_desc d = make_desc(c, on_device);
     int bits = s->bits;
-    const gpu_path gp = path_of(ozaki2, &bits, &d);
+    const gpu_path gp = path_of(ozaki2, &bits, &d, ozcrt_policy_get()->max_workspace_bytes);
     ozcrt_ws_lease lease = {0};
-    r = ozcrt_workspace_acquire(c->handle, dev, stream, gp.ws_min, gp.ws_mid, gp.ws_full, &lease);
+    r = ozcrt_workspace_acquire(c->handle, dev, stream, gp.ws, &lease);
     if (r != OZCRT_R_EMULATED)
         return r;
     if (s->compare) { /* OZCRT_COMPARE=1 or ozcrt_set: native into scratch too, compared on the GPU */

@@ -248,14 +248,16 @@ static void register_life(void)
 
 /* ---- the shim's calls ---- */
 
-ozcrt_reason ozcrt_workspace_acquire(cublasHandle_t handle, int dev, cudaStream_t stream, size_t min, size_t mid,
-                                     size_t full, ozcrt_ws_lease *lease)
+ozcrt_reason ozcrt_workspace_acquire(cublasHandle_t handle, int dev, cudaStream_t stream,
+                                     const size_t sizes[OZCRT_WS_SIZES], ozcrt_ws_lease *lease)
 {
     pthread_once(&g_life_once, register_life);
     ozcrt_ws_request rq = {
-        .handle = handle, .dev = dev, .stream = stream, .min = min, .full = full, .mid = mid,
+        .handle = handle, .dev = dev, .stream = stream,
         .cap = ozcrt_policy_get()->max_workspace_bytes,
     };
+    for (int i = 0; i < OZCRT_WS_SIZES; i++)
+        rq.sizes[i] = sizes[i];
     return ozcrt_ws_table_acquire(&g_cuda_ops, &rq, lease);
 }
 

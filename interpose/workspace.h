@@ -10,14 +10,14 @@
 #include "stats.h"
 #include "workspace_table.h"
 
-/* A workspace of at least `min` bytes, `full` when it can be had, else
- * `mid` (0: none), for one call of `handle` on `stream` of device `dev`,
- * within OZCRT_MAX_WORKSPACE_MB.
+/* A workspace of one of `sizes` (best first, as ozcrt_ws_request's: the
+ * first that can be had), for one call of `handle` on `stream` of device
+ * `dev`, within OZCRT_MAX_WORKSPACE_MB.
  * On a stream being captured, a fresh buffer that the graph owns. Returns
  * OZCRT_R_EMULATED with the lease held (call ozcrt_workspace_release after
  * enqueueing the work), else OZCRT_R_CAPTURE_NO_WS or OZCRT_R_NO_WORKSPACE. */
-ozcrt_reason ozcrt_workspace_acquire(cublasHandle_t handle, int dev, cudaStream_t stream, size_t min, size_t mid,
-                                     size_t full, ozcrt_ws_lease *lease);
+ozcrt_reason ozcrt_workspace_acquire(cublasHandle_t handle, int dev, cudaStream_t stream,
+                                     const size_t sizes[OZCRT_WS_SIZES], ozcrt_ws_lease *lease);
 void ozcrt_workspace_release(ozcrt_ws_lease *lease);
 
 /* Frees every workspace of `handle` (all devices and streams), each after its

@@ -280,16 +280,14 @@ static ws_buf *alloc_buf(const ozcrt_ws_ops *ops, const ozcrt_ws_request *rq, un
     return b;
 }
 
-/* The sizes a request tries, best first: full, mid, min (a size of 0, or
- * the one just before again, is skipped); returns how many. */
-static int request_tiers(const ozcrt_ws_request *rq, size_t tiers[3])
+/* The sizes a request tries, best first (up to the first 0; one equal to
+ * the one before is skipped); returns how many. */
+static int request_tiers(const ozcrt_ws_request *rq, size_t tiers[OZCRT_WS_SIZES])
 {
     int n = 0;
-    tiers[n++] = rq->full;
-    if (rq->mid > 0 && rq->mid != tiers[n - 1])
-        tiers[n++] = rq->mid;
-    if (rq->min > 0 && rq->min != tiers[n - 1])
-        tiers[n++] = rq->min;
+    for (int i = 0; i < OZCRT_WS_SIZES && rq->sizes[i] > 0; i++)
+        if (n == 0 || rq->sizes[i] != tiers[n - 1])
+            tiers[n++] = rq->sizes[i];
     return n;
 }
 
@@ -306,8 +304,8 @@ static ozcrt_reason acquire_eager(const ozcrt_ws_ops *ops, const ozcrt_ws_reques
     ds->tick++;
     reclaim(ops, rq, sid, 0, 0);
     ws_buf *b = NULL;
-    if (rq->full > 0) {
-        size_t tiers[3];
+    if (rq->sizes[0] > 0) {
+        size_t tiers[OZCRT_WS_SIZES];
         int n = request_tiers(rq, tiers);
         for (int i = 0; i < n && !b; i++) {
             b = pick(ops, rq, sid, tiers[i]);
@@ -331,13 +329,13 @@ static ozcrt_reason acquire_eager(const ozcrt_ws_ops *ops, const ozcrt_ws_reques
 static ozcrt_reason acquire_captured(const ozcrt_ws_ops *ops, const ozcrt_ws_request *rq, ozcrt_ws_lease *lease)
 {
     *lease = (ozcrt_ws_lease){NULL, NULL, 0, rq->stream, 0};
-    if (rq->full == 0)
+    if (rq->sizes[0] == 0)
         return OZCRT_R_EMULATED;
     graph_buf *g = calloc(1, sizeof *g);
     if (!g)
         return OZCRT_R_CAPTURE_NO_WS;
     g->dev = rq->dev;
-    size_t sizes[3];
+    size_t sizes[OZCRT_WS_SIZES];
     int nsizes = request_tiers(rq, sizes);
     for (int i = 0; i < nsizes && !g->ptr; i++) {
         size_t bytes = round_up(sizes[i]);

@@ -38,6 +38,8 @@
 #define OZCRT_WS_IDLE_TICKS 64             /* calls on a device before an unused, completed buffer is freed */
 #define OZCRT_WS_RETRY_TICKS 1024          /* calls on a device before a size that failed is asked again */
 #define OZCRT_WS_MAX_DEVICES 64
+/* Sizes a request may offer (ozcrt_ws_request) */
+#define OZCRT_WS_SIZES 4
 
 /* The CUDA operations the table uses. Each returns a cudaError_t and leaves
  * no error pending for the application (cudaGetLastError is cleared). */
@@ -75,9 +77,11 @@ typedef struct ozcrt_ws_request {
     cublasHandle_t handle;
     int dev;
     cudaStream_t stream;
-    size_t min, full; /* bytes: the call runs with min, best with full (0: needs none) */
-    size_t mid;       /* tried after full and before min (0: none): a bounded plan that still runs well */
-    size_t cap;       /* all buffers together, captured ones included */
+    /* bytes the call can run with, best first: sizes[0] the most it asks for
+     * (0: it needs none), then smaller plans, the last nonzero one its least
+     * need; a 0 ends the list early */
+    size_t sizes[OZCRT_WS_SIZES];
+    size_t cap; /* all buffers together, captured ones included */
 } ozcrt_ws_request;
 
 typedef struct ozcrt_ws_lease {

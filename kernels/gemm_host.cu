@@ -236,29 +236,34 @@ static cudaError_t run_engine(const oz_gemm_desc *d, char *ws, size_t bytes, cud
     return cudaSuccess;
 }
 
-/* Workspace bytes of the mma.sync kernels: residues of all of K, for one
- * batch item or all (their layout is not blocked: on GPUs without the
- * sm_90a engine the workspace is not bounded, a known limitation). */
-static size_t mma_bytes(const oz_gemm_desc *d, bool full)
+/* Workspace bytes of the mma.sync kernels within `budget`: residues of all
+ * of K, for all batch items if that fits, else one (their layout is not
+ * blocked: on GPUs without the sm_90a engine the workspace is not bounded,
+ * a known limitation). */
+static size_t mma_bytes(const oz_gemm_desc *d, size_t budget)
 {
-    return (size_t)oz_make_layout(d->m, d->n, d->k).slot_bytes * (size_t)(full && d->batch > 1 ? d->batch : 1);
+    const size_t item = (size_t)oz_make_layout(d->m, d->n, d->k).slot_bytes;
+    const size_t all = item * (size_t)(d->batch > 1 ? d->batch : 1);
+    return all <= budget ? all : item;
 }
 
-/* Workspace bytes of the engine: the plan it asks for, or its least. */
-static size_t engine_bytes(const oz_gemm_desc *d, bool full)
+/* Workspace bytes of the engine: its best plan within `budget` and the
+ * bound, or its least need. */
+static size_t engine_bytes(const oz_gemm_desc *d, size_t budget)
 {
     const oz_bp_call c = engine_call(d);
-    return (size_t)(full ? oz_bp_plan_full(&c, engine_ceiling(c)) : oz_bp_plan_min(&c)).bytes;
+    const int64_t ceiling = engine_ceiling(c);
+    return (size_t)oz_bp_plan_full(&c, budget < (size_t)ceiling ? (int64_t)budget : ceiling).bytes;
 }
 
 /* What the path of the current device needs (only that path is sized). The
  * test build asks for the larger of the two (its tests size the workspace,
  * then may force the mma.sync kernels), and so does a device that cannot be
  * asked (the run then fails with its error). */
-static size_t oz_workspace_for(const oz_gemm_desc *d, bool full)
+static size_t oz_workspace_for(const oz_gemm_desc *d, size_t budget)
 {
     if (d->m <= 0 || d->n <= 0 || d->k <= 0 || d->batch <= 0)
-        return mma_bytes(d, full); /* the engine runs none of these */
+        return mma_bytes(d, budget); /* the engine runs none of these */
     bool engine = false;
 #ifdef OZ_TEST_HOOKS
     const bool either = true;
@@ -266,19 +271,24 @@ static size_t oz_workspace_for(const oz_gemm_desc *d, bool full)
     const bool either = use_engine(&engine) != cudaSuccess;
 #endif
     if (!either)
-        return engine ? engine_bytes(d, full) : mma_bytes(d, full);
-    const size_t mma = mma_bytes(d, full), eng = engine_bytes(d, full);
+        return engine ? engine_bytes(d, budget) : mma_bytes(d, budget);
+    const size_t mma = mma_bytes(d, budget), eng = engine_bytes(d, budget);
     return mma > eng ? mma : eng;
 }
 
 extern "C" size_t oz_gemm_workspace_min(const oz_gemm_desc *d)
 {
-    return oz_workspace_for(d, false);
+    return oz_workspace_for(d, 0);
 }
 
 extern "C" size_t oz_gemm_workspace_full(const oz_gemm_desc *d)
 {
-    return oz_workspace_for(d, true);
+    return oz_workspace_for(d, SIZE_MAX);
+}
+
+extern "C" size_t oz_gemm_workspace_within(const oz_gemm_desc *d, size_t budget)
+{
+    return oz_workspace_for(d, budget);
 }
 
 #ifdef OZ_TEST_HOOKS

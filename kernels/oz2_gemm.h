@@ -34,6 +34,9 @@ int oz2_gemm_moduli(int64_t k, int bits, int *w);
 size_t oz2_gemm_workspace_min(const oz_gemm_desc *d, int bits);
 size_t oz2_gemm_workspace_bounded(const oz_gemm_desc *d, int bits);
 size_t oz2_gemm_workspace_full(const oz_gemm_desc *d, int bits);
+/* The best plan within `budget` bytes (and the most it asks for), its least
+ * need where nothing smaller fits: e.g. under OZCRT_MAX_WORKSPACE_MB. */
+size_t oz2_gemm_workspace_within(const oz_gemm_desc *d, int bits, size_t budget);
 
 /* Enqueues the path on `stream` (a cudaStream_t). The caller has checked the
  * arguments (cuBLAS's rules); m, n or batch == 0 enqueue nothing. Returns a

@@ -28,31 +28,37 @@ static oz_bp_call oz2_call(const oz_gemm_desc *d, int nmod)
  * op(A) made once per column block), hence the whole call first. */
 static int64_t oz2_ceiling(const oz_bp_call &c, bool whole);
 
-/* The plan's sizes: 0 least, 1 within the bound, 2 the most it asks for. */
-static size_t oz2_workspace(const oz_gemm_desc *d, int bits, int which)
+/* The plan's bytes within `budget` and the ceiling (whole: the most it
+ * asks for; else the bound), or its least need where nothing smaller fits;
+ * 0 when the plan is unreachable. */
+static size_t oz2_workspace(const oz_gemm_desc *d, int bits, size_t budget, bool whole)
 {
     const int n = oz2_make_plan(d->k, bits).n;
     if (n == 0)
         return 0;
     const oz_bp_call c = oz2_call(d, n);
-    if (which == 0)
-        return (size_t)oz_bp_plan_min(&c).bytes;
-    return (size_t)oz_bp_plan_full(&c, oz2_ceiling(c, which == 2)).bytes;
+    const int64_t ceiling = oz2_ceiling(c, whole);
+    return (size_t)oz_bp_plan_full(&c, budget < (size_t)ceiling ? (int64_t)budget : ceiling).bytes;
 }
 
 extern "C" size_t oz2_gemm_workspace_min(const oz_gemm_desc *d, int bits)
 {
-    return oz2_workspace(d, bits, 0);
+    return oz2_workspace(d, bits, 0, true);
 }
 
 extern "C" size_t oz2_gemm_workspace_bounded(const oz_gemm_desc *d, int bits)
 {
-    return oz2_workspace(d, bits, 1);
+    return oz2_workspace(d, bits, SIZE_MAX, false);
 }
 
 extern "C" size_t oz2_gemm_workspace_full(const oz_gemm_desc *d, int bits)
 {
-    return oz2_workspace(d, bits, 2);
+    return oz2_workspace(d, bits, SIZE_MAX, true);
+}
+
+extern "C" size_t oz2_gemm_workspace_within(const oz_gemm_desc *d, int bits, size_t budget)
+{
+    return oz2_workspace(d, bits, budget, true);
 }
 
 #ifdef OZ_TEST_HOOKS /* tests only: 1 the portable engine, 2 the sm_90a one, 0 the device's */

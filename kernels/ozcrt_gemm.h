@@ -44,6 +44,9 @@ typedef struct oz_gemm_desc {
  * of K at least, the whole batch's at most. */
 size_t oz_gemm_workspace_min(const oz_gemm_desc *d);
 size_t oz_gemm_workspace_full(const oz_gemm_desc *d);
+/* What it asks for within `budget` bytes: the best plan that fits (its
+ * least need where nothing smaller fits), e.g. under OZCRT_MAX_WORKSPACE_MB. */
+size_t oz_gemm_workspace_within(const oz_gemm_desc *d, size_t budget);
 
 /* Enqueues the path on `stream` (a cudaStream_t). The caller has checked the
  * arguments (cuBLAS's rules); m, n or batch == 0 enqueue nothing.

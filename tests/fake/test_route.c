@@ -66,15 +66,26 @@ int oz_gemm_device_supported(int dev)
     g_image_asked[dev]++;
     return g_image_of[dev];
 }
+/* The paths' workspace sizes (distinct, so that the order the router hands
+ * them over is seen) and the budget `within` was asked for last. */
+enum { P22_FULL = 3000, P22_WITHIN = 2000, P22_MIN = 100, OZ2_FULL = 5000, OZ2_WITHIN = 4000, OZ2_BOUNDED = 1000,
+       OZ2_MIN = 200 };
+static size_t g_within_budget, g_sizes[OZCRT_WS_SIZES];
 size_t oz_gemm_workspace_min(const oz_gemm_desc *d)
 {
     (void)d;
-    return sizeof g_ws;
+    return P22_MIN;
 }
 size_t oz_gemm_workspace_full(const oz_gemm_desc *d)
 {
     (void)d;
-    return sizeof g_ws;
+    return P22_FULL;
+}
+size_t oz_gemm_workspace_within(const oz_gemm_desc *d, size_t budget)
+{
+    (void)d;
+    g_within_budget = budget;
+    return P22_WITHIN;
 }
 int oz_gemm_run(const oz_gemm_desc *d, void *ws, size_t bytes, void *stream)
 {
@@ -95,17 +106,23 @@ int oz2_gemm_moduli(int64_t k, int bits, int *w)
 size_t oz2_gemm_workspace_min(const oz_gemm_desc *d, int bits)
 {
     (void)d, (void)bits;
-    return sizeof g_ws;
+    return OZ2_MIN;
+}
+size_t oz2_gemm_workspace_within(const oz_gemm_desc *d, int bits, size_t budget)
+{
+    (void)d, (void)bits;
+    g_within_budget = budget;
+    return OZ2_WITHIN;
 }
 size_t oz2_gemm_workspace_bounded(const oz_gemm_desc *d, int bits)
 {
     (void)d, (void)bits;
-    return sizeof g_ws;
+    return OZ2_BOUNDED;
 }
 size_t oz2_gemm_workspace_full(const oz_gemm_desc *d, int bits)
 {
     (void)d, (void)bits;
-    return sizeof g_ws;
+    return OZ2_FULL;
 }
 int oz2_gemm_run(const oz_gemm_desc *d, int bits, void *ws, size_t bytes, void *stream)
 {
@@ -116,10 +133,11 @@ int oz2_gemm_run(const oz_gemm_desc *d, int bits, void *ws, size_t bytes, void *
     g_oz2_bits = bits;
     return g_run_err;
 }
-ozcrt_reason ozcrt_workspace_acquire(cublasHandle_t h, int dev, cudaStream_t s, size_t min, size_t mid, size_t full,
+ozcrt_reason ozcrt_workspace_acquire(cublasHandle_t h, int dev, cudaStream_t s, const size_t sizes[OZCRT_WS_SIZES],
                                      ozcrt_ws_lease *lease)
 {
-    (void)h, (void)dev, (void)s, (void)min, (void)mid, (void)full;
+    (void)h, (void)dev, (void)s;
+    memcpy(g_sizes, sizes, sizeof g_sizes);
     g_leases++;
     lease->ptr = g_ws;
     lease->bytes = sizeof g_ws;
@@ -296,6 +314,32 @@ static void t_launch_failed_sticky(void **state)
     g_run_err = 0;
 }
 
+/* The workspaces a call offers, best first: Phase 22 its most (the bound's
+ * plan), the best plan within OZCRT_MAX_WORKSPACE_MB, its least; ozaki2 the
+ * whole call, the plan within the cap, the plan within the bound, its least. */
+static void t_workspace_sizes(void **state)
+{
+    (void)state;
+    g_dev = 0;
+    g_run_err = 0;
+    const size_t cap = ozcrt_policy_get()->max_workspace_bytes;
+    g_settings.mode = OZCRT_MODE_PHASE22;
+    g_within_budget = 0;
+    assert_int_equal(dgemm(CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
+    const size_t p22[OZCRT_WS_SIZES] = {P22_FULL, P22_WITHIN, P22_MIN, 0};
+    assert_memory_equal(g_sizes, p22, sizeof p22);
+    assert_int_equal(g_within_budget, cap);
+    g_settings.mode = OZCRT_MODE_OZAKI2;
+    g_settings.bits = 53;
+    g_within_budget = 0;
+    assert_int_equal(dgemm(CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
+    const size_t oz2[OZCRT_WS_SIZES] = {OZ2_FULL, OZ2_WITHIN, OZ2_BOUNDED, OZ2_MIN};
+    assert_memory_equal(g_sizes, oz2, sizeof oz2);
+    assert_int_equal(g_within_budget, cap);
+    g_settings.mode = OZCRT_MODE_PHASE22;
+    assert_int_equal(g_leases, 0);
+}
+
 /* Shadow mode, the settings' mode, bits and result; the fake ozcmp_gemm answers `cmp_status`. */
 static void set_shadow(ozcrt_mode mode, int bits, int compare, int native_result, int cmp_status)
 {
@@ -397,6 +441,7 @@ int main(void)
         cmocka_unit_test(t_no_kernel_image),
         cmocka_unit_test(t_launch_failed),
         cmocka_unit_test(t_launch_failed_sticky),
+        cmocka_unit_test(t_workspace_sizes),
         cmocka_unit_test(t_shadow_phase22),
         cmocka_unit_test(t_shadow_ozaki2),
     };

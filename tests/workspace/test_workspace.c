@@ -263,7 +263,7 @@ static void complete_all(void)
 static ozcrt_reason call(cublasHandle_t h, int dev, fake_stream *fs, size_t min, size_t full, size_t cap,
                          ozcrt_ws_lease *lease)
 {
-    ozcrt_ws_request rq = {h, dev, S(fs), min, full, 0, cap};
+    ozcrt_ws_request rq = {h, dev, S(fs), {full, min}, cap};
     memset(lease, 0, sizeof *lease);
     return ozcrt_ws_table_acquire(&g_ops, &rq, lease);
 }
@@ -495,24 +495,25 @@ static void test_cap(void **state)
     assert_int_equal(ozcrt_ws_table_census().total_bytes, 0);
 }
 
-/* A request's middle size (ozaki2's bounded plan) is what it gets when the
- * full one passes the cap or the device's free memory, eager or captured;
- * the least only when the middle one cannot be had either. */
-static void test_mid_tier(void **state)
+/* A request's sizes are tried best first: a smaller plan (the one within
+ * the cap, ozaki2's bounded one) is what it gets when the full one passes
+ * the cap or the device's free memory, eager or captured; the least only
+ * when nothing larger can be had. */
+static void test_fallback_sizes(void **state)
 {
     (void)state;
     cublasHandle_t h = H(11), h2 = H(12);
     fake_stream s;
     new_stream(&s);
     ozcrt_ws_lease lease;
-    ozcrt_ws_request over_cap = {h, 10, S(&s), 2 * MIB, 16 * MIB, 6 * MIB, 8 * MIB};
+    ozcrt_ws_request over_cap = {h, 10, S(&s), {16 * MIB, 6 * MIB, 2 * MIB}, 8 * MIB};
     assert_int_equal(ozcrt_ws_table_acquire(&g_ops, &over_cap, &lease), OZCRT_R_EMULATED);
     assert_true(lease.bytes >= 6 * MIB && lease.bytes <= 8 * MIB);
     ozcrt_ws_table_release(&g_ops, &lease);
     ozcrt_ws_table_destroy_handle(&g_ops, h);
 
     g_free_mem = 10 * MIB; /* the full 16 MiB does not fit the device, 6 MiB does */
-    ozcrt_ws_request short_mem = {h2, 10, S(&s), 2 * MIB, 16 * MIB, 6 * MIB, (size_t)1 << 40};
+    ozcrt_ws_request short_mem = {h2, 10, S(&s), {16 * MIB, 6 * MIB, 2 * MIB}, (size_t)1 << 40};
     assert_int_equal(ozcrt_ws_table_acquire(&g_ops, &short_mem, &lease), OZCRT_R_EMULATED);
     assert_true(lease.bytes >= 6 * MIB && lease.bytes < 16 * MIB);
     ozcrt_ws_table_release(&g_ops, &lease);
@@ -592,7 +593,7 @@ static void *worker(void *arg)
     new_stream(&s[1]);
     for (int r = 0; r < ROUNDS; r++) {
         ozcrt_ws_lease lease;
-        ozcrt_ws_request rq = {g_shared, 8, S(&s[r % 2]), MIB, (size_t)(1 + r % 3) * MIB, 0, (size_t)1 << 40};
+        ozcrt_ws_request rq = {g_shared, 8, S(&s[r % 2]), {(size_t)(1 + r % 3) * MIB, MIB}, (size_t)1 << 40};
         if (ozcrt_ws_table_acquire(&g_ops, &rq, &lease) != OZCRT_R_EMULATED)
             continue;
         pthread_mutex_lock(&g_busy_lock);
@@ -635,7 +636,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_no_churn_when_memory_is_short, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_pools_uses_cudamalloc, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cap, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_mid_tier, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fallback_sizes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unloading_is_silent, setup, teardown),
         cmocka_unit_test_setup_teardown(test_leased_is_not_shared, setup, teardown),
         cmocka_unit_test_setup_teardown(test_threads_share_a_handle, setup, teardown),

@@ -20,9 +20,9 @@
 #               (beta 0 and 1) stays within max(1 GiB, a quarter of the
 #               operands' bytes) in the default mode; in the ozaki2 mode
 #               (bits 53: N = 16) within the larger of that and the whole
-#               call (16 bytes per element of A, B, C), and within the
-#               first bound again when OZCRT_MAX_WORKSPACE_MB (2048) keeps
-#               the whole call out; every call emulated.
+#               call (16 bytes per element of A, B, C), and within
+#               OZCRT_MAX_WORKSPACE_MB (2048) when that keeps the whole call
+#               out (the best plan under the cap); every call emulated.
 # Outputs go to BUILD_DIR/shim-gpu/.
 set -u
 build=$(cd "${1:?usage: life.sh BUILD_DIR CHECK}" && pwd)
@@ -101,7 +101,7 @@ workspace-bound)
     }
     wsb wsb "OZCRT_MODE=phase22" 8192 16384
     wsb wsb-oz2 "OZCRT_MODE=ozaki2 OZCRT_BITS=53" --whole 16 8192 16384
-    wsb wsb-oz2-cap "OZCRT_MODE=ozaki2 OZCRT_BITS=53 OZCRT_MAX_WORKSPACE_MB=2048" 8192
+    wsb wsb-oz2-cap "OZCRT_MODE=ozaki2 OZCRT_BITS=53 OZCRT_MAX_WORKSPACE_MB=2048" --cap 2048 8192
     ;;
 *)
     echo "life.sh: unknown check $check" >&2

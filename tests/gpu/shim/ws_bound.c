@@ -1,12 +1,18 @@
 /* tests/gpu/shim/ws_bound.c: a plain cuBLAS program that measures the device memory one cublasDgemm_v2 call takes beyond its operands; under the shim, the workspace bound: at most max(1 GiB, a quarter of the operands' bytes) (Phase 22, and ozaki2 under a cap), or for ozaki2 with N moduli the larger of that and the whole call's N bytes per element of A, B and C. */
 #include "shim_util.h"
 
-/* usage: ws_bound [--whole N] n... ; per n, beta 0 and beta 1: "n beta taken_MiB bound_MiB ok|OVER"; exit 1 if any is over */
+/* usage: ws_bound [--whole N | --cap MIB] n... ; per n, beta 0 and beta 1: "n beta taken_MiB bound_MiB ok|OVER";
+ * exit 1 if any is over. --whole N: ozaki2's N moduli, the whole call allowed; --cap MIB: the bound is the
+ * OZCRT_MAX_WORKSPACE_MB the shim runs under */
 int main(int argc, char **argv)
 {
-    int whole = 0, a0 = 1; /* --whole N: ozaki2's N moduli, the whole call allowed */
+    int whole = 0, a0 = 1;
+    double cap = 0.0;
     if (argc > 2 && strcmp(argv[1], "--whole") == 0) {
         whole = atoi(argv[2]);
+        a0 = 3;
+    } else if (argc > 2 && strcmp(argv[1], "--cap") == 0) {
+        cap = atof(argv[2]) * 1048576.0;
         a0 = 3;
     }
     const double slack = 64.0 * 1024 * 1024; /* pool granularity, cuBLAS's own small buffers */
@@ -33,6 +39,8 @@ int main(int argc, char **argv)
             const double all = whole ? (double)whole * 3.0 * (double)n * (double)n + 16.0 * 1048576.0 : 0.0;
             double bound = quarter > gib ? quarter : gib;
             bound = all > bound ? all : bound;
+            if (cap > 0.0)
+                bound = cap;
             const int ok = taken <= bound + slack;
             over += !ok;
             printf("%d beta=%d taken %.0f MiB bound %.0f MiB %s\n", n, beta_one, taken / 1048576.0,
