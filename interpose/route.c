@@ -197,14 +197,18 @@ typedef struct gpu_path {
     size_t ws[OZCRT_WS_SIZES];
 } gpu_path;
 
+_Static_assert(OZ_GEMM_WS_SIZES == OZCRT_WS_SIZES, "the paths' sizes are the workspace table's");
+
 static gpu_path path_of(int ozaki2, int *bits, const oz_gemm_desc *d, size_t cap)
 {
-    if (ozaki2)
-        return (gpu_path){"oz2_gemm_run", run_ozaki2, bits,
-                          {oz2_gemm_workspace_full(d, *bits), oz2_gemm_workspace_within(d, *bits, cap),
-                           oz2_gemm_workspace_bounded(d, *bits), oz2_gemm_workspace_min(d, *bits)}};
-    return (gpu_path){"oz_gemm_run", run_phase22, NULL,
-                      {oz_gemm_workspace_full(d), oz_gemm_workspace_within(d, cap), oz_gemm_workspace_min(d), 0}};
+    gpu_path p = {"oz_gemm_run", run_phase22, NULL, {0}};
+    if (ozaki2) {
+        p = (gpu_path){"oz2_gemm_run", run_ozaki2, bits, {0}};
+        oz2_gemm_workspace_sizes(d, *bits, cap, p.ws);
+    } else {
+        oz_gemm_workspace_sizes(d, cap, p.ws);
+    }
+    return p;
 }
 
 /* Everything after the pure checks; *status set when the call is taken.

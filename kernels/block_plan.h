@@ -248,4 +248,29 @@ static inline oz_bp_plan oz_bp_plan_full(const oz_bp_call *c, int64_t ceiling)
     return p;
 }
 
+/* The bytes of oz_bp_plan_full for the smaller of `ceiling` and `budget`:
+ * the most a path asks for within a budget (e.g. OZCRT_MAX_WORKSPACE_MB). */
+static inline int64_t oz_bp_bytes_within(const oz_bp_call *c, int64_t ceiling, int64_t budget)
+{
+    return oz_bp_plan_full(c, budget < ceiling ? budget : ceiling).bytes;
+}
+
+/* One batch item's whole call: one block of all of C, one slab of all of K. */
+static inline oz_bp_plan oz_bp_plan_item(const oz_bp_call *c)
+{
+    return oz_bp_plan_of(c, 1, oz_bp_rup(c->m, OZ_PAD_ROWS_A), oz_bp_rup(c->n, OZ_PAD_ROWS_B), c->k);
+}
+
+/* The plan a run makes of a workspace of `bytes`: the best that fits; when
+ * a test forces a ceiling (forced > 0), at most that ceiling's plan, so that
+ * blocks and slabs happen with a large workspace too. 0 when none fits. */
+static inline int oz_bp_plan_for(const oz_bp_call *c, int64_t bytes, int64_t forced, oz_bp_plan *p)
+{
+    if (forced > 0) {
+        const int64_t f = oz_bp_plan_full(c, forced).bytes;
+        bytes = bytes < f ? bytes : f;
+    }
+    return oz_bp_plan_make(c, bytes, p);
+}
+
 #endif

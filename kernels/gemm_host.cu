@@ -148,31 +148,17 @@ static int64_t engine_ceiling(const oz_bp_call &c)
     return g_force_budget ? (int64_t)g_force_budget : oz_bp_budget(&c);
 }
 
+/* A size as a plan's budget (size_t may exceed int64_t). */
+static int64_t oz_budget_of(size_t bytes)
+{
+    return bytes < (size_t)INT64_MAX ? (int64_t)bytes : INT64_MAX;
+}
+
 /* The engine path's plan for a workspace of `bytes`; false when none fits. */
 static bool engine_plan(const oz_gemm_desc *d, size_t bytes, oz_bp_plan *p)
 {
     const oz_bp_call c = engine_call(d);
-    int64_t budget = bytes < (size_t)INT64_MAX ? (int64_t)bytes : INT64_MAX;
-    if (g_force_budget) {
-        const int64_t forced = oz_bp_plan_full(&c, engine_ceiling(c)).bytes;
-        budget = budget < forced ? budget : forced;
-    }
-    return oz_bp_plan_make(&c, budget, p);
-}
-
-/* Where an operand's residues for one block and slab go: rows r0 .. r0 +
- * rows - 1 of the whole-item workspace w (its scales, from row r0 on), kl of
- * K, residue planes at off_res in the engine's hi/lo layout. */
-static oz_operand_ws block_ws(const oz_operand_ws &w, int64_t off_res, int64_t r0, int64_t rows, int64_t pad_rows,
-                              int64_t kl)
-{
-    oz_operand_ws b = w;
-    b.off_res = off_res;
-    b.off_scale += 4 * r0;
-    b.rows_pad = oz_round_up(rows, pad_rows);
-    b.kpad = oz_round_up(kl, OZ_PAD_K);
-    b.plane_rows = 2 * b.rows_pad;
-    return b;
+    return oz_bp_plan_for(&c, oz_budget_of(bytes), (int64_t)g_force_budget, p);
 }
 
 /* Phase 22 on the engine, by plan (block_plan.h), batch items in groups: the
@@ -206,8 +192,8 @@ static cudaError_t run_engine(const oz_gemm_desc *d, char *ws, size_t bytes, cud
                 for (int64_t k0 = 0; k0 < d->k; k0 += P.ks) {
                     const int64_t kl = d->k - k0 < P.ks ? d->k - k0 : P.ks;
                     oz_engine_p22_job job = {};
-                    job.a = block_ws(wa, 0, m0, rows, OZ_PAD_ROWS_A, kl);
-                    job.b = block_ws(wb, P.off_res_b, n0, cols, OZ_PAD_ROWS_B, kl);
+                    job.a = oz_operand_block(wa, 0, m0, rows, OZ_PAD_ROWS_A, kl, OZ_NSLICES);
+                    job.b = oz_operand_block(wb, P.off_res_b, n0, cols, OZ_PAD_ROWS_B, kl, OZ_NSLICES);
                     job.m = rows;
                     job.n = cols;
                     job.scale_a = job.a.scale(0);
@@ -252,8 +238,7 @@ static size_t mma_bytes(const oz_gemm_desc *d, size_t budget)
 static size_t engine_bytes(const oz_gemm_desc *d, size_t budget)
 {
     const oz_bp_call c = engine_call(d);
-    const int64_t ceiling = engine_ceiling(c);
-    return (size_t)oz_bp_plan_full(&c, budget < (size_t)ceiling ? (int64_t)budget : ceiling).bytes;
+    return (size_t)oz_bp_bytes_within(&c, engine_ceiling(c), oz_budget_of(budget));
 }
 
 /* What the path of the current device needs (only that path is sized). The
@@ -286,9 +271,12 @@ extern "C" size_t oz_gemm_workspace_full(const oz_gemm_desc *d)
     return oz_workspace_for(d, SIZE_MAX);
 }
 
-extern "C" size_t oz_gemm_workspace_within(const oz_gemm_desc *d, size_t budget)
+extern "C" void oz_gemm_workspace_sizes(const oz_gemm_desc *d, size_t cap, size_t sizes[OZ_GEMM_WS_SIZES])
 {
-    return oz_workspace_for(d, budget);
+    sizes[0] = oz_workspace_for(d, SIZE_MAX);
+    sizes[1] = sizes[0] <= cap ? sizes[0] : oz_workspace_for(d, cap);
+    sizes[2] = sizes[1]; /* the most is the bound's plan already */
+    sizes[3] = oz_workspace_for(d, 0);
 }
 
 #ifdef OZ_TEST_HOOKS

@@ -32,11 +32,11 @@ int oz2_gemm_moduli(int64_t k, int bits, int *w);
  * items grouped within the larger of the two. With less, batch items run
  * in smaller groups, C in blocks, K in slabs: the same bits, slower. */
 size_t oz2_gemm_workspace_min(const oz_gemm_desc *d, int bits);
-size_t oz2_gemm_workspace_bounded(const oz_gemm_desc *d, int bits);
 size_t oz2_gemm_workspace_full(const oz_gemm_desc *d, int bits);
-/* The best plan within `budget` bytes (and the most it asks for), its least
- * need where nothing smaller fits: e.g. under OZCRT_MAX_WORKSPACE_MB. */
-size_t oz2_gemm_workspace_within(const oz_gemm_desc *d, int bits, size_t budget);
+/* As oz_gemm_workspace_sizes (kernels/ozcrt_gemm.h): the whole call, the
+ * best plan under `cap`, the best under the cap and the bound, the least;
+ * all 0 when the plan is unreachable. */
+void oz2_gemm_workspace_sizes(const oz_gemm_desc *d, int bits, size_t cap, size_t sizes[OZ_GEMM_WS_SIZES]);
 
 /* Enqueues the path on `stream` (a cudaStream_t). The caller has checked the
  * arguments (cuBLAS's rules); m, n or batch == 0 enqueue nothing. Returns a

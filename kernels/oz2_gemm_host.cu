@@ -28,37 +28,43 @@ static oz_bp_call oz2_call(const oz_gemm_desc *d, int nmod)
  * op(A) made once per column block), hence the whole call first. */
 static int64_t oz2_ceiling(const oz_bp_call &c, bool whole);
 
-/* The plan's bytes within `budget` and the ceiling (whole: the most it
- * asks for; else the bound), or its least need where nothing smaller fits;
- * 0 when the plan is unreachable. */
-static size_t oz2_workspace(const oz_gemm_desc *d, int bits, size_t budget, bool whole)
+/* A size as a plan's budget (size_t may exceed int64_t). */
+static int64_t oz2_budget_of(size_t bytes)
 {
+    return bytes < (size_t)INT64_MAX ? (int64_t)bytes : INT64_MAX;
+}
+
+/* The sizes of oz2_gemm_workspace_sizes (all 0: unreachable plan). */
+extern "C" void oz2_gemm_workspace_sizes(const oz_gemm_desc *d, int bits, size_t cap, size_t sizes[OZ_GEMM_WS_SIZES])
+{
+    for (int i = 0; i < OZ_GEMM_WS_SIZES; i++)
+        sizes[i] = 0;
     const int n = oz2_make_plan(d->k, bits).n;
     if (n == 0)
-        return 0;
+        return;
     const oz_bp_call c = oz2_call(d, n);
-    const int64_t ceiling = oz2_ceiling(c, whole);
-    return (size_t)oz_bp_plan_full(&c, budget < (size_t)ceiling ? (int64_t)budget : ceiling).bytes;
+    const int64_t most = oz2_ceiling(c, true), bound = oz2_ceiling(c, false), cp = oz2_budget_of(cap);
+    const int64_t full = oz_bp_plan_full(&c, most).bytes;
+    const int64_t capped = full <= cp ? full : oz_bp_bytes_within(&c, most, cp);
+    const int64_t bounded = capped <= bound ? capped : oz_bp_bytes_within(&c, most, cp < bound ? cp : bound);
+    sizes[0] = (size_t)full;
+    sizes[1] = (size_t)capped;
+    sizes[2] = (size_t)bounded;
+    sizes[3] = (size_t)oz_bp_plan_min(&c).bytes;
 }
 
 extern "C" size_t oz2_gemm_workspace_min(const oz_gemm_desc *d, int bits)
 {
-    return oz2_workspace(d, bits, 0, true);
-}
-
-extern "C" size_t oz2_gemm_workspace_bounded(const oz_gemm_desc *d, int bits)
-{
-    return oz2_workspace(d, bits, SIZE_MAX, false);
+    const int n = oz2_make_plan(d->k, bits).n;
+    const oz_bp_call c = oz2_call(d, n);
+    return n ? (size_t)oz_bp_plan_min(&c).bytes : 0;
 }
 
 extern "C" size_t oz2_gemm_workspace_full(const oz_gemm_desc *d, int bits)
 {
-    return oz2_workspace(d, bits, SIZE_MAX, true);
-}
-
-extern "C" size_t oz2_gemm_workspace_within(const oz_gemm_desc *d, int bits, size_t budget)
-{
-    return oz2_workspace(d, bits, budget, true);
+    const int n = oz2_make_plan(d->k, bits).n;
+    const oz_bp_call c = oz2_call(d, n);
+    return n ? (size_t)oz_bp_plan_full(&c, oz2_ceiling(c, true)).bytes : 0;
 }
 
 #ifdef OZ_TEST_HOOKS /* tests only: 1 the portable engine, 2 the sm_90a one, 0 the device's */
@@ -86,7 +92,7 @@ static int64_t oz2_ceiling(const oz_bp_call &c, bool whole)
     const int64_t bound = oz_bp_budget(&c);
     if (!whole)
         return bound;
-    const int64_t item = oz_bp_plan_of(&c, 1, oz_bp_rup(c.m, OZ_PAD_ROWS_A), oz_bp_rup(c.n, OZ_PAD_ROWS_B), c.k).bytes;
+    const int64_t item = oz_bp_plan_item(&c).bytes;
     return item > bound ? item : bound;
 }
 
@@ -126,12 +132,7 @@ static bool oz2_plan_for(const oz_gemm_desc *d, int bits, size_t bytes, oz_bp_pl
     if (plan->n == 0)
         return false;
     const oz_bp_call c = oz2_call(d, plan->n);
-    int64_t budget = bytes < (size_t)INT64_MAX ? (int64_t)bytes : INT64_MAX;
-    if (g_force_budget) {
-        const int64_t forced = oz_bp_plan_full(&c, oz2_ceiling(c, true)).bytes;
-        budget = budget < forced ? budget : forced;
-    }
-    return oz_bp_plan_make(&c, budget, P);
+    return oz_bp_plan_for(&c, oz2_budget_of(bytes), (int64_t)g_force_budget, P);
 }
 
 /* A batch item's whole-call plan (one block, one slab): the layer tests' layout. */
@@ -141,24 +142,10 @@ extern "C" int oz2_gemm_layout(const oz_gemm_desc *d, int bits, oz2_gemm_layout_
     if (plan.n == 0)
         return cudaErrorInvalidValue;
     const oz_bp_call c = oz2_call(d, plan.n);
-    const oz_bp_plan P = oz_bp_plan_of(&c, 1, oz_bp_rup(d->m, OZ_PAD_ROWS_A), oz_bp_rup(d->n, OZ_PAD_ROWS_B), c.k);
+    const oz_bp_plan P = oz_bp_plan_item(&c);
     *out = oz2_gemm_layout_info{plan.n, plan.w, P.Mpad, P.Npad, oz_round_up(c.k, OZ_PAD_K), 0, P.off_res_b,
                                 P.off_scale_a, P.off_scale_b, P.off_special, P.off_out, P.slot_bytes};
     return cudaSuccess;
-}
-
-/* Where an operand's residues for one block and slab go: rows r0 .. r0 +
- * rows - 1 (their scales from row r0 of the whole item's), kl of K, N
- * planes at off_res. */
-static oz_operand_ws oz2_block_ws(const oz_operand_ws &w, int64_t off_res, int64_t r0, int64_t rows, int64_t kl)
-{
-    oz_operand_ws b = w;
-    b.off_res = off_res;
-    b.off_scale += 4 * r0;
-    b.rows_pad = oz_round_up(rows, OZ_PAD_ROWS_A);
-    b.kpad = oz_round_up(kl, OZ_PAD_K);
-    b.plane_rows = b.rows_pad;
-    return b;
 }
 
 /* The launch sequence, by plan (block_plan.h), batch items in groups: the
@@ -208,8 +195,8 @@ static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t work
                 const int64_t mbp = oz_round_up(rows, OZ_PAD_ROWS_A), nbp = oz_round_up(cols, OZ_PAD_ROWS_B);
                 for (int64_t k0 = 0; k0 < d->k; k0 += P.ks) {
                     const int64_t kl = d->k - k0 < P.ks ? d->k - k0 : P.ks;
-                    const oz_operand_ws ba = oz2_block_ws(wa, 0, m0, rows, kl);
-                    const oz_operand_ws bb = oz2_block_ws(wb, P.off_res_b, n0, cols, kl);
+                    const oz_operand_ws ba = oz_operand_block(wa, 0, m0, rows, OZ_PAD_ROWS_A, kl, 1);
+                    const oz_operand_ws bb = oz_operand_block(wb, P.off_res_b, n0, cols, OZ_PAD_ROWS_B, kl, 1);
                     OZ2_TRY(oz2_launch_residues(oz_view_part(va, m0, rows, k0, kl), ba, plan.n, plan.w, group, s));
                     OZ2_TRY(oz2_launch_residues(oz_view_part(vb, n0, cols, k0, kl), bb, plan.n, plan.w, group, s));
                     if (stage == 1)

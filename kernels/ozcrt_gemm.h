@@ -44,9 +44,14 @@ typedef struct oz_gemm_desc {
  * of K at least, the whole batch's at most. */
 size_t oz_gemm_workspace_min(const oz_gemm_desc *d);
 size_t oz_gemm_workspace_full(const oz_gemm_desc *d);
-/* What it asks for within `budget` bytes: the best plan that fits (its
- * least need where nothing smaller fits), e.g. under OZCRT_MAX_WORKSPACE_MB. */
-size_t oz_gemm_workspace_within(const oz_gemm_desc *d, size_t budget);
+
+/* The workspaces a call can run with, best first, for the router (the
+ * workspace table tries them in order; a size equal to the one before is
+ * skipped): the most it asks for, the best plan under `cap`
+ * (OZCRT_MAX_WORKSPACE_MB), a third (ozaki2: the best under the cap and the
+ * Phase 22 bound; here the second again), the least. */
+#define OZ_GEMM_WS_SIZES 4
+void oz_gemm_workspace_sizes(const oz_gemm_desc *d, size_t cap, size_t sizes[OZ_GEMM_WS_SIZES]);
 
 /* Enqueues the path on `stream` (a cudaStream_t). The caller has checked the
  * arguments (cuBLAS's rules); m, n or batch == 0 enqueue nothing.

@@ -98,6 +98,22 @@ struct oz_operand_ws {
     __host__ __device__ int32_t *special(int64_t b) const { return (int32_t *)(ws + b * slot_bytes + off_special); }
 };
 
+/* The part of operand workspace w (whole items: its scales) that one block
+ * and slab of a plan uses: rows r0 .. r0 + rows - 1 (scales from row r0 on),
+ * kl of K, residue planes at off_res of `slices` x the padded rows each
+ * (Phase 22's engine interleaves hi and lo: 2; ozaki2: 1). */
+static inline oz_operand_ws oz_operand_block(const oz_operand_ws &w, int64_t off_res, int64_t r0, int64_t rows,
+                                             int64_t pad_rows, int64_t kl, int slices)
+{
+    oz_operand_ws b = w;
+    b.off_res = off_res;
+    b.off_scale += 4 * r0;
+    b.rows_pad = oz_round_up(rows, pad_rows);
+    b.kpad = oz_round_up(kl, OZ_PAD_K);
+    b.plane_rows = slices * b.rows_pad;
+    return b;
+}
+
 /* Which part of the (chunk, pass, prime) schedule the fused kernel runs and
  * what it writes. OZ_OUT_C is the product; the others expose one layer of
  * the computation for the layer-by-layer GPU tests (int64 m x n, column-major). */

@@ -66,26 +66,17 @@ int oz_gemm_device_supported(int dev)
     g_image_asked[dev]++;
     return g_image_of[dev];
 }
-/* The paths' workspace sizes (distinct, so that the order the router hands
- * them over is seen) and the budget `within` was asked for last. */
-enum { P22_FULL = 3000, P22_WITHIN = 2000, P22_MIN = 100, OZ2_FULL = 5000, OZ2_WITHIN = 4000, OZ2_BOUNDED = 1000,
-       OZ2_MIN = 200 };
-static size_t g_within_budget, g_sizes[OZCRT_WS_SIZES];
-size_t oz_gemm_workspace_min(const oz_gemm_desc *d)
+/* The paths' workspace sizes (distinct, so that what the router hands the
+ * workspace is seen), the cap they were asked with last, and the sizes the
+ * workspace was asked for last. */
+static const size_t k_p22_sizes[OZ_GEMM_WS_SIZES] = {3000, 2000, 2000, 100};
+static const size_t k_oz2_sizes[OZ_GEMM_WS_SIZES] = {5000, 4000, 1000, 200};
+static size_t g_sizes_cap, g_sizes[OZCRT_WS_SIZES];
+void oz_gemm_workspace_sizes(const oz_gemm_desc *d, size_t cap, size_t sizes[OZ_GEMM_WS_SIZES])
 {
     (void)d;
-    return P22_MIN;
-}
-size_t oz_gemm_workspace_full(const oz_gemm_desc *d)
-{
-    (void)d;
-    return P22_FULL;
-}
-size_t oz_gemm_workspace_within(const oz_gemm_desc *d, size_t budget)
-{
-    (void)d;
-    g_within_budget = budget;
-    return P22_WITHIN;
+    g_sizes_cap = cap;
+    memcpy(sizes, k_p22_sizes, sizeof k_p22_sizes);
 }
 int oz_gemm_run(const oz_gemm_desc *d, void *ws, size_t bytes, void *stream)
 {
@@ -103,26 +94,13 @@ int oz2_gemm_moduli(int64_t k, int bits, int *w)
         *w = FAKE_OZ2_W;
     return FAKE_OZ2_N;
 }
-size_t oz2_gemm_workspace_min(const oz_gemm_desc *d, int bits)
+void oz2_gemm_workspace_sizes(const oz_gemm_desc *d, int bits, size_t cap, size_t sizes[OZ_GEMM_WS_SIZES])
 {
     (void)d, (void)bits;
-    return OZ2_MIN;
-}
-size_t oz2_gemm_workspace_within(const oz_gemm_desc *d, int bits, size_t budget)
-{
-    (void)d, (void)bits;
-    g_within_budget = budget;
-    return OZ2_WITHIN;
-}
-size_t oz2_gemm_workspace_bounded(const oz_gemm_desc *d, int bits)
-{
-    (void)d, (void)bits;
-    return OZ2_BOUNDED;
-}
-size_t oz2_gemm_workspace_full(const oz_gemm_desc *d, int bits)
-{
-    (void)d, (void)bits;
-    return OZ2_FULL;
+    if (g_settings.mode != OZCRT_MODE_OZAKI2)
+        fail_msg("oz2_gemm_workspace_sizes called in the phase22 mode");
+    g_sizes_cap = cap;
+    memcpy(sizes, k_oz2_sizes, sizeof k_oz2_sizes);
 }
 int oz2_gemm_run(const oz_gemm_desc *d, int bits, void *ws, size_t bytes, void *stream)
 {
@@ -314,9 +292,8 @@ static void t_launch_failed_sticky(void **state)
     g_run_err = 0;
 }
 
-/* The workspaces a call offers, best first: Phase 22 its most (the bound's
- * plan), the best plan within OZCRT_MAX_WORKSPACE_MB, its least; ozaki2 the
- * whole call, the plan within the cap, the plan within the bound, its least. */
+/* The workspaces a call offers are its mode's path's sizes, asked with the
+ * cap of OZCRT_MAX_WORKSPACE_MB, in the path's order. */
 static void t_workspace_sizes(void **state)
 {
     (void)state;
@@ -324,18 +301,16 @@ static void t_workspace_sizes(void **state)
     g_run_err = 0;
     const size_t cap = ozcrt_policy_get()->max_workspace_bytes;
     g_settings.mode = OZCRT_MODE_PHASE22;
-    g_within_budget = 0;
+    g_sizes_cap = 0;
     assert_int_equal(dgemm(CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
-    const size_t p22[OZCRT_WS_SIZES] = {P22_FULL, P22_WITHIN, P22_MIN, 0};
-    assert_memory_equal(g_sizes, p22, sizeof p22);
-    assert_int_equal(g_within_budget, cap);
+    assert_memory_equal(g_sizes, k_p22_sizes, sizeof k_p22_sizes);
+    assert_int_equal(g_sizes_cap, cap);
     g_settings.mode = OZCRT_MODE_OZAKI2;
     g_settings.bits = 53;
-    g_within_budget = 0;
+    g_sizes_cap = 0;
     assert_int_equal(dgemm(CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
-    const size_t oz2[OZCRT_WS_SIZES] = {OZ2_FULL, OZ2_WITHIN, OZ2_BOUNDED, OZ2_MIN};
-    assert_memory_equal(g_sizes, oz2, sizeof oz2);
-    assert_int_equal(g_within_budget, cap);
+    assert_memory_equal(g_sizes, k_oz2_sizes, sizeof k_oz2_sizes);
+    assert_int_equal(g_sizes_cap, cap);
     g_settings.mode = OZCRT_MODE_PHASE22;
     assert_int_equal(g_leases, 0);
 }
