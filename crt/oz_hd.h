@@ -21,45 +21,22 @@
 
 /* A value's bits and back, no conversion: the intrinsics on the device,
  * memcpy on the host. */
-OZ_HD float oz_bits_f32(uint32_t u)
-{
 #ifdef __CUDA_ARCH__
-    return __uint_as_float(u);
+#define OZ_BIT_CAST_(name, To, From, intrinsic) \
+    OZ_HD To name(From x) { return (To)intrinsic(x); }
 #else
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
+#define OZ_BIT_CAST_(name, To, From, intrinsic) \
+    OZ_HD To name(From x)                       \
+    {                                           \
+        To y;                                   \
+        memcpy(&y, &x, sizeof y);               \
+        return y;                               \
+    }
 #endif
-}
-OZ_HD uint32_t oz_f32_bits(float f)
-{
-#ifdef __CUDA_ARCH__
-    return __float_as_uint(f);
-#else
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-#endif
-}
-OZ_HD double oz_bits_f64(uint64_t u)
-{
-#ifdef __CUDA_ARCH__
-    return __longlong_as_double((long long)u);
-#else
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-#endif
-}
-OZ_HD uint64_t oz_f64_bits(double d)
-{
-#ifdef __CUDA_ARCH__
-    return (uint64_t)__double_as_longlong(d);
-#else
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-#endif
-}
+OZ_BIT_CAST_(oz_bits_f32, float, uint32_t, __uint_as_float)
+OZ_BIT_CAST_(oz_f32_bits, uint32_t, float, __float_as_uint)
+OZ_BIT_CAST_(oz_bits_f64, double, uint64_t, __longlong_as_double)
+OZ_BIT_CAST_(oz_f64_bits, uint64_t, double, __double_as_longlong)
+#undef OZ_BIT_CAST_
 
 #endif
