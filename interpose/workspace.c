@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cuda_runtime_api.h>
 
 #include "lifecycle.h"
@@ -256,8 +257,7 @@ ozcrt_reason ozcrt_workspace_acquire(cublasHandle_t handle, int dev, cudaStream_
         .handle = handle, .dev = dev, .stream = stream,
         .cap = ozcrt_policy_get()->max_workspace_bytes,
     };
-    for (int i = 0; i < OZCRT_WS_SIZES; i++)
-        rq.sizes[i] = sizes[i];
+    memcpy(rq.sizes, sizes, sizeof rq.sizes);
     return ozcrt_ws_table_acquire(&g_cuda_ops, &rq, lease);
 }
 
