@@ -19,9 +19,8 @@
 
 /* One residue job: batch items b in [0, group), modulus planes q in [0, nmod).
  * Output plane q of item b: res + b * res_item_bytes + q * Npad * Mpad, element
- * (i, j) at [oz_res_row_pos(i) + j * Mpad] (column-major, leading dimension
- * Mpad, rows permuted within groups of 128: kernels/res_layout.h), uint8 in
- * [0, m_q). Rows i >= m or columns j >= n of the output are written too
+ * (i, j) at [oz_res_pos(i, j, Mpad)] (column pairs of 32-bit words, each
+ * two rows of two columns: kernels/res_layout.h), uint8 in [0, m_q). Rows i >= m or columns j >= n of the output are written too
  * (their residues are 0: the padding is zero). */
 struct oz_engine_residue_job {
     oz_operand_ws a, b;     /* a.plane(b, q), b.plane(b, q): rows_pad x kpad int8, K contiguous */

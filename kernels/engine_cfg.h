@@ -44,15 +44,8 @@ struct oz_engine_tile_cfg {
     static constexpr int STAGE_BYTES = A_STAGE + B_STAGE;
     static constexpr int STAGES = 4;
     static constexpr int BARRIERS = 2 * STAGES;               /* full, empty per stage */
-    /* With one m64 block a consumer, the two consumers hold rows 0-63 and
-     * 64-127 of the same columns: each hands the other half of its columns
-     * (2 bytes a thread and column) so that every store is a whole 32-bit
-     * word of res_layout.h (16-bit stores left sectors half-written: their
-     * fills cost DRAM reads and 2% at 8192^3, BENCHMARKS.md run 60). */
-    static constexpr int XCHG_COLS = BLOCKS_PER_CONSUMER == 1 ? MMA_N / 8 : 0; /* columns a thread hands over */
-    static constexpr int XCHG_BYTES = XCHG_COLS * 2 * 128 * CONSUMERS;
     /* + 1024: the base is aligned to the 1024-byte swizzle atom */
-    static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024 + BARRIERS * 8 + XCHG_BYTES;
+    static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024 + BARRIERS * 8;
     static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232; /* setmaxnreg */
     static constexpr int GROUP_M = GROUP_M_; /* tile rasterization: GROUP_M tile rows walked together (L2 reuse) */
     static constexpr int MAX_CTAS = 160;  /* persistent grid cap: the per-CTA scratch is sized for it */
@@ -78,9 +71,12 @@ struct oz_engine_tile_cfg {
 typedef oz_engine_tile_cfg<128, 2, 8> oz_engine_cfg;
 typedef oz_engine_tile_cfg<256, 1, 16> oz_engine_cfg_wide;
 /* The residue mode runs the wide tiles from this K on (padded bytes): their
- * mainloop is cheaper (B read once a k step: 2.2-2.7% at 16384^3), their
- * per-item epilogue dearer (the exchange), which long runs of K amortize
- * (1.3% slower at 8192^3; BENCHMARKS.md runs 60-61). */
+ * mainloop is cheaper (B read once a k step: 2.2-2.7% at 16384^3); with the
+ * exchange of runs 60-61 their per-item epilogue was dearer, so 64 stages an
+ * item lost 1.3% at 8192^3. Branch pending-res22: the residue words hold two
+ * rows of two columns (res_layout.h), no exchange; to be measured whether
+ * the wide tiles then win at every K (the model of runs 60-61 says ~4% at
+ * 8192^3) and this threshold can go. */
 #define OZ_ENGINE_WIDE_MIN_K 12288
 
 /* Phase 22 on the engine: the moduli set, the K chunk, and the per-CTA

@@ -3,56 +3,54 @@
 #include "oz2_params.h"
 #include "res_layout.h"
 
-#define OZ2_CRT_E 4 /* the rows of one 32-bit word of a residue plane per thread */
+#define OZ2_CRT_E 4 /* the elements of one 32-bit word of a residue plane per thread */
 
-/* A thread per word w of one column j of the residue planes: rows
- * oz_res_row_at(4 w + e), e = 0..3 (kernels/res_layout.h: 16 v + g + {0, 8,
- * 64, 72} of a group of 128; a warp covers a group, coalesced in the
- * planes). X by crt/oz2.h's fast CRT
- * (oz2_cf_*: one FP64 FMA per modulus and 36-bit limb, N and the limb count
- * compile-time, the constants in parameter space), falling back to
- * oz2_crt_reconstruct where the fast path cannot decide the fold; the same
- * bits either way. Elements of special rows/columns are left to the Inf/NaN
- * fix-up, which runs after this kernel on the same stream. */
+/* A thread per word w of one column pair J of the residue planes: rows r0 =
+ * oz_res_word_row(w) and r0 + 8 of columns 2 J and 2 J + 1, byte 2 c + s
+ * the element of row r0 + 8 s, column 2 J + c (kernels/res_layout.h; a
+ * warp's 32 words are 64 rows of the pair, 128 bytes a plane, coalesced).
+ * X by crt/oz2.h's fast CRT (oz2_cf_*: one FP64 FMA per modulus and 36-bit
+ * limb, N and the limb count compile-time, the constants in parameter
+ * space), falling back to oz2_crt_reconstruct where the fast path cannot
+ * decide the fold; the same bits either way. Elements of special
+ * rows/columns are left to the Inf/NaN fix-up, which runs after this kernel
+ * on the same stream. */
 template <int N>
 __global__ void __launch_bounds__(256, 3) /* 3 blocks an SM (80 registers; a few spills from N = 13 on): 1.19 -> 1.05 ms at 8192^3 N = 16 against 2 blocks without spills (run 56) */
 oz2_crt_kernel(const __grid_constant__ oz2_crt_consts cc,
                                                       const __grid_constant__ oz2_crt_fast cf, const oz2_crt_job job)
 {
-    static_assert(OZ2_CRT_E == 4 && OZ_RES_GROUP == 32 * OZ2_CRT_E, "a warp's words are one group of rows");
+    static_assert(OZ2_CRT_E == 4, "a word: two rows of two columns");
     constexpr int NL = OZ2_CF_LIMBS(N);
     const int64_t b = blockIdx.z;
-    const int64_t p0 = ((int64_t)blockIdx.x * 32 + threadIdx.x) * OZ2_CRT_E; /* byte of the word in a column */
+    const int64_t w = (int64_t)blockIdx.x * 32 + threadIdx.x; /* word of a column pair */
     const char *slot = job.ws + b * job.slot_bytes;
-    int64_t row[OZ2_CRT_E];
-    int32_t sa[OZ2_CRT_E]; /* the rows' scale exponents (row < Mpad) */
-#pragma unroll
-    for (int e = 0; e < OZ2_CRT_E; e++) {
-        row[e] = oz_res_row_at(p0 + e);
-        sa[e] = ((const int32_t *)(slot + job.off_scale_a))[row[e]];
-    }
+    const int64_t row[2] = {oz_res_word_row(w), oz_res_word_row(w) + 8}; /* < Mpad: the grid covers m */
+    const int32_t *scale_a = (const int32_t *)(slot + job.off_scale_a);
+    const int32_t *scale_b = (const int32_t *)(slot + job.off_scale_b);
+    const int32_t sa[2] = {scale_a[row[0]], scale_a[row[1]]};
     const uint8_t *res = (const uint8_t *)(slot + job.off_res);
     const int64_t plane = job.Mpad * job.Npad;
     double *C = job.c.ptr(b) + job.c_off;
     double alpha, beta;
     job.sc.load(&alpha, &beta);
-    for (int64_t j = (int64_t)blockIdx.y * 8 + threadIdx.y; j < job.n; j += (int64_t)gridDim.y * 8) {
-        double *Cj = C + j * job.c.ldc;
+    for (int64_t J = (int64_t)blockIdx.y * 8 + threadIdx.y; 2 * J < job.n; J += (int64_t)gridDim.y * 8) {
+        const int64_t col[2] = {2 * J, 2 * J + 1};
         if (job.vanish) {
 #pragma unroll
             for (int e = 0; e < OZ2_CRT_E; e++)
-                if (row[e] < job.m)
-                    oz_store_epilogue(&Cj[row[e]], alpha, beta, 0.0, true);
+                if (row[e & 1] < job.m && col[e >> 1] < job.n)
+                    oz_store_epilogue(&C[col[e >> 1] * job.c.ldc + row[e & 1]], alpha, beta, 0.0, true);
             continue;
         }
-        const int32_t t = ((const int32_t *)(slot + job.off_scale_b))[j];
-        if (t == OZ_SCALE_SPECIAL)
+        const int32_t t[2] = {scale_b[col[0]], scale_b[col[1]]}; /* col[1] < Npad (even) */
+        if (t[0] == OZ_SCALE_SPECIAL && t[1] == OZ_SCALE_SPECIAL)
             continue;
-        const uint8_t *rj = res + p0 + j * job.Mpad;
+        const uint8_t *rw = res + J * 2 * job.Mpad + 4 * w;
         uint32_t word[N];
 #pragma unroll
         for (int q = 0; q < N; q++)
-            word[q] = *(const uint32_t *)(rj + q * plane);
+            word[q] = *(const uint32_t *)(rw + q * plane);
         /* the four elements' limb sums side by side: each constant F[q][l]
          * (a uniform-register load on sm_90) serves four FMAs; every
          * element's sums see the same operations in the same order as alone */
@@ -75,19 +73,19 @@ oz2_crt_kernel(const __grid_constant__ oz2_crt_consts cc,
             }
         }
 #pragma unroll
-        for (int e = 0; e < OZ2_CRT_E; e++) {
-            const int32_t s = sa[e];
-            if (row[e] >= job.m || s == OZ_SCALE_SPECIAL)
+        for (int e = 0; e < OZ2_CRT_E; e++) { /* byte e: row 8 (e % 2), column e / 2 of the pair */
+            const int s = e & 1, c = e >> 1;
+            if (row[s] >= job.m || col[c] >= job.n || sa[s] == OZ_SCALE_SPECIAL || t[c] == OZ_SCALE_SPECIAL)
                 continue;
             oz2_u192 mag;
             int neg = oz2_cf_finish(&cf, NL, acc[e], &mag);
             if (neg < 0) { /* X near +-P/2: the exact reference decides */
                 oz2_uint m;
-                neg = oz2_crt_reconstruct(&cc, rj + e, plane, &m);
+                neg = oz2_crt_reconstruct(&cc, rw + e, plane, &m);
                 mag = oz2_u192_of(&m);
             }
-            const double P = oz2_to_double3(&mag, neg, s + t - 2 * job.w);
-            oz_store_epilogue(&Cj[row[e]], alpha, beta, P, false);
+            const double P = oz2_to_double3(&mag, neg, sa[s] + t[c] - 2 * job.w);
+            oz_store_epilogue(&C[col[c] * job.c.ldc + row[s]], alpha, beta, P, false);
         }
     }
 }
@@ -96,8 +94,8 @@ cudaError_t oz2_launch_crt(const oz2_crt_consts &cc, const oz2_crt_job &job, int
 {
     oz2_crt_fast cf;
     oz2_crt_fast_init(&cf, &cc);
-    const int64_t by = (job.n + 7) / 8;
-    const dim3 grid((unsigned)((job.m + 32 * OZ2_CRT_E - 1) / (32 * OZ2_CRT_E)), (unsigned)(by < 65535 ? by : 65535),
+    const int64_t by = ((job.n + 1) / 2 + 7) / 8; /* column pairs, 8 a block */
+    const dim3 grid((unsigned)((job.m + 63) / 64), (unsigned)(by < 65535 ? by : 65535), /* 64 rows a warp */
                     (unsigned)group);
     const dim3 block(32, 8);
     switch (cc.n) {

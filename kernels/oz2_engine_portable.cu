@@ -41,7 +41,7 @@ __global__ void __launch_bounds__(256) oz2_engine_portable_kernel(const oz_engin
     int32_t res[4] = {0, 0, 0, 0}, acc[4] = {0, 0, 0, 0};
     if (job.accumulate) /* an earlier slab's residues */
         for (int jj = 0; jj < 4; jj++)
-            res[jj] = plane[oz_res_row_pos(i0 + tx) + (j0 + ty + 8 * jj) * job.a.rows_pad];
+            res[jj] = plane[oz_res_pos(i0 + tx, j0 + ty + 8 * jj, job.a.rows_pad)];
     for (int64_t k0 = 0; k0 < kpad; k0 += OZ2_PE_KSTEP) {
         __syncthreads();
         for (int l = t; l < OZ2_PE_TILE * OZ2_PE_KW; l += 256) { /* 2 words of each operand per thread */
@@ -69,7 +69,7 @@ __global__ void __launch_bounds__(256) oz2_engine_portable_kernel(const oz_engin
         }
     }
     for (int jj = 0; jj < 4; jj++)
-        plane[oz_res_row_pos(i0 + tx) + (j0 + ty + 8 * jj) * job.a.rows_pad] = (uint8_t)res[jj];
+        plane[oz_res_pos(i0 + tx, j0 + ty + 8 * jj, job.a.rows_pad)] = (uint8_t)res[jj];
 }
 
 cudaError_t oz2_engine_residues_portable(const oz_engine_residue_job &job, int64_t group, cudaStream_t s)

@@ -17,8 +17,8 @@
  *   scales              int32 per row of op(A), per column of op(B), whole
  *                       (oz_scale_exponent; OZ_SCALE_SPECIAL: Inf/NaN)
  *   special             int32[2]: nonzero when any row of A / column of B of the item is special
- *   out                 N planes of mb x nb uint8: the engine's R_q, column-major,
- *                       rows permuted within groups of 128 (kernels/res_layout.h),
+ *   out                 N planes of mb x nb uint8: the engine's R_q in column pairs of
+ *                       32-bit words, two rows of two columns each (kernels/res_layout.h),
  *                       the slabs' residues added modulo m_q
  * Padding rows/columns and K hold zeros. */
 

@@ -1,4 +1,4 @@
-/* kernels/res_layout.h: where the engine's residue output puts row i of a column (plain C, host and device: the kernels and the tests read it from here). */
+/* kernels/res_layout.h: where the engine's residue output puts element (i, j) of a plane (plain C, host and device: the kernels and the tests read it from here). */
 #ifndef OZCRT_KERNELS_RES_LAYOUT_H
 #define OZCRT_KERNELS_RES_LAYOUT_H
 
@@ -6,31 +6,28 @@
 
 #include "../crt/oz_hd.h"
 
-/* A residue output plane (oz_engine_residues) is column-major, a column of
- * rows_pad bytes (a multiple of OZ_RES_GROUP), but within each group of
- * OZ_RES_GROUP = 128 rows the rows are permuted so that one 32-bit word
- * holds the four rows one engine thread owns in a column: a consumer
- * warpgroup's 128 x 128 tile is two wgmma m64 blocks h, and thread (warp
- * v, lane 4 g + t) holds rows 64 h + 16 v + 8 s + g (s = 0, 1) of them. Row
- * 64 h + 16 v + 8 s + g of a group is byte 2 h + s of word 8 v + g: the
- * engine stores a word per column instead of four bytes, and the CRT reads
- * a word per column and modulus for four rows. */
-#define OZ_RES_GROUP 128
+/* A residue output plane (oz_engine_residues) of rows_pad x cols_pad bytes
+ * (rows_pad a multiple of OZ_RES_ROWS, cols_pad even) is a sequence of
+ * column pairs, 2 rows_pad bytes each, made of 32-bit words: word w of
+ * column pair J holds rows r and r + 8, r = 16 (w / 8) + w % 8, of columns
+ * 2 J and 2 J + 1, byte 2 c + s = row r + 8 s of column 2 J + c. That is
+ * what one engine thread owns of an m64 block of the wgmma accumulator
+ * layout (warp v, lane 4 g + t: rows 16 v + g + {0, 8}, columns 8 i + 2 t +
+ * {0, 1}: accumulators 4 i + c + 2 s), so every tile shape stores whole
+ * words of its own (no exchange between threads), and the CRT kernel reads
+ * one word per modulus for two rows of two columns. */
+#define OZ_RES_ROWS 16 /* rows_pad is a multiple of this */
 
-/* Byte of row i within its column. */
-OZ_HD int64_t oz_res_row_pos(int64_t i)
+/* Byte of element (i, j). */
+OZ_HD int64_t oz_res_pos(int64_t i, int64_t j, int64_t rows_pad)
 {
-    const int r = (int)(i & (OZ_RES_GROUP - 1));
-    const int h = r >> 6, v = (r >> 4) & 3, s = (r >> 3) & 1, g = r & 7;
-    return (i - r) + 4 * (8 * v + g) + 2 * h + s;
+    return (j >> 1) * 2 * rows_pad + 4 * (8 * (i >> 4) + (i & 7)) + 2 * (j & 1) + ((i >> 3) & 1);
 }
 
-/* Row of byte p within its column (the inverse). */
-OZ_HD int64_t oz_res_row_at(int64_t p)
+/* The first row of word w of a column pair (its other row is 8 below). */
+OZ_HD int64_t oz_res_word_row(int64_t w)
 {
-    const int r = (int)(p & (OZ_RES_GROUP - 1));
-    const int word = r >> 2, e = r & 3;
-    return (p - r) + 64 * (e >> 1) + 16 * (word >> 3) + 8 * (e & 1) + (word & 7);
+    return 16 * (w >> 3) + (w & 7);
 }
 
 #endif

@@ -152,7 +152,7 @@ struct oz_mode_p22 {
     double d[4];
     int32_t sc[4];
 
-    __device__ oz_mode_p22(const oz_engine_params &p, int ctid, void *) : P(p), fr(ctid), unit(UNITS)
+    __device__ oz_mode_p22(const oz_engine_params &p, int ctid) : P(p), fr(ctid), unit(UNITS)
     {
         char *scr = P.scratch + (int64_t)blockIdx.x * M::SCRATCH_BYTES;
         res = (uint32_t *)scr + ctid;
@@ -311,9 +311,10 @@ struct oz_mode_p22 {
 };
 
 /* Residue planes: R_q = acc mod m_q, added modulo m_q to the previous K
- * chunks' residue (and to the planes' where the job accumulates), stored as bytes (column-major, leading dimension
- * res_rows, rows permuted within groups of 128 as kernels/res_layout.h says:
- * one 32-bit store per column holds a thread's four rows). */
+ * chunks' residue (and to the planes' where the job accumulates), stored as
+ * bytes in the word layout of kernels/res_layout.h: each thread's four
+ * accumulators 4 i + {0, 1, 2, 3} of an m64 block (rows 16 v + g + {0, 8},
+ * columns 8 i + 2 t + {0, 1}) are one 32-bit word, whatever the tile shape. */
 template <class C>
 struct oz_mode_res {
     typedef C Cfg;
@@ -322,94 +323,56 @@ struct oz_mode_res {
      * panels of one modulus stay in L2 across waves (run 37: DRAM reads of
      * an 8192^3 ozaki2 call 20.2 -> 12.3 GB, 16384^3 6% faster) */
     static constexpr bool MODULUS_SLOWEST = true;
-    static_assert(Cfg::MMA_M == 64 && Cfg::BLOCK_M == OZ_RES_GROUP * (Cfg::BLOCKS_PER_CONSUMER == 2 ? 2 : 1) &&
-                      Cfg::CONSUMERS == 2,
-                  "a consumer's blocks, or the two consumers' blocks, are one group of 128 rows of res_layout.h");
-    static constexpr bool XCHG = Cfg::BLOCKS_PER_CONSUMER == 1;
+    static_assert(Cfg::MMA_M == 64 && Cfg::WG_M % OZ_RES_ROWS == 0 && Cfg::MMA_N % 8 == 0,
+                  "a consumer's m64 blocks are whole row blocks of res_layout.h, its columns whole pairs");
     const oz_engine_params &P;
     oz_frag fr;
-    int cw, ct;   /* consumer, its thread */
-    uint16_t *xb; /* the exchange buffer: [receiving consumer][column][thread] */
-    int64_t wpos; /* this thread's word in a column of its group: rows 16 v + g + {0, 8, 64, 72} */
-    __device__ oz_mode_res(const oz_engine_params &p, int ctid, void *xchg)
-        : P(p), fr(ctid), cw(ctid >> 7), ct(ctid & 127), xb((uint16_t *)xchg)
+    int64_t wpos; /* this thread's word in a column pair's row block of 16: rows 16 v + g + {0, 8} */
+    __device__ oz_mode_res(const oz_engine_params &p, int ctid) : P(p), fr(ctid)
     {
         wpos = 4 * (8 * (fr.row0 >> 4) + (fr.row0 & 7));
     }
 
-    /* The residues' word (byte e: row 8 (e % 2) of block e / 2 of the
-     * group), added modulo m_q to the planes' word where they accumulate,
-     * stored at p (res_layout.h). */
-    static __device__ __forceinline__ void store(uint8_t *p, uint32_t word, uint32_t mq, bool add)
+    __device__ __forceinline__ uint32_t mod(const int32_t (&acc)[Cfg::ACC_ALL], int i, int q)
     {
-        if (add) {
-            const uint32_t old = *(const uint32_t *)p;
-            uint32_t sum = 0;
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                uint32_t r = ((word >> (8 * e)) & 255u) + ((old >> (8 * e)) & 255u);
-                r -= r >= mq ? mq : 0;
-                sum |= r << (8 * e);
-            }
-            word = sum;
-        }
-        *(uint32_t *)p = word;
-    }
-    __device__ __forceinline__ uint32_t pair(const int32_t (&acc)[Cfg::ACC_ALL], int i, int q)
-    {
-        return (uint32_t)oz_engine_mod(acc[i], q) | (uint32_t)oz_engine_mod(acc[i + 2], q) << 8;
+        return (uint32_t)oz_engine_mod(acc[i], q);
     }
 
     __device__ __forceinline__ void modulus_done(int32_t (&acc)[Cfg::ACC_ALL], int q, int64_t c, int64_t, int64_t b,
                                                  int64_t row0, int64_t col0)
     {
-        /* res_rows is whole groups: this consumer's rows are all beyond it, and
-         * with the exchange the other consumer's too (the same group) */
-        if (row0 >= P.res_rows)
+        if (row0 >= P.res_rows) /* res_rows is whole tiles' worth of 64 rows: all of this consumer's rows are beyond it */
             return;
         const uint32_t mq = (uint32_t)c_emod[q];
         const bool add = c > 0 || P.res_accumulate;
-        const int64_t grow = row0 & ~(int64_t)(OZ_RES_GROUP - 1);
-        uint8_t *base = P.res + b * P.res_item_bytes + (int64_t)q * P.res_rows * P.res_cols + grow + wpos;
-        /* column ci of the thread: accumulators idx (row 0) and idx + 2 (row 8) of each block */
-        auto idx_of = [](int ci) { return ((ci >> 1) << 2) | (ci & 1); };
-        if constexpr (!XCHG) { /* block h of this consumer: bytes 2 h, 2 h + 1 */
+        uint8_t *plane = P.res + b * P.res_item_bytes + (int64_t)q * P.res_rows * P.res_cols;
 #pragma unroll
-            for (int ci = 0; ci < Cfg::MMA_N / 4; ci++) {
-                const int idx = idx_of(ci);
-                const int64_t j = col0 + fr.col(idx);
+        for (int blk = 0; blk < Cfg::BLOCKS_PER_CONSUMER; blk++) {
+            /* the block's rows start at row0 + 64 blk: 8 words a row block of 16 */
+            uint8_t *base = plane + 2 * (row0 + 64 * blk) + wpos;
+#pragma unroll
+            for (int i = 0; i < Cfg::MMA_N / 8; i++) {
+                const int a0 = blk * Cfg::ACC + 4 * i;
+                const int64_t j = col0 + fr.col(a0); /* even; res_cols is even */
                 if (j >= P.res_cols)
                     continue;
-                store(base + j * P.res_rows, pair(acc, idx, q) | pair(acc, Cfg::ACC + idx, q) << 16, mq, add);
+                /* byte 2 c + s: column parity c, row 8 s (accumulator a0 + c + 2 s) */
+                uint32_t word = mod(acc, a0, q) | mod(acc, a0 + 2, q) << 8 | mod(acc, a0 + 1, q) << 16 |
+                                mod(acc, a0 + 3, q) << 24;
+                uint32_t *p = (uint32_t *)(base + (j >> 1) * 2 * P.res_rows);
+                if (add) {
+                    const uint32_t old = *p;
+                    uint32_t sum = 0;
+#pragma unroll
+                    for (int e = 0; e < 4; e++) {
+                        uint32_t r = ((word >> (8 * e)) & 255u) + ((old >> (8 * e)) & 255u);
+                        r -= r >= mq ? mq : 0;
+                        sum |= r << (8 * e);
+                    }
+                    word = sum;
+                }
+                *p = word;
             }
-        } else if (cw == 0) { /* the accumulators' indices must be compile-time: one branch a consumer */
-            exchange<0>(acc, q, col0, base, mq, add);
-        } else {
-            exchange<1>(acc, q, col0, base, mq, add);
-        }
-    }
-
-    /* Consumer H's rows are bytes 2 H, 2 H + 1 of the words: it keeps columns
-     * [H, H + 1) XCHG_COLS of its 2 XCHG_COLS, hands the others over. */
-    template <int H>
-    __device__ __forceinline__ void exchange(const int32_t (&acc)[Cfg::ACC_ALL], int q, int64_t col0, uint8_t *base,
-                                             uint32_t mq, bool add)
-    {
-        constexpr int X = Cfg::XCHG_COLS;
-        auto idx_of = [](int ci) { return ((ci >> 1) << 2) | (ci & 1); };
-        oz_named_barrier(1, Cfg::CTHREADS); /* the other consumer has read the buffer's last contents */
-#pragma unroll
-        for (int c2 = 0; c2 < X; c2++)
-            xb[((1 - H) * X + c2) * 128 + ct] = (uint16_t)pair(acc, idx_of((1 - H) * X + c2), q);
-        oz_named_barrier(1, Cfg::CTHREADS);
-#pragma unroll
-        for (int c2 = 0; c2 < X; c2++) {
-            const int idx = idx_of(H * X + c2);
-            const int64_t j = col0 + fr.col(idx);
-            if (j >= P.res_cols)
-                continue;
-            const uint32_t mine = pair(acc, idx, q), other = xb[(H * X + c2) * 128 + ct];
-            store(base + j * P.res_rows, H == 0 ? mine | other << 16 : other | mine << 16, mq, add);
         }
     }
     __device__ __forceinline__ void shadow(int) {}
@@ -486,7 +449,7 @@ __global__ void __launch_bounds__(Mode::Cfg::THREADS, 1)
     int st = 0;
     uint32_t ph = 0;
     const uint32_t a_off = cw * Cfg::WG_M * Cfg::BLOCK_K; /* block i: + i MMA_M BLOCK_K */
-    Mode mode(P, ctid, smem_raw + (bars + Cfg::BARRIERS * 8 - sraw)); /* the exchange buffer after the barriers */
+    Mode mode(P, ctid);
     for (int64_t w = blockIdx.x; w < P.items; w += gridDim.x) {
         int64_t b;
         int tm, tn, q0, q1;

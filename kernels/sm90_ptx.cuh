@@ -52,12 +52,6 @@ __device__ __forceinline__ void oz_wgmma_m64n256k32(int32_t *d, uint64_t da, uin
 #endif
 }
 
-/* Named barrier `id` (not 0: __syncthreads) over `threads` threads (whole warps). */
-__device__ __forceinline__ void oz_named_barrier(int id, int threads)
-{
-    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
-
 __device__ __forceinline__ void oz_wgmma_fence()
 {
 #if OZ_SM90A

@@ -65,7 +65,7 @@ static int run_case1(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int
                     if (accumulate)
                         s *= 2;
                     int64_t want = ((s % moduli[q]) + moduli[q]) % moduli[q];
-                    int got = r[(size_t)(b * pr * nmod + q * pr + oz_res_row_pos(i) + j * rows_a)];
+                    int got = r[(size_t)(b * pr * nmod + q * pr + oz_res_pos(i, j, rows_a))];
                     checked++;
                     if (got != want && bad++ < 5)
                         fprintf(stderr, "  item %lld modulus %d (%d) element (%lld,%lld): %d, want %lld\n", (long long)b,

@@ -248,7 +248,7 @@ static void run_layers(int idx)
                     for (int64_t kk = 0; kk < L.Kpad; kk++)
                         acc += a[kk] * b[kk];
                     int want = (int)(((acc % mq) + mq) % mq);
-                    int got = R[(q * L.Npad + j) * L.Mpad + oz_res_row_pos(i)];
+                    int got = R[q * L.Npad * L.Mpad + oz_res_pos(i, j, L.Mpad)];
                     if (got != want) {
                         bad = 1, what = eng == 1 ? "R planes (portable engine)" : "R planes (sm90 engine)";
                         fprintf(stderr, "  modulus %d (m=%ld) i %ld j %ld: %d, host %d\n", q, (long)mq, (long)i,
