@@ -353,7 +353,7 @@ struct oz_mode_res {
 #pragma unroll
             for (int i = 0; i < Cfg::MMA_N / 8; i++) {
                 const int a0 = blk * Cfg::ACC + 4 * i;
-                const int64_t j = col0 + fr.col(a0); /* even; res_cols is even */
+                const int64_t j = col0 + fr.col(4 * i); /* even (res_cols is even); the same columns in every block */
                 if (j >= P.res_cols)
                     continue;
                 /* byte 2 c + s: column parity c, row 8 s (accumulator a0 + c + 2 s) */
