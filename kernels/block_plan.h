@@ -34,6 +34,13 @@
  * the larger of 1 GiB and a quarter of the call's operand bytes. */
 #define OZ_BP_MIN_BUDGET ((int64_t)1 << 30)
 
+/* A slot's special area: the special flags of op(A) and op(B) (an int32
+ * each), then the sm_90a engine's two tile-scheduler counters (ozaki2,
+ * engine.h); the first OZ_BP_SPECIAL_USED bytes are zeroed per call. */
+#define OZ_BP_SPECIAL_AREA 256
+#define OZ_BP_TICKETS_OFF 8
+#define OZ_BP_SPECIAL_USED 24
+
 /* One call as the planner sees it. */
 typedef struct oz_bp_call {
     int64_t m, n, k, batch; /* all >= 1 */
@@ -103,7 +110,7 @@ static inline void oz_bp_plan_layout(const oz_bp_call *c, oz_bp_plan *p)
     p->off_scale_a = p->off_res_b + oz_bp_a256((int64_t)c->res_bytes * p->nb * kpad);
     p->off_scale_b = p->off_scale_a + oz_bp_a256(4 * p->Mpad);
     p->off_special = p->off_scale_b + oz_bp_a256(4 * p->Npad);
-    p->off_acc = p->off_special + 256;
+    p->off_acc = p->off_special + OZ_BP_SPECIAL_AREA;
     p->off_out = p->off_acc + (p->acc_in_ws ? oz_bp_a256((int64_t)c->acc_bytes * p->mb * p->nb) : 0);
     p->slot_bytes = p->off_out + oz_bp_a256((int64_t)c->out_bytes * p->mb * p->nb);
     p->off_scratch = p->slot_bytes * p->group;

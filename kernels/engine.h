@@ -31,6 +31,15 @@ struct oz_engine_residue_job {
     bool accumulate;        /* add to the planes' residues (a later slab of K) instead of writing them */
     int tile;               /* the sm_90a engine's tiles: 0 by K (engine_cfg.h: OZ_ENGINE_WIDE_MIN_K); tests: 1 the
                                256 x 128 tiles, 2 the 128 x 256 ones */
+    /* The sm_90a engine's tile scheduler: two counters, zero when the job is
+     * enqueued, zero again when its launch ends (the last CTA resets them, so
+     * one zeroing serves every launch of a stream that reuses them). CTAs
+     * past the first wave take their next item from them in the schedule's
+     * order, so the items in flight stay a window of consecutive items
+     * whatever each CTA's speed (a fixed round robin lets CTAs drift apart
+     * and the L2 lose the panels they share: BENCHMARKS.md session 7).
+     * NULL: the fixed round robin. */
+    unsigned long long *tickets;
 };
 
 /* Enqueues the job on s; returns the first launch error. */

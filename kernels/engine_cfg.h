@@ -44,8 +44,9 @@ struct oz_engine_tile_cfg {
     static constexpr int STAGE_BYTES = A_STAGE + B_STAGE;
     static constexpr int STAGES = 4;
     static constexpr int BARRIERS = 2 * STAGES;               /* full, empty per stage */
-    /* + 1024: the base is aligned to the 1024-byte swizzle atom */
-    static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024 + BARRIERS * 8;
+    /* + 1024: the base is aligned to the 1024-byte swizzle atom; after the
+     * barriers, the item of each stage (the tile scheduler's slots) */
+    static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024 + BARRIERS * 8 + STAGES * 8;
     static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232; /* setmaxnreg */
     static constexpr int GROUP_M = GROUP_M_; /* tile rasterization: GROUP_M tile rows walked together (L2 reuse) */
     static constexpr int MAX_CTAS = 160;  /* persistent grid cap: the per-CTA scratch is sized for it */

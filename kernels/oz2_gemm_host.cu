@@ -176,6 +176,7 @@ static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t work
     const oz_operand_ws wa = {ws, P.slot_bytes, 0, P.off_scale_a, P.off_special, P.Mpad, 0, 0};
     const oz_operand_ws wb = {ws, P.slot_bytes, 0, P.off_scale_b, P.off_special + 4, P.Npad, 0, 0};
     const oz_view va0 = oz_view_a(d), vb0 = oz_view_b(d);
+    unsigned long long *const tickets = (unsigned long long *)(ws + P.off_special + OZ_BP_TICKETS_OFF);
     const oz_scalars sc = oz_scalars_of(d);
 
     for (int64_t b0 = 0; b0 < d->batch; b0 += per_group) {
@@ -183,8 +184,9 @@ static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t work
         const oz_view va = oz_view_from(va0, b0), vb = oz_view_from(vb0, b0);
         const oz_out c = oz_out_from(d, b0);
         if (d->k > 0) {
-            /* the special flags of A and B, one word each, in every item's slot */
-            OZ2_TRY(cudaMemset2DAsync(wa.special(0), (size_t)P.slot_bytes, 0, 8, (size_t)group, s));
+            /* the special flags of A and B, one word each, and the engine's
+             * tickets after them, in every item's slot */
+            OZ2_TRY(cudaMemset2DAsync(wa.special(0), (size_t)P.slot_bytes, 0, OZ_BP_SPECIAL_USED, (size_t)group, s));
             OZ2_TRY(oz_launch_operand_scale(va, wa, group, s));
             OZ2_TRY(oz_launch_operand_scale(vb, wb, group, s));
         }
@@ -202,7 +204,7 @@ static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t work
                     if (stage == 1)
                         continue;
                     oz_engine_residue_job ej = {ba, bb, rows, cols, plan.n, (uint8_t *)(ws + P.off_out), P.slot_bytes,
-                                                k0 > 0, 0 /* tile: by K */};
+                                                k0 > 0, 0 /* tile: by K */, tickets};
                     OZ2_TRY(sm90 ? oz_engine_residues(ej, group, s) : oz2_engine_residues_portable(ej, group, s));
                 }
                 if (stage != 0)

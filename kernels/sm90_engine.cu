@@ -5,8 +5,11 @@
  * done, what the consumers do in the shadow of their MMAs, and the order of
  * the work (oz_engine_cfg in engine_cfg.h says how the work is split).
  *
- * Schedule, the same for the producer and the consumers: work items
- * w = blockIdx.x, + gridDim.x, ...; an item is a tile (grouped
+ * Schedule: CTA x starts with work item x; the producer takes each next
+ * item from the job's tickets (the items in flight stay a window of
+ * consecutive items), or, without tickets, w + gridDim.x, and tells the
+ * consumers through a slot per stage (the item whose first stage it is; -1:
+ * done). An item is a tile (grouped
  * rasterization) and every modulus, or, where the mode says MODULUS_SLOWEST,
  * one modulus of a tile, all tiles of a modulus before the next; per item,
  * K chunks in ascending order; per chunk, its moduli in order; per modulus,
@@ -52,6 +55,7 @@ struct oz_engine_params {
     uint8_t *res;
     int64_t res_item_bytes, res_rows, res_cols;
     int res_accumulate; /* the planes hold an earlier slab's residues: add to them */
+    unsigned long long *tickets; /* oz_engine_residue_job::tickets; NULL: a fixed round robin */
 };
 
 /* Tile t of the schedule: batch item, tile row, and tile column. */
@@ -392,6 +396,8 @@ __global__ void __launch_bounds__(Mode::Cfg::THREADS, 1)
     const uint32_t bars = sB + Cfg::STAGES * Cfg::B_STAGE;
     auto full = [&](int s) { return bars + 8 * s; };
     auto empty = [&](int s) { return bars + 8 * (Cfg::STAGES + s); };
+    /* slot[s]: the work item whose first stage is stage s (-1: none left) */
+    volatile int64_t *slot = (volatile int64_t *)(smem_raw + (bars + Cfg::BARRIERS * 8 - sraw));
     const int wg = threadIdx.x >> 7;
 
     if (threadIdx.x == 0) {
@@ -417,15 +423,21 @@ __global__ void __launch_bounds__(Mode::Cfg::THREADS, 1)
         oz_tma_prefetch_desc(&tmB);
         int st = 0;
         uint32_t ph = 0;
-        for (int64_t w = blockIdx.x; w < P.items; w += gridDim.x) {
+        for (int64_t w = blockIdx.x; w < P.items;) {
             int64_t b;
             int tm, tn, q0, q1;
             oz_engine_item<Cfg>(P, w, b, tm, tn, q0, q1);
+            /* the next item, asked for now: the answer is back long before this item's loads are issued */
+            const int64_t next = P.tickets ? (int64_t)gridDim.x + (int64_t)atomicAdd(&P.tickets[0], 1ull) : w + gridDim.x;
+            bool head = true;
             for (int64_t c = 0; c < nchunks; c++) {
                 const int nk = kblocks(c);
                 for (int q = q0; q < q1; q++) {
                     for (int kb = 0; kb < nk; kb++) {
                         oz_mbar_wait(empty(st), ph ^ 1);
+                        if (head) /* the consumers learn the item from its first stage */
+                            slot[st] = w;
+                        head = false;
                         oz_mbar_arrive_expect_tx(full(st), Cfg::STAGE_BYTES);
                         const int32_t k = (int32_t)(c * Mode::KCHUNK + kb * Cfg::BLOCK_K);
                         oz_tma_load_4d(sA + st * Cfg::A_STAGE, &tmA, full(st), k, tm * Cfg::BLOCK_M, q, (int32_t)b);
@@ -437,7 +449,23 @@ __global__ void __launch_bounds__(Mode::Cfg::THREADS, 1)
                     }
                 }
             }
+            w = next;
         }
+        /* Each CTA asks once past the end; the last to do so puts the
+         * counters back to zero (the fences order every CTA's last ticket
+         * before the reset). */
+        if (P.tickets) {
+            __threadfence();
+            if (atomicAdd(&P.tickets[1], 1ull) == gridDim.x - 1) {
+                __threadfence();
+                atomicExch(&P.tickets[0], 0ull);
+                atomicExch(&P.tickets[1], 0ull);
+            }
+        }
+        /* no more items: a stage with no loads whose slot says so */
+        oz_mbar_wait(empty(st), ph ^ 1);
+        slot[st] = -1;
+        oz_mbar_arrive(full(st));
         return;
     }
 
@@ -450,7 +478,11 @@ __global__ void __launch_bounds__(Mode::Cfg::THREADS, 1)
     uint32_t ph = 0;
     const uint32_t a_off = cw * Cfg::WG_M * Cfg::BLOCK_K; /* block i: + i MMA_M BLOCK_K */
     Mode mode(P, ctid);
-    for (int64_t w = blockIdx.x; w < P.items; w += gridDim.x) {
+    for (;;) {
+        oz_mbar_wait(full(st), ph); /* the item's first stage (waited for again below: it stays complete) */
+        const int64_t w = slot[st];
+        if (w < 0)
+            break;
         int64_t b;
         int tm, tn, q0, q1;
         oz_engine_item<Cfg>(P, w, b, tm, tn, q0, q1);
@@ -688,6 +720,7 @@ static cudaError_t oz_engine_residues_as(const oz_engine_residue_job &job, int64
     p.res_rows = job.a.plane_rows;
     p.res_cols = job.b.plane_rows;
     p.res_accumulate = job.accumulate;
+    p.tickets = job.tickets;
     return oz_engine_launch<Mode>(ta, tb, p, job.a.plane_rows, job.b.plane_rows, group, s);
 }
 

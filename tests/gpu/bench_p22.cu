@@ -171,7 +171,10 @@ int main(int argc, char **argv)
             job.nmod = (int)nmod;
             job.res = res;
             job.res_item_bytes = nmod * ra * rb;
+            CUDA_CHECK(cudaMalloc(&job.tickets, 2 * sizeof(unsigned long long)));
+            CUDA_CHECK(cudaMemset(job.tickets, 0, 2 * sizeof(unsigned long long)));
             te = sustained_ms([&] { CUDA_CHECK(oz_engine_residues(job, 1, 0)); });
+            CUDA_CHECK(cudaFree(job.tickets));
             CUDA_CHECK(cudaFree(ws));
             CUDA_CHECK(cudaFree(res));
         }

@@ -17,9 +17,11 @@ static const int32_t moduli[OZ_ENGINE_NMODULI] = {OZ_ENGINE_MODULI(OZ_T_M_)};
 /* One case: rows_a x kpad and rows_b x kpad planes, nmod moduli, group items.
  * kind 0: random int8; 1: all -128 (the largest sums, sign-aligned). tile:
  * the engine's tile shape (oz_engine_residue_job). accumulate: the job runs
- * twice, the second time adding to the first's planes (2 R_q mod m_q). */
+ * twice, the second time adding to the first's planes (2 R_q mod m_q).
+ * tickets: the dynamic tile scheduler (its counters must be zero again
+ * after each launch), else the fixed round robin. */
 static int run_case1(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int64_t group, int kind, int tile,
-                     bool accumulate)
+                     bool accumulate, bool tickets)
 {
     const int64_t pa = rows_a * kpad, pb = rows_b * kpad, pr = rows_a * rows_b;
     const int64_t slot_a = nmod * pa, slot_b = nmod * pb, item = slot_a + slot_b;
@@ -41,12 +43,22 @@ static int run_case1(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int
     job.res = d_res;
     job.res_item_bytes = pr * nmod;
     job.tile = tile;
+    unsigned long long *d_tk = nullptr, tk_left[2] = {0, 0};
+    if (tickets) {
+        CUDA_CHECK(cudaMalloc(&d_tk, sizeof tk_left));
+        CUDA_CHECK(cudaMemset(d_tk, 0, sizeof tk_left));
+        job.tickets = d_tk;
+    }
     CUDA_CHECK(oz_engine_residues(job, group, 0));
     if (accumulate) {
         job.accumulate = true;
         CUDA_CHECK(oz_engine_residues(job, group, 0));
     }
     CUDA_CHECK(cudaDeviceSynchronize());
+    if (tickets) {
+        CUDA_CHECK(cudaMemcpy(tk_left, d_tk, sizeof tk_left, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaFree(d_tk));
+    }
     std::vector<uint8_t> r((size_t)(pr * nmod * group));
     CUDA_CHECK(cudaMemcpy(r.data(), d_res, r.size(), cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaFree(d_ws));
@@ -72,19 +84,25 @@ static int run_case1(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int
                                 q, moduli[q], (long long)i, (long long)j, got, (long long)want);
                 }
         }
-    printf("engine %lldx%lld k=%lld nmod=%d group=%lld kind=%d tile=%d%s: %lld checked, %lld wrong\n",
+    if (tk_left[0] || tk_left[1]) {
+        fprintf(stderr, "  the scheduler's counters were left at %llu, %llu\n", tk_left[0], tk_left[1]);
+        bad++;
+    }
+    printf("engine %lldx%lld k=%lld nmod=%d group=%lld kind=%d tile=%d%s%s: %lld checked, %lld wrong\n",
            (long long)rows_a, (long long)rows_b, (long long)kpad, nmod, (long long)group, kind, tile,
-           accumulate ? " accumulated" : "", (long long)checked, (long long)bad);
+           accumulate ? " accumulated" : "", tickets ? "" : " round-robin", (long long)checked, (long long)bad);
     return bad != 0;
 }
 
-/* The case on both tile shapes, plain and accumulated. */
+/* The case on both tile shapes, plain and accumulated, with the scheduler's
+ * tickets; and once in the fixed round robin. */
 static int run_case(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int64_t group, int kind)
 {
     int fails = 0;
     for (int tile = 1; tile <= 2; tile++)
         for (int acc = 0; acc < 2; acc++)
-            fails += run_case1(rows_a, rows_b, kpad, nmod, group, kind, tile, acc != 0);
+            fails += run_case1(rows_a, rows_b, kpad, nmod, group, kind, tile, acc != 0, true);
+    fails += run_case1(rows_a, rows_b, kpad, nmod, group, kind, 1, false, false);
     return fails;
 }
 
@@ -104,6 +122,7 @@ int main(void)
     fails += run_case(128, 128, 65536 + 384, 2, 1, 1); /* two K chunks, sign-aligned: the exact-range hazard */
     fails += run_case(512, 256, 1024, 20, 1, 0); /* every engine modulus */
     fails += run_case(640, 384, 1152, 5, 2, 0);  /* 640 rows: a partial wide tile; 384 columns: a partial wide B */
+    fails += run_case(2048, 1536, 256, 3, 2, 0); /* 576 items: most of them taken by tickets */
     printf("test_engine: %d failed\n", fails);
     return fails ? 1 : 0;
 }
