@@ -29,8 +29,6 @@ struct oz_engine_residue_job {
     uint8_t *res;
     int64_t res_item_bytes;
     bool accumulate;        /* add to the planes' residues (a later slab of K) instead of writing them */
-    int tile;               /* the sm_90a engine's tiles: 0 by K (engine_cfg.h: OZ_ENGINE_WIDE_MIN_K); tests: 1 the
-                               256 x 128 tiles, 2 the 128 x 256 ones */
     /* The sm_90a engine's tile scheduler: two counters, zero when the job is
      * enqueued, zero again when its launch ends (the last CTA resets them, so
      * one zeroing serves every launch of a stream that reuses them). CTAs

@@ -71,14 +71,11 @@ struct oz_engine_tile_cfg {
  * same 2048 rows for the wide tiles. */
 typedef oz_engine_tile_cfg<128, 2, 8> oz_engine_cfg;
 typedef oz_engine_tile_cfg<256, 1, 16> oz_engine_cfg_wide;
-/* The residue mode runs the wide tiles from this K on (padded bytes): their
- * mainloop is cheaper (B read once a k step: 2.2-2.7% at 16384^3); with the
- * exchange of runs 60-61 their per-item epilogue was dearer, so 64 stages an
- * item lost 1.3% at 8192^3. Branch pending-res22: the residue words hold two
- * rows of two columns (res_layout.h), no exchange; to be measured whether
- * the wide tiles then win at every K (the model of runs 60-61 says ~4% at
- * 8192^3) and this threshold can go. */
-#define OZ_ENGINE_WIDE_MIN_K 12288
+/* The residue mode runs the wide tiles at every K: with residue words of
+ * two rows by two columns (res_layout.h) they need no exchange, and they
+ * were as fast or faster than the 256 x 128 ones from k = 1024 to 16384
+ * (BENCHMARKS.md session 7, call 3). */
+typedef oz_engine_cfg_wide oz_engine_cfg_res;
 
 /* Phase 22 on the engine: the moduli set, the K chunk, and the per-CTA
  * scratch: the residues of all NMOD moduli of a (tile, K chunk) (uint32

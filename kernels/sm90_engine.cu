@@ -644,8 +644,8 @@ bool oz_engine_usable(int dev)
         (void)cudaGetLastError();
         return false;
     }
-    const int need = oz_engine_cfg::SMEM_BYTES > oz_engine_cfg_wide::SMEM_BYTES ? oz_engine_cfg::SMEM_BYTES
-                                                                                 : oz_engine_cfg_wide::SMEM_BYTES;
+    const int need = oz_engine_cfg::SMEM_BYTES > oz_engine_cfg_res::SMEM_BYTES ? oz_engine_cfg::SMEM_BYTES
+                                                                                : oz_engine_cfg_res::SMEM_BYTES;
     if (optin < need)
         return false;
     cudaFuncAttributes attr;
@@ -728,7 +728,5 @@ cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, 
 {
     if (job.nmod < 1 || job.nmod > OZ_ENGINE_NMODULI || job.a.kpad != job.b.kpad)
         return cudaErrorInvalidValue;
-    const bool wide = job.tile == 0 ? job.a.kpad >= OZ_ENGINE_WIDE_MIN_K : job.tile == 2;
-    return wide ? oz_engine_residues_as<oz_mode_res<oz_engine_cfg_wide>>(job, group, s)
-                : oz_engine_residues_as<oz_mode_res<oz_engine_cfg>>(job, group, s);
+    return oz_engine_residues_as<oz_mode_res<oz_engine_cfg_res>>(job, group, s);
 }

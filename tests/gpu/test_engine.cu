@@ -15,12 +15,11 @@
 static const int32_t moduli[OZ_ENGINE_NMODULI] = {OZ_ENGINE_MODULI(OZ_T_M_)};
 
 /* One case: rows_a x kpad and rows_b x kpad planes, nmod moduli, group items.
- * kind 0: random int8; 1: all -128 (the largest sums, sign-aligned). tile:
- * the engine's tile shape (oz_engine_residue_job). accumulate: the job runs
+ * kind 0: random int8; 1: all -128 (the largest sums, sign-aligned). accumulate: the job runs
  * twice, the second time adding to the first's planes (2 R_q mod m_q).
  * tickets: the dynamic tile scheduler (its counters must be zero again
  * after each launch), else the fixed round robin. */
-static int run_case1(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int64_t group, int kind, int tile,
+static int run_case1(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int64_t group, int kind,
                      bool accumulate, bool tickets)
 {
     const int64_t pa = rows_a * kpad, pb = rows_b * kpad, pr = rows_a * rows_b;
@@ -42,7 +41,6 @@ static int run_case1(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int
     job.nmod = nmod;
     job.res = d_res;
     job.res_item_bytes = pr * nmod;
-    job.tile = tile;
     unsigned long long *d_tk = nullptr, tk_left[2] = {0, 0};
     if (tickets) {
         CUDA_CHECK(cudaMalloc(&d_tk, sizeof tk_left));
@@ -88,21 +86,20 @@ static int run_case1(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int
         fprintf(stderr, "  the scheduler's counters were left at %llu, %llu\n", tk_left[0], tk_left[1]);
         bad++;
     }
-    printf("engine %lldx%lld k=%lld nmod=%d group=%lld kind=%d tile=%d%s%s: %lld checked, %lld wrong\n",
-           (long long)rows_a, (long long)rows_b, (long long)kpad, nmod, (long long)group, kind, tile,
+    printf("engine %lldx%lld k=%lld nmod=%d group=%lld kind=%d%s%s: %lld checked, %lld wrong\n",
+           (long long)rows_a, (long long)rows_b, (long long)kpad, nmod, (long long)group, kind,
            accumulate ? " accumulated" : "", tickets ? "" : " round-robin", (long long)checked, (long long)bad);
     return bad != 0;
 }
 
-/* The case on both tile shapes, plain and accumulated, with the scheduler's
- * tickets; and once in the fixed round robin. */
+/* The case plain and accumulated with the scheduler's tickets, and once in
+ * the fixed round robin. */
 static int run_case(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int64_t group, int kind)
 {
     int fails = 0;
-    for (int tile = 1; tile <= 2; tile++)
-        for (int acc = 0; acc < 2; acc++)
-            fails += run_case1(rows_a, rows_b, kpad, nmod, group, kind, tile, acc != 0, true);
-    fails += run_case1(rows_a, rows_b, kpad, nmod, group, kind, 1, false, false);
+    for (int acc = 0; acc < 2; acc++)
+        fails += run_case1(rows_a, rows_b, kpad, nmod, group, kind, acc != 0, true);
+    fails += run_case1(rows_a, rows_b, kpad, nmod, group, kind, false, false);
     return fails;
 }
 
