@@ -29,7 +29,7 @@
  * its own 128 x 128 tile, 7 stages): the mainloop lost more than the
  * overlapped epilogue won; clusters of 2 with A multicast: every stage
  * waited for the slower CTA's release. */
-template <int MMA_N_, int BLOCKS_PER_CONSUMER_, int GROUP_M_>
+template <int MMA_N_, int BLOCKS_PER_CONSUMER_, int GROUP_M_, int GROUP_PANEL_MB_>
 struct oz_engine_tile_cfg {
     static constexpr int MMA_M = 64, MMA_N = MMA_N_, MMA_K = 32; /* wgmma.m64nNk32.s8 */
     static constexpr int CONSUMERS = 2;
@@ -48,7 +48,18 @@ struct oz_engine_tile_cfg {
      * barriers, the item of each stage (the tile scheduler's slots) */
     static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024 + BARRIERS * 8 + STAGES * 8;
     static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232; /* setmaxnreg */
-    static constexpr int GROUP_M = GROUP_M_; /* tile rasterization: GROUP_M tile rows walked together (L2 reuse) */
+    /* Tile rasterization: up to GROUP_M tile rows walked together (L2
+     * reuse); with GROUP_PANEL_MB > 0, fewer where the group's panel of A
+     * (its rows times K bytes) would pass that many MiB. */
+    static constexpr int GROUP_M = GROUP_M_;
+    static constexpr int GROUP_PANEL_MB = GROUP_PANEL_MB_;
+    static int group_rows(int64_t kpad)
+    {
+        if (GROUP_PANEL_MB == 0)
+            return GROUP_M;
+        const int64_t g = ((int64_t)GROUP_PANEL_MB << 20) / ((int64_t)BLOCK_M * kpad);
+        return g < 1 ? 1 : g > GROUP_M ? GROUP_M : (int)g;
+    }
     static constexpr int MAX_CTAS = 160;  /* persistent grid cap: the per-CTA scratch is sized for it */
     static constexpr int ACC = MMA_M * MMA_N / 128; /* accumulators per thread per block */
     static constexpr int ACC_ALL = ACC * BLOCKS_PER_CONSUMER; /* per thread: block i at [i ACC, (i + 1) ACC) */
@@ -67,10 +78,13 @@ struct oz_engine_tile_cfg {
     static_assert(SMEM_BYTES + STAGE_BYTES + 16 > SMEM_LIMIT, "as many stages as fit");
     static_assert(BLOCK_M <= 256 && BLOCK_N <= 256, "TMA box dimensions");
 };
-/* GROUP_M: 8 tile rows of 256 (BENCHMARKS.md run 49: the best of six), the
- * same 2048 rows for the wide tiles. */
-typedef oz_engine_tile_cfg<128, 2, 8> oz_engine_cfg;
-typedef oz_engine_tile_cfg<256, 1, 16> oz_engine_cfg_wide;
+/* Phase 22: 8 tile rows of 256 (BENCHMARKS.md run 49: the best of six).
+ * The wide tiles (residue mode, the dynamic scheduler): up to 16 rows of
+ * 128, A's panel within 16 MiB (session 7, call 4: at K = 16384 8 rows were
+ * 2.3% faster than 16, at K = 8192 16 rows 1.6% faster than 8; 4 and 32
+ * slower at both, column groups slower). */
+typedef oz_engine_tile_cfg<128, 2, 8, 0> oz_engine_cfg;
+typedef oz_engine_tile_cfg<256, 1, 16, 16> oz_engine_cfg_wide;
 /* The residue mode runs the wide tiles at every K: with residue words of
  * two rows by two columns (res_layout.h) they need no exchange, and they
  * were as fast or faster than the 256 x 128 ones from k = 1024 to 16384

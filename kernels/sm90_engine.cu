@@ -56,26 +56,25 @@ struct oz_engine_params {
     int64_t res_item_bytes, res_rows, res_cols;
     int res_accumulate; /* the planes hold an earlier slab's residues: add to them */
     unsigned long long *tickets; /* oz_engine_residue_job::tickets; NULL: a fixed round robin */
+    int group_m;                 /* tile rows walked together: Cfg::group_rows(kpad) */
 };
 
 /* Tile t of the schedule: batch item, tile row, and tile column. */
-template <class Cfg>
 __device__ __forceinline__ void oz_engine_tile(const oz_engine_params &P, int64_t t, int64_t &b, int &tm, int &tn)
 {
     const int64_t per = (int64_t)P.tiles_m * P.tiles_n;
     b = t / per;
     const int64_t r = t - b * per;
-    const int64_t gsz = (int64_t)Cfg::GROUP_M * P.tiles_n;
+    const int64_t gsz = (int64_t)P.group_m * P.tiles_n;
     const int64_t g = r / gsz;
-    const int first = (int)(g * Cfg::GROUP_M);
-    const int gm = min(P.tiles_m - first, Cfg::GROUP_M);
+    const int first = (int)(g * P.group_m);
+    const int gm = min(P.tiles_m - first, P.group_m);
     const int64_t rr = r - g * gsz;
     tm = first + (int)(rr % gm);
     tn = (int)(rr / gm);
 }
 
 /* Work item w of the schedule: its tile, and the moduli [q0, q1) it runs. */
-template <class Cfg>
 __device__ __forceinline__ void oz_engine_item(const oz_engine_params &P, int64_t w, int64_t &b, int &tm, int &tn,
                                                int &q0, int &q1)
 {
@@ -87,7 +86,7 @@ __device__ __forceinline__ void oz_engine_item(const oz_engine_params &P, int64_
         q0 = 0;
         q1 = P.nmod;
     }
-    oz_engine_tile<Cfg>(P, w, b, tm, tn);
+    oz_engine_tile(P, w, b, tm, tn);
 }
 
 /* Row and column, in the consumer's 64 x 128 block, of accumulator idx
@@ -426,7 +425,7 @@ __global__ void __launch_bounds__(Mode::Cfg::THREADS, 1)
         for (int64_t w = blockIdx.x; w < P.items;) {
             int64_t b;
             int tm, tn, q0, q1;
-            oz_engine_item<Cfg>(P, w, b, tm, tn, q0, q1);
+            oz_engine_item(P, w, b, tm, tn, q0, q1);
             /* the next item, asked for now: the answer is back long before this item's loads are issued */
             const int64_t next = P.tickets ? (int64_t)gridDim.x + (int64_t)atomicAdd(&P.tickets[0], 1ull) : w + gridDim.x;
             bool head = true;
@@ -485,7 +484,7 @@ __global__ void __launch_bounds__(Mode::Cfg::THREADS, 1)
             break;
         int64_t b;
         int tm, tn, q0, q1;
-        oz_engine_item<Cfg>(P, w, b, tm, tn, q0, q1);
+        oz_engine_item(P, w, b, tm, tn, q0, q1);
         const int64_t row0 = (int64_t)tm * Cfg::BLOCK_M + cw * Cfg::WG_M, col0 = (int64_t)tn * Cfg::BLOCK_N;
         for (int64_t c = 0; c < nchunks; c++) {
             const int nk = kblocks(c);
@@ -618,6 +617,7 @@ static cudaError_t oz_engine_launch(const CUtensorMap &ta, const CUtensorMap &tb
     p.tiles_total = (int64_t)p.tiles_m * p.tiles_n * group;
     if (p.tiles_total <= 0)
         return cudaSuccess;
+    p.group_m = Cfg::group_rows(p.kpad);
     p.qsplit = Mode::MODULUS_SLOWEST ? p.nmod : 1;
     p.items = p.tiles_total * p.qsplit;
     const int64_t max_ctas = sms < Cfg::MAX_CTAS ? sms : Cfg::MAX_CTAS;
