@@ -14,10 +14,12 @@ typedef struct gemm_case {
     int ta, tb;                 /* 0 = N, 1 = T, 2 = C */
     int64_t m, n, k, lda, ldb, ldc, batch;
     int ptr_array;              /* cublasDgemmBatched's pointer arrays (batch <= GEMM_CASE_MAX_BATCH) */
+    int bcast_a, bcast_b;       /* every item reads item 0's A / B (stride 0, or one pointer repeated) */
     int device_mode;            /* alpha and beta on the device */
     double alpha, beta;
     /* sizes: per item, and in all (A and B with one spare element: k may be 0) */
     size_t sa, sb, sc, a_tot, b_tot, c_tot;
+    size_t ia, ib;              /* elements from one item's A / B to the next: sa / sb, or 0 when broadcast */
     double *A, *B, *C, *R;      /* host: operands, C (the input, then the result), the reference */
     double *dA, *dB, *dC, *dScal;
     void **parr;
@@ -32,8 +34,10 @@ static inline void gemm_case_alloc(gemm_case *c)
     c->sa = (size_t)c->lda * (size_t)(c->ta ? c->m : c->k);
     c->sb = (size_t)c->ldb * (size_t)(c->tb ? c->k : c->n);
     c->sc = (size_t)c->ldc * (size_t)c->n;
-    c->a_tot = c->sa * (size_t)c->batch + 1;
-    c->b_tot = c->sb * (size_t)c->batch + 1;
+    c->ia = c->bcast_a ? 0 : c->sa;
+    c->ib = c->bcast_b ? 0 : c->sb;
+    c->a_tot = c->sa * (size_t)(c->bcast_a ? 1 : c->batch) + 1;
+    c->b_tot = c->sb * (size_t)(c->bcast_b ? 1 : c->batch) + 1;
     c->c_tot = c->sc * (size_t)c->batch;
     c->A = malloc(8 * c->a_tot);
     c->B = malloc(8 * c->b_tot);
@@ -74,8 +78,8 @@ static inline void gemm_case_reference(gemm_case *c, gemm_case_ref_fn ref, void 
 static inline int gemm_case_ref_p22(const gemm_case *c, int64_t b, double *r, void *ctx)
 {
     (void)ctx;
-    return oz_ref_dgemm(c->ta, c->tb, c->m, c->n, c->k, c->alpha, c->A + (size_t)b * c->sa, c->lda,
-                        c->B + (size_t)b * c->sb, c->ldb, c->beta, r, c->ldc);
+    return oz_ref_dgemm(c->ta, c->tb, c->m, c->n, c->k, c->alpha, c->A + (size_t)b * c->ia, c->lda,
+                        c->B + (size_t)b * c->ib, c->ldb, c->beta, r, c->ldc);
 }
 
 /* alpha or beta: 0, 1, -1 or a random value in (-4, 4). */
@@ -96,8 +100,8 @@ static inline void gemm_case_upload(gemm_case *c)
     c->dB = dev_upload(c->B, 8 * c->b_tot);
     c->dC = dev_upload(c->C, 8 * c->c_tot);
     c->dScal = dev_upload((double[]){c->alpha, c->beta}, 16);
-    const oz_gemm_desc d = {c->ta, c->tb, c->m, c->n, c->k, c->dA, c->lda, (int64_t)c->sa, c->dB, c->ldb,
-                            (int64_t)c->sb, c->dC, c->ldc, (int64_t)c->sc, NULL, NULL, NULL, c->batch,
+    const oz_gemm_desc d = {c->ta, c->tb, c->m, c->n, c->k, c->dA, c->lda, (int64_t)c->ia, c->dB, c->ldb,
+                            (int64_t)c->ib, c->dC, c->ldc, (int64_t)c->sc, NULL, NULL, NULL, c->batch,
                             &c->alpha, &c->beta, 0};
     c->d = d;
     c->parr = NULL;
@@ -109,8 +113,8 @@ static inline void gemm_case_upload(gemm_case *c)
             exit(2);
         }
         for (int64_t b = 0; b < c->batch; b++) {
-            ptrs[b] = c->dA + (size_t)b * c->sa;
-            ptrs[GEMM_CASE_MAX_BATCH + b] = c->dB + (size_t)b * c->sb;
+            ptrs[b] = c->dA + (size_t)b * c->ia;
+            ptrs[GEMM_CASE_MAX_BATCH + b] = c->dB + (size_t)b * c->ib;
             ptrs[2 * GEMM_CASE_MAX_BATCH + b] = c->dC + (size_t)b * c->sc;
         }
         c->parr = dev_upload(ptrs, sizeof ptrs);

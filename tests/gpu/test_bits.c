@@ -19,6 +19,7 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk)
     int batch_kind = (int)rng_range(0, 3); /* 0,1: single; 2: strided; 3: pointer array */
     c.batch = batch_kind >= 2 ? rng_range(1, 3) : 1;
     c.ptr_array = batch_kind == 3;
+    c.bcast_a = c.batch > 1 && idx % 5 == 2, c.bcast_b = c.batch > 1 && idx % 5 == 4; /* broadcast operands */
     int dist = (int)rng_range(0, DIST_COUNT - 1);
     int special = idx % 9 == 5;  /* Inf/NaN somewhere */
     int nan_c = c.beta == 0.0 && rng_range(0, 1);
@@ -50,9 +51,9 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk)
     const int64_t bad = gemm_case_result(&c, rc, &first);
     if (bad) {
         failures++;
-        fprintf(stderr, "FAIL case %d: rc=%d %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld ldc=%ld alpha=%g beta=%g dev=%d batch=%ld kind=%d dist=%d special=%d: %lld mismatches, first at %zu: got %.17g want %.17g\n",
+        fprintf(stderr, "FAIL case %d: rc=%d %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld ldc=%ld alpha=%g beta=%g dev=%d batch=%ld kind=%d bcast=%d%d dist=%d special=%d: %lld mismatches, first at %zu: got %.17g want %.17g\n",
                 idx, rc, "NTC"[c.ta], "NTC"[c.tb], (long)c.m, (long)c.n, (long)c.k, (long)c.lda, (long)c.ldb,
-                (long)c.ldc, c.alpha, c.beta, c.device_mode, (long)c.batch, batch_kind, dist, special, (long long)bad,
+                (long)c.ldc, c.alpha, c.beta, c.device_mode, (long)c.batch, batch_kind, c.bcast_a, c.bcast_b, dist, special, (long long)bad,
                 first, c.C[first], c.R[first]);
     }
     gemm_case_free(&c);

@@ -45,6 +45,7 @@ static void run_case(int idx, int engine_runs)
     int batch_kind = (int)rng_range(0, 3); /* 0,1: single; 2: strided; 3: pointer array */
     c.batch = batch_kind >= 2 ? rng_range(1, 3) : 1;
     c.ptr_array = batch_kind == 3;
+    c.bcast_a = c.batch > 1 && idx % 5 == 2, c.bcast_b = c.batch > 1 && idx % 5 == 4; /* broadcast operands */
     c.k = pick_k();
     int64_t mn_max = (int64_t)(MAX_MACS / (double)(c.k * c.batch));
     c.m = pick_dim(600 < mn_max ? 600 : mn_max);
@@ -60,7 +61,7 @@ static void run_case(int idx, int engine_runs)
     int force_kind = idx % 4;   /* 0: the smallest plan; 1, 2: between it and everything; 3: none */
 
     gemm_case_alloc(&c);
-    const int64_t a_used = (int64_t)(c.sa * (size_t)c.batch), b_used = (int64_t)(c.sb * (size_t)c.batch);
+    const int64_t a_used = (int64_t)c.a_tot - 1, b_used = (int64_t)c.b_tot - 1;
     for (size_t i = 0; i < c.a_tot; i++) c.A[i] = rng_dist(dist);
     for (size_t i = 0; i < c.b_tot; i++) c.B[i] = rng_dist(dist);
     for (size_t i = 0; i < c.c_tot; i++) c.C[i] = c.beta == 0.0 ? NAN : rng_sym(); /* beta == 0: C is not read */
@@ -122,10 +123,10 @@ static void run_case(int idx, int engine_runs)
     if (bad) {
         failures++;
         fprintf(stderr, "FAIL case %d: rc=%d %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld ldc=%ld alpha=%g beta=%g dev=%d "
-                        "batch=%ld kind=%d dist=%d special=%d force=%zu plan mb=%ld nb=%ld ks=%ld group=%ld acc=%ld: "
+                        "batch=%ld kind=%d bcast=%d%d dist=%d special=%d force=%zu plan mb=%ld nb=%ld ks=%ld group=%ld acc=%ld: "
                         "%lld mismatches, first at %zu: got %.17g want %.17g\n",
                 idx, rc, "NTC"[c.ta], "NTC"[c.tb], (long)m, (long)n, (long)k, (long)c.lda, (long)c.ldb, (long)c.ldc,
-                c.alpha, c.beta, c.device_mode, (long)c.batch, batch_kind, dist, special, force, (long)shape[0],
+                c.alpha, c.beta, c.device_mode, (long)c.batch, batch_kind, c.bcast_a, c.bcast_b, dist, special, force, (long)shape[0],
                 (long)shape[1], (long)shape[2], (long)shape[3], (long)shape[4], (long long)bad, first, c.C[first],
                 c.R[first]);
     }

@@ -45,8 +45,8 @@ static int bits_for(int target, int64_t k)
 /* The ozaki2 CPU reference at *(int *)bits as a gemm_case_ref_fn. */
 static int ref_oz2(const gemm_case *c, int64_t b, double *r, void *bits)
 {
-    return oz2_ref_dgemm(c->ta, c->tb, c->m, c->n, c->k, c->alpha, c->A + (size_t)b * c->sa, c->lda,
-                         c->B + (size_t)b * c->sb, c->ldb, c->beta, r, c->ldc, *(const int *)bits);
+    return oz2_ref_dgemm(c->ta, c->tb, c->m, c->n, c->k, c->alpha, c->A + (size_t)b * c->ia, c->lda,
+                         c->B + (size_t)b * c->ib, c->ldb, c->beta, r, c->ldc, *(const int *)bits);
 }
 
 /* One random case. big: k up to maxk with small m, n and hazard data. */
@@ -83,6 +83,7 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk, int big)
     gemm_case c = {0};
     c.ta = ta, c.tb = tb, c.m = m, c.n = n, c.k = k, c.lda = lda, c.ldb = ldb, c.ldc = ldc, c.batch = batch;
     c.alpha = alpha, c.beta = beta, c.device_mode = device_mode, c.ptr_array = batch_kind == 3;
+    c.bcast_a = batch > 1 && idx % 5 == 2, c.bcast_b = batch > 1 && idx % 5 == 4; /* broadcast operands */
     gemm_case_alloc(&c);
     double *A = c.A, *B = c.B, *C = c.C;
     const size_t sa = c.sa, sb = c.sb;
@@ -136,9 +137,9 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk, int big)
     const int64_t bad = gemm_case_result(&c, rc, &first);
     if (bad) {
         failures++;
-        fprintf(stderr, "FAIL case %d: rc=%d %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld ldc=%ld alpha=%g beta=%g dev=%d batch=%ld kind=%d dist=%d special=%d bits=%d N=%d graph=%d engine=%d: %lld mismatches, first at %zu: got %.17g want %.17g\n",
+        fprintf(stderr, "FAIL case %d: rc=%d %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld ldc=%ld alpha=%g beta=%g dev=%d batch=%ld kind=%d bcast=%d%d dist=%d special=%d bits=%d N=%d graph=%d engine=%d: %lld mismatches, first at %zu: got %.17g want %.17g\n",
                 idx, rc, "NTC"[ta], "NTC"[tb], (long)m, (long)n, (long)k, (long)lda, (long)ldb, (long)ldc, alpha, beta,
-                device_mode, (long)batch, batch_kind, dist, special, bits, nmod, graph, engine, (long long)bad, first,
+                device_mode, (long)batch, batch_kind, c.bcast_a, c.bcast_b, dist, special, bits, nmod, graph, engine, (long long)bad, first,
                 c.C[first], c.R[first]);
     }
     gemm_case_free(&c);
