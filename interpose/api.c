@@ -50,7 +50,7 @@ static void read_env(void)
     const ozcmp_config *sc = ozcmp_config_get();
     g_env = (ozcrt_settings){
         .mode = p->mode, .min_m = p->min_m, .min_n = p->min_n, .min_k = p->min_k, .bits = p->bits,
-        .compare = sc->enabled != 0, .compare_result = (int)sc->result,
+        .min_speedup = p->min_speedup, .compare = sc->enabled != 0, .compare_result = (int)sc->result,
     };
     pthread_mutex_lock(&g_lock);
     g_proc = g_env;
@@ -67,6 +67,7 @@ static int64_t knob_get(const ozcrt_settings *s, int knob)
     case OZCRT_KNOB_BITS: return s->bits;
     case OZCRT_KNOB_COMPARE: return s->compare;
     case OZCRT_KNOB_COMPARE_RESULT: return s->compare_result;
+    case OZCRT_KNOB_MIN_SPEEDUP: return s->min_speedup;
     default: return -1;
     }
 }
@@ -82,6 +83,7 @@ static void knob_put(ozcrt_settings *s, int knob, int64_t v)
     case OZCRT_KNOB_BITS: s->bits = (int)v; break;
     case OZCRT_KNOB_COMPARE: s->compare = (int)v; break;
     case OZCRT_KNOB_COMPARE_RESULT: s->compare_result = (int)v; break;
+    case OZCRT_KNOB_MIN_SPEEDUP: s->min_speedup = v; break;
     default: break;
     }
 }
@@ -96,12 +98,13 @@ static int knob_ok(int knob, int64_t v)
     case OZCRT_KNOB_BITS: return v >= OZCRT_MIN_BITS && v <= OZCRT_MAX_BITS;
     case OZCRT_KNOB_COMPARE:
     case OZCRT_KNOB_COMPARE_RESULT: return v == 0 || v == 1;
+    case OZCRT_KNOB_MIN_SPEEDUP: return v >= 0 && v <= OZCRT_MAX_MIN_SPEEDUP_PCT;
     default: return 0;
     }
 }
 
 static const char *const g_knob_names[OZCRT_KNOB_COUNT] = {
-    "mode", "min_m", "min_n", "min_k", "bits", "compare", "compare_result",
+    "mode", "min_m", "min_n", "min_k", "bits", "compare", "compare_result", "min_speedup",
 };
 
 static void bad_arg(const char *fn, int scope, int knob, int64_t value)

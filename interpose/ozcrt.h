@@ -9,7 +9,7 @@
  * THE VALUES ("knobs"). Each has three layers:
  *   environment  the OZCRT_* variable read at the first call (or its
  *                default): OZCRT_MODE, OZCRT_MIN_M, OZCRT_MIN_N, OZCRT_MIN_K,
- *                OZCRT_BITS, OZCRT_COMPARE, OZCRT_COMPARE_RESULT;
+ *                OZCRT_BITS, OZCRT_COMPARE, OZCRT_COMPARE_RESULT, OZCRT_MIN_SPEEDUP;
  *   process      starts as the environment; ozcrt_set(OZCRT_PROCESS, ...)
  *                changes it for every thread that has no override;
  *   thread       ozcrt_set(OZCRT_THREAD, ...) overrides one knob for the
@@ -25,7 +25,10 @@
  * column's largest element); OZCRT_KNOB_COMPARE 0/1 (shadow mode: emulated
  * calls also run natively and are compared); OZCRT_KNOB_COMPARE_RESULT
  * OZCRT_RESULT_EMULATED or OZCRT_RESULT_NATIVE (which C the program gets in
- * shadow mode).
+ * shadow mode); OZCRT_KNOB_MIN_SPEEDUP 0..10000, percent (ozaki2: a call is
+ * emulated only if its predicted speed-up over native DGEMM is at least
+ * this; 0: every call past the thresholds; the environment's OZCRT_MIN_SPEEDUP
+ * is a ratio, default 1).
  *
  * Loading: the interception works only when libozcrt.so is loaded before
  * libcublas (LD_PRELOAD, or dlopen(RTLD_GLOBAL) before anything that loads
@@ -71,7 +74,8 @@ typedef enum ozcrt_knob {
     OZCRT_KNOB_BITS = 4,
     OZCRT_KNOB_COMPARE = 5,
     OZCRT_KNOB_COMPARE_RESULT = 6,
-    OZCRT_KNOB_COUNT = 7,
+    OZCRT_KNOB_MIN_SPEEDUP = 7,
+    OZCRT_KNOB_COUNT = 8,
     OZCRT_KNOB_ALL = -1   /* ozcrt_reset only: every knob */
 } ozcrt_knob;
 
@@ -90,7 +94,7 @@ int ozcrt_set(int scope, int knob, int64_t value);
 int ozcrt_reset(int scope, int knob);
 
 /* The name of a knob ("mode", "min_m", "min_n", "min_k", "bits", "compare",
- * "compare_result") or a mode ("phase22", "off", "ozaki2"); NULL when out of
+ * "compare_result", "min_speedup") or a mode ("phase22", "off", "ozaki2"); NULL when out of
  * range. ozcrt_mode_from_name: the mode, or -1. */
 const char *ozcrt_knob_name(int knob);
 const char *ozcrt_mode_to_name(int mode);

@@ -42,6 +42,32 @@ int ozcrt_parse_int(const char *var, const char *value, int64_t lo, int64_t hi, 
     return 1;
 }
 
+int ozcrt_parse_pct(const char *var, const char *value, int64_t max_pct, int64_t dflt, int64_t *out)
+{
+    *out = dflt;
+    if (!value || !value[0])
+        return 0;
+    const char *p = value;
+    while (isspace((unsigned char)*p))
+        p++;
+    char *end = NULL;
+    errno = 0;
+    const double v = strtod(p, &end);
+    while (end && isspace((unsigned char)*end))
+        end++;
+    /* written as a decimal ratio: no hex, inf or nan */
+    const int plain = strspn(p, "0123456789.+-eE \t") == strlen(p);
+    if (p[0] == '\0' || errno != 0 || !end || *end != '\0' || end == p || !plain || !(v >= 0.0) ||
+        v * 100.0 > (double)max_pct) {
+        char d[32];
+        snprintf(d, sizeof d, "%" PRId64 ".%02" PRId64, dflt / 100, dflt % 100);
+        warn_bad(var, value, d);
+        return -1;
+    }
+    *out = (int64_t)(v * 100.0 + 0.5);
+    return 1;
+}
+
 int ozcrt_parse_mode(const char *var, const char *value, ozcrt_mode *out)
 {
     *out = OZCRT_MODE_PHASE22;
@@ -94,6 +120,8 @@ static void read_policy(void)
     ozcrt_parse_int("OZCRT_MIN_K", getenv("OZCRT_MIN_K"), 0, INT64_MAX, OZCRT_DEFAULT_MIN_DIM, &p->min_k);
     ozcrt_parse_int("OZCRT_BITS", getenv("OZCRT_BITS"), OZCRT_MIN_BITS, OZCRT_MAX_BITS, OZCRT_DEFAULT_BITS, &v);
     p->bits = (int)v;
+    ozcrt_parse_pct("OZCRT_MIN_SPEEDUP", getenv("OZCRT_MIN_SPEEDUP"), OZCRT_MAX_MIN_SPEEDUP_PCT,
+                    OZCRT_DEFAULT_MIN_SPEEDUP_PCT, &p->min_speedup);
     ozcrt_parse_int("OZCRT_LOG", getenv("OZCRT_LOG"), 0, 2, 0, &v);
     p->log_level = (int)v;
     ozcrt_parse_int("OZCRT_STATS", getenv("OZCRT_STATS"), 0, 1, 0, &v);

@@ -16,6 +16,12 @@
  * accumulators); past it, calls are forwarded (no-workspace). */
 #define OZCRT_DEFAULT_MAX_WORKSPACE_MB 16384
 
+/* OZCRT_MIN_SPEEDUP, in percent: in the ozaki2 mode a call is emulated only
+ * if its predicted speed-up over native DGEMM (speed_model.h) is at least
+ * this; 0 turns the rule off. */
+#define OZCRT_DEFAULT_MIN_SPEEDUP_PCT 100
+#define OZCRT_MAX_MIN_SPEEDUP_PCT 10000
+
 /* OZCRT_BITS: the bits ozaki2 keeps of each row's/column's largest element. */
 #define OZCRT_DEFAULT_BITS 53
 #define OZCRT_MIN_BITS 1
@@ -28,6 +34,7 @@ typedef struct ozcrt_policy {
     ozcrt_mode mode;                 /* OZCRT_MODE */
     int64_t min_m, min_n, min_k;     /* OZCRT_MIN_M, _N, _K */
     int bits;                        /* OZCRT_BITS (ozaki2) */
+    int64_t min_speedup;             /* OZCRT_MIN_SPEEDUP, percent (ozaki2) */
     int log_level;                   /* OZCRT_LOG: 0, 1, 2 */
     FILE *log;                       /* OZCRT_LOG_FILE, default stderr */
     int stats;                       /* OZCRT_STATS: 0, 1 */
@@ -47,6 +54,7 @@ typedef struct ozcrt_settings {
     ozcrt_mode mode;
     int64_t min_m, min_n, min_k;
     int bits;
+    int64_t min_speedup;             /* percent; 0: off */
     int compare;                     /* shadow mode on (1) or off (0) */
     int compare_result;              /* 0: the program gets the emulated C, 1: the native C */
 } ozcrt_settings;
@@ -66,6 +74,8 @@ const char *ozcrt_mode_name(ozcrt_mode m);
  * it is bad (default, and one warning on stderr naming `var` and the default). */
 int ozcrt_parse_int(const char *var, const char *value, int64_t lo, int64_t hi, int64_t dflt, int64_t *out);
 int ozcrt_parse_mode(const char *var, const char *value, ozcrt_mode *out);
+/* A ratio such as "1", "1.25" or "0" (0 .. max_pct / 100) as a whole percent. */
+int ozcrt_parse_pct(const char *var, const char *value, int64_t max_pct, int64_t dflt, int64_t *out);
 
 /* One log line (a newline is added) when level <= OZCRT_LOG. */
 void ozcrt_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

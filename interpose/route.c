@@ -23,6 +23,7 @@
 #include "kernels/oz2_gemm.h"
 #include "kernels/ozcrt_gemm.h"
 #include "native.h"
+#include "speed_model.h"
 #include "lifecycle.h"
 #include "policy.h"
 #include "real.h"
@@ -225,6 +226,14 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
         if (*nmod == 0) {
             ozcrt_log(2, "ozcrt: ozaki2 bits=%d k=%lld: more than 20 moduli needed", s->bits, (long long)c->k);
             return OZCRT_R_BITS_UNREACHABLE;
+        }
+        /* ozaki2 is for speed at FP64 accuracy: a call it would slow down runs natively */
+        const double sp = ozcrt_oz2_speedup(c->m, c->n, c->k, c->batch, *nmod);
+        if (s->min_speedup > 0 && sp * 100.0 < (double)s->min_speedup) {
+            ozcrt_log(2, "ozcrt: ozaki2 m=%lld n=%lld k=%lld batch=%lld N=%d: predicted speed-up %.2f < %.2f",
+                      (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->batch, *nmod, sp,
+                      (double)s->min_speedup / 100.0);
+            return OZCRT_R_SLOWER;
         }
     }
     cublasPointerMode_t pm;

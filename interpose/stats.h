@@ -28,7 +28,8 @@
     X(NO_WORKSPACE, "no-workspace")                        \
     X(BITS_UNREACHABLE, "bits-unreachable")                \
     X(NO_KERNEL_IMAGE, "no-kernel-image")                  \
-    X(LAUNCH_FAILED, "launch-failed")
+    X(LAUNCH_FAILED, "launch-failed")                      \
+    X(SLOWER, "slower-than-native")
 
 typedef enum ozcrt_reason {
 #define OZCRT_X_REASON(id, str) OZCRT_R_##id,

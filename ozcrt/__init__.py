@@ -44,7 +44,8 @@ __all__ = [
 ]
 
 MODES = ("phase22", "off", "ozaki2")  # the numbers of ozcrt.h: OZCRT_PHASE22 = 0, OZCRT_OFF = 1, OZCRT_OZAKI2 = 2
-KNOBS = ("mode", "min_m", "min_n", "min_k", "bits", "compare", "compare_result")  # ozcrt_knob order
+KNOBS = ("mode", "min_m", "min_n", "min_k", "bits", "compare", "compare_result",
+         "min_speedup")  # ozcrt_knob order
 RESULTS = ("emulated", "native")  # compare_result values
 _THREAD, _PROCESS, _ENV = 0, 1, 2  # ozcrt_scope
 _KNOB_ALL = -1
@@ -218,6 +219,10 @@ def _encode(knob, value):
         if value not in RESULTS:
             raise ValueError("compare_result must be 'emulated' or 'native', not %r" % (value,))
         return RESULTS.index(value)
+    if knob == "min_speedup":  # a ratio (1.0: only calls predicted faster than native; 0: off), percent in C
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+            raise ValueError("min_speedup must be a ratio >= 0, not %r" % (value,))
+        return int(round(value * 100))
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError("%s must be an int, not %r" % (knob, value))
     return value
@@ -230,6 +235,8 @@ def _decode(knob, v):
         return bool(v)
     if knob == "compare_result":
         return RESULTS[v]
+    if knob == "min_speedup":
+        return v / 100.0
     return v
 
 
@@ -268,7 +275,9 @@ def get(scope="thread"):
 def set(**knobs):  # noqa: A001 (the module's verb)
     """Sets process values (every thread without its own override), e.g.
     ozcrt.set(mode="off", min_m=1024). Knobs: mode, min_m, min_n, min_k,
-    bits, compare (bool), compare_result ("emulated" or "native")."""
+    bits, compare (bool), compare_result ("emulated" or "native"),
+    min_speedup (a ratio: ozaki2 emulates a call only if its predicted
+    speed-up over native DGEMM is at least this; 0: every call)."""
     for knob, value in knobs.items():
         _set(_PROCESS, knob, value)
 

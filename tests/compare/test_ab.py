@@ -124,7 +124,7 @@ if len(sys.argv) > 6:
     shim, shim_prog, client = sys.argv[4:7]
     stats = os.path.join(tmp, "stats.txt")
     env = {k: v for k, v in os.environ.items() if not k.startswith("OZCRT_") and k != "LD_PRELOAD"}
-    env.update(OZCRT_MODE="ozaki2", OZCRT_BITS="40", OZCRT_MIN_M="1", OZCRT_MIN_N="1", OZCRT_MIN_K="1",
+    env.update(OZCRT_MODE="ozaki2", OZCRT_BITS="40", OZCRT_MIN_M="1", OZCRT_MIN_N="1", OZCRT_MIN_K="1", OZCRT_MIN_SPEEDUP="0",
                OZCRT_STATS="1", OZCRT_STATS_FILE=stats, CUDA_VISIBLE_DEVICES="")
     p = subprocess.run([sys.executable, ab, "--lib", shim, "--rtol", "1e-12", "--", sys.executable, shim_prog, client],
                        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)

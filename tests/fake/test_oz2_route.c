@@ -6,7 +6,14 @@
  *             computed with Python integers), goes on to the GPU check (no-gpu),
  *             k + 1 is forwarded as bits-unreachable; stats table names both
  *   badbits   OZCRT_MODE=ozaki2 OZCRT_BITS=65: one warning naming OZCRT_BITS,
- *             bits 53 (the default) in force, mode still ozaki2 */
+ *             bits 53 (the default) in force, mode still ozaki2
+ *   (both with OZCRT_MIN_SPEEDUP=0: their small calls reach the GPU check)
+ *   speed     OZCRT_MODE=ozaki2, OZCRT_MIN_SPEEDUP unset (1): calls the
+ *             speed model says emulation slows down are forwarded as
+ *             slower-than-native (2048^3, 8192 x 8192 x 1024), faster ones go
+ *             on (8192^3, 4096^3: no-gpu); the knob reads 100 (percent), and
+ *             a thread's 0 lets a small call through, 125 keeps 4096^3 out
+ *   speedbad  OZCRT_MIN_SPEEDUP=-1: one warning naming it, the default 1 in force */
 #include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -56,12 +63,11 @@ static void last_log_line(char *out, size_t size)
     fclose(f);
 }
 
-static void dgemm_expect(int k, const char *want_in_log)
+static void dgemm_shape_expect(int m, int n, int k, const char *want_in_log)
 {
     fake_cublas_reset();
     fake_cublas_set_status(FAKE_STATUS);
-    cublasStatus_t st = cublasDgemm_v2(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 300, 200, k, &one, PA, 300, PB, k, &half, PC,
-                                       300);
+    cublasStatus_t st = cublasDgemm_v2(g_h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, PA, m, PB, k, &half, PC, m);
     assert_int_equal(st, FAKE_STATUS);
     assert_int_equal(fake_cublas_count(), 1);
     assert_int_equal(fake_cublas_last()->k, k);
@@ -69,6 +75,16 @@ static void dgemm_expect(int k, const char *want_in_log)
     last_log_line(line, sizeof line);
     if (!strstr(line, want_in_log))
         fail_msg("log line \"%s\" lacks \"%s\"", line, want_in_log);
+}
+
+static void dgemm_expect(int k, const char *want_in_log) { dgemm_shape_expect(300, 200, k, want_in_log); }
+
+static int64_t knob(int scope, int which)
+{
+    int64_t v = -1;
+    int (*get)(int, int, int64_t *) = (int (*)(int, int, int64_t *))api("ozcrt_get");
+    assert_int_equal(get(scope, which, &v), 0);
+    return v;
 }
 
 /* The process's policy as the runtime API reports it: mode ozaki2, `bits` bits. */
@@ -117,6 +133,40 @@ static void t_badbits(void **state)
     assert_null(strstr(g_stderr, "OZCRT_MODE"));
 }
 
+static void t_speed(void **state)
+{
+    (void)state;
+    expect_ozaki2_bits(53);
+    assert_int_equal(knob(OZCRT_ENV, OZCRT_KNOB_MIN_SPEEDUP), 100); /* OZCRT_MIN_SPEEDUP unset: 1 */
+    assert_int_equal(knob(OZCRT_THREAD, OZCRT_KNOB_MIN_SPEEDUP), 100);
+    /* measured on the H200 (BENCHMARKS.md session 7 call 8): 0.75x, 0.71x; 1.33x, 1.11x */
+    dgemm_shape_expect(2048, 2048, 2048, "-> forward: slower-than-native");
+    dgemm_shape_expect(8192, 8192, 1024, "-> forward: slower-than-native");
+    dgemm_shape_expect(8192, 8192, 8192, "-> forward: no-gpu");
+    dgemm_shape_expect(4096, 4096, 4096, "-> forward: no-gpu");
+    int (*set)(int, int, int64_t) = (int (*)(int, int, int64_t))api("ozcrt_set");
+    int (*reset)(int, int) = (int (*)(int, int))api("ozcrt_reset");
+    assert_int_equal(set(OZCRT_THREAD, OZCRT_KNOB_MIN_SPEEDUP, 0), 0);
+    dgemm_shape_expect(2048, 2048, 2048, "-> forward: no-gpu");
+    assert_int_equal(set(OZCRT_THREAD, OZCRT_KNOB_MIN_SPEEDUP, 125), 0);
+    dgemm_shape_expect(4096, 4096, 4096, "-> forward: slower-than-native");
+    dgemm_shape_expect(8192, 8192, 8192, "-> forward: no-gpu");
+    assert_int_equal(set(OZCRT_THREAD, OZCRT_KNOB_MIN_SPEEDUP, -1), -1);
+    assert_int_equal(set(OZCRT_THREAD, OZCRT_KNOB_MIN_SPEEDUP, 10001), -1);
+    assert_int_equal(reset(OZCRT_THREAD, OZCRT_KNOB_ALL), 0);
+    dgemm_shape_expect(2048, 2048, 2048, "-> forward: slower-than-native");
+    assert_null(strstr(g_stderr, "OZCRT_MIN_SPEEDUP"));
+}
+
+static void t_speedbad(void **state)
+{
+    (void)state;
+    assert_int_equal(knob(OZCRT_ENV, OZCRT_KNOB_MIN_SPEEDUP), 100);
+    if (!strstr(g_stderr, "OZCRT_MIN_SPEEDUP=\"-1\""))
+        fail_msg("no warning about OZCRT_MIN_SPEEDUP in:\n%s", g_stderr);
+    dgemm_shape_expect(2048, 2048, 2048, "-> forward: slower-than-native");
+}
+
 /* The first call (cublasCreate) reads the policy: its stderr is kept. */
 static int setup(void **state)
 {
@@ -137,7 +187,13 @@ int main(int argc, char **argv)
         g_suite = argv[1];
     const struct CMUnitTest bits64[] = {cmocka_unit_test(t_bits64)};
     const struct CMUnitTest badbits[] = {cmocka_unit_test(t_badbits)};
+    const struct CMUnitTest speed[] = {cmocka_unit_test(t_speed)};
+    const struct CMUnitTest speedbad[] = {cmocka_unit_test(t_speedbad)};
     if (strcmp(g_suite, "badbits") == 0)
         return cmocka_run_group_tests_name("oz2-badbits", badbits, setup, NULL);
+    if (strcmp(g_suite, "speed") == 0)
+        return cmocka_run_group_tests_name("oz2-speed", speed, setup, NULL);
+    if (strcmp(g_suite, "speedbad") == 0)
+        return cmocka_run_group_tests_name("oz2-speedbad", speedbad, setup, NULL);
     return cmocka_run_group_tests_name("oz2-bits64", bits64, setup, NULL);
 }

@@ -71,6 +71,35 @@ static void t_parse_int_bad(void **state)
     }
 }
 
+/* OZCRT_MIN_SPEEDUP: a decimal ratio to whole percent; anything else warned, the default kept. */
+static void t_parse_pct(void **state)
+{
+    (void)state;
+    static const struct { const char *in; int64_t pct; } good[] = {
+        {"1", 100}, {"1.0", 100}, {"0", 0}, {" 1.25 ", 125}, {"0.999", 100}, {"2.5e1", 2500}, {"100", 10000}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        int64_t v = -1;
+        if (ozcrt_parse_pct("X", good[i].in, 10000, 100, &v) != 1 || v != good[i].pct)
+            fail_msg("\"%s\": %lld, want %lld", good[i].in, (long long)v, (long long)good[i].pct);
+    }
+    int64_t v = -1;
+    assert_int_equal(ozcrt_parse_pct("X", "", 10000, 100, &v), 0);
+    assert_int_equal(v, 100);
+    static const char *const bad[] = {"-1", "abc", "1x", "inf", "nan", "0x10", "100.01", " ", "1,5"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        v = -1;
+        capture_begin();
+        int r = ozcrt_parse_pct("OZCRT_MIN_SPEEDUP", bad[i], 10000, 100, &v);
+        const char *err = capture_end();
+        if (r != -1 || v != 100)
+            fail_msg("\"%s\": returned %d, value %lld", bad[i], r, (long long)v);
+        char want[128];
+        snprintf(want, sizeof want, "ozcrt: warning: OZCRT_MIN_SPEEDUP=\"%s\" is not valid; using the default 1.00\n",
+                 bad[i]);
+        assert_string_equal(err, want);
+    }
+}
+
 static void t_parse_mode(void **state)
 {
     (void)state;
@@ -94,7 +123,8 @@ static void t_parse_mode(void **state)
 static void clear_env(void)
 {
     static const char *const vars[] = {"OZCRT_MODE", "OZCRT_MIN_M", "OZCRT_MIN_N", "OZCRT_MIN_K", "OZCRT_LOG",
-                                       "OZCRT_LOG_FILE", "OZCRT_STATS", "OZCRT_STATS_FILE", "OZCRT_MAX_WORKSPACE_MB"};
+                                       "OZCRT_LOG_FILE", "OZCRT_STATS", "OZCRT_STATS_FILE", "OZCRT_MAX_WORKSPACE_MB",
+                                       "OZCRT_MIN_SPEEDUP"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         unsetenv(vars[i]);
     memset(&g_policy, 0, sizeof g_policy);
@@ -114,6 +144,7 @@ static void t_policy_defaults(void **state)
     assert_int_equal(g_policy.stats, 0);
     assert_null(g_policy.stats_file);
     assert_int_equal(g_policy.max_workspace_bytes, (size_t)OZCRT_DEFAULT_MAX_WORKSPACE_MB << 20);
+    assert_int_equal(g_policy.min_speedup, OZCRT_DEFAULT_MIN_SPEEDUP_PCT);
 }
 
 static void t_policy_set(void **state)
@@ -197,7 +228,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(t_parse_int_good),   cmocka_unit_test(t_parse_int_empty),
-        cmocka_unit_test(t_parse_int_bad),    cmocka_unit_test(t_parse_mode),
+        cmocka_unit_test(t_parse_int_bad),    cmocka_unit_test(t_parse_mode), cmocka_unit_test(t_parse_pct),
         cmocka_unit_test(t_policy_defaults),  cmocka_unit_test(t_policy_set),
         cmocka_unit_test(t_policy_bad_values), cmocka_unit_test(t_log_file_unwritable),
     };

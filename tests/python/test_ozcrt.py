@@ -223,7 +223,13 @@ class Modes(unittest.TestCase):
     def test_ozaki2_and_bits_are_carried(self):
         with ozcrt.region(mode="ozaki2", bits=40):
             self.assertEqual((ozcrt.get()["mode"], ozcrt.get()["bits"]), ("ozaki2", 40))
-            self.expect_forwarded({"no-gpu": 1})  # not off: it went on to the GPU check
+            self.assertEqual(ozcrt.get()["min_speedup"], 1.0)  # OZCRT_MIN_SPEEDUP unset
+            self.expect_forwarded({"slower-than-native": 1})  # the small call: native is faster
+            with ozcrt.region(min_speedup=0):
+                self.assertEqual(ozcrt.get()["min_speedup"], 0.0)
+                self.expect_forwarded({"slower-than-native": 1, "no-gpu": 1})  # not off: on to the GPU check
+            with self.assertRaises(ValueError):
+                ozcrt.set(min_speedup=-1)
         self.assertEqual((ozcrt.get()["mode"], ozcrt.get()["bits"]), ("phase22", 53))
 
     def test_region_thresholds(self):

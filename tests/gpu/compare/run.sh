@@ -30,7 +30,7 @@ python=${PYTHON:-python3}
 mkdir -p "$out"
 rc=0
 # every call is emulated whatever its size (the default thresholds skip small ones)
-export OZCRT_MIN_M=1 OZCRT_MIN_N=1 OZCRT_MIN_K=1
+export OZCRT_MIN_M=1 OZCRT_MIN_N=1 OZCRT_MIN_K=1 OZCRT_MIN_SPEEDUP=0
 
 summary() { # STATUS NAME DETAIL
     echo "$1: $2${3:+ ($3)}"

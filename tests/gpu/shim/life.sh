@@ -43,7 +43,7 @@ shim() {
     name=$1
     shift
     rm -f "$out/$name.stats"
-    OZCRT_MIN_M=128 OZCRT_MIN_N=128 OZCRT_MIN_K=128 OZCRT_STATS=1 OZCRT_STATS_FILE="$out/$name.stats" \
+    OZCRT_MIN_M=128 OZCRT_MIN_N=128 OZCRT_MIN_K=128 OZCRT_MIN_SPEEDUP=0 OZCRT_STATS=1 OZCRT_STATS_FILE="$out/$name.stats" \
         "$build/interpose/ozcrt-run" -- "$@" > "$out/$name.txt" 2> "$out/$name.err"
 }
 

@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=$build/shim-gpu
 mkdir -p "$out"
 rm -f "$out/ozaki2.stats"
-OZCRT_MODE=ozaki2 OZCRT_MIN_M=0 OZCRT_MIN_N=0 OZCRT_MIN_K=0 OZCRT_STATS=1 OZCRT_STATS_FILE="$out/ozaki2.stats" \
+OZCRT_MODE=ozaki2 OZCRT_MIN_M=0 OZCRT_MIN_N=0 OZCRT_MIN_K=0 OZCRT_MIN_SPEEDUP=0 OZCRT_STATS=1 OZCRT_STATS_FILE="$out/ozaki2.stats" \
     LD_PRELOAD="$build/interpose/libozcrt.so${LD_PRELOAD:+:$LD_PRELOAD}" \
     "${PYTHON:-python3}" "$here/ozaki2_clients.py"
 rc=$?

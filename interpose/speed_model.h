@@ -1,0 +1,38 @@
+/* interpose/speed_model.h: the ozaki2 mode's predicted speed-up over native DGEMM, from which the router forwards calls emulation would slow down (plain C, host only).
+ *
+ * A four-term model of the emulated call and a two-term model of native
+ * DGEMM, fitted (least squares, relative error) to the H200 size sweep of
+ * BENCHMARKS.md (session 7, call 8: 21 shapes from 1024^3 to 16384^3, short
+ * and long K, tall and wide, bits 53 and 34); it predicts the measured time
+ * within ~5% on every shape (within ~8% at 16384^3, where the chip's power
+ * cap decides), and the sign of the speed-up on 40 of 42 points (the two
+ * misses are within 6% of 1). Milliseconds:
+ *   emulated ~ t0 + batch N (e m n k + c m n + d (m + n) k)
+ *            (the engine's N INT8 GEMMs, the per-element CRT and epilogue,
+ *            the operands' scaling and residues)
+ *   native   ~ t0' + batch f m n k
+ * The numbers are the H200's; on other GPUs the model is only a guide (the
+ * thresholds and OZCRT_MIN_SPEEDUP still apply). */
+#ifndef OZCRT_INTERPOSE_SPEED_MODEL_H
+#define OZCRT_INTERPOSE_SPEED_MODEL_H
+
+#include <stdint.h>
+
+#define OZCRT_OZ2_T0_MS 0.038       /* launches and the smallest grids */
+#define OZCRT_OZ2_MNK_MS 1.24e-12   /* per modulus and multiply-add */
+#define OZCRT_OZ2_MN_MS 2.11e-9     /* per modulus and element of C */
+#define OZCRT_OZ2_MNK_IN_MS 0.69e-9 /* per modulus and element of op(A), op(B) */
+#define OZCRT_NATIVE_T0_MS 0.0032
+#define OZCRT_NATIVE_MNK_MS 36.0e-12 /* 2 / 55.5 TFLOPS */
+
+/* Predicted native time / emulated time of an ozaki2 call with nmod moduli. */
+static inline double ozcrt_oz2_speedup(int64_t m, int64_t n, int64_t k, int64_t batch, int nmod)
+{
+    const double M = (double)m, N = (double)n, K = (double)k, B = (double)batch, Q = (double)nmod;
+    const double emulated = OZCRT_OZ2_T0_MS +
+                            B * Q * (OZCRT_OZ2_MNK_MS * M * N * K + OZCRT_OZ2_MN_MS * M * N + OZCRT_OZ2_MNK_IN_MS * (M + N) * K);
+    const double native = OZCRT_NATIVE_T0_MS + B * OZCRT_NATIVE_MNK_MS * M * N * K;
+    return native / emulated;
+}
+
+#endif
