@@ -8,9 +8,10 @@ existing=$3
 fail() { echo "FAIL: $*"; echo "$out"; exit 1; }
 
 out=$(OZCRT_LIB="$lib" LD_PRELOAD="$existing" "$run" --mode off --log 2 --log-file /tmp/ozcrt-run-test.log \
-      --stats --min-m 5 --min-n 6 --min-k 7 --compare --report-file r.csv -- env 2>&1) || fail "ozcrt-run exited with $?"
+      --stats --min-m 5 --min-n 6 --min-k 7 --compare --report-file r.csv --bits 40 --min-speedup 1.5 -- env 2>&1) \
+    || fail "ozcrt-run exited with $?"
 for want in OZCRT_MODE=off OZCRT_LOG=2 OZCRT_LOG_FILE=/tmp/ozcrt-run-test.log OZCRT_STATS=1 \
-            OZCRT_COMPARE=1 OZCRT_REPORT_FILE=r.csv \
+            OZCRT_COMPARE=1 OZCRT_REPORT_FILE=r.csv OZCRT_BITS=40 OZCRT_MIN_SPEEDUP=1.5 \
             OZCRT_MIN_M=5 OZCRT_MIN_N=6 OZCRT_MIN_K=7 "LD_PRELOAD=$existing:$lib"; do
     printf '%s\n' "$out" | grep -qx "$want" || fail "no line $want"
 done
