@@ -19,20 +19,29 @@ static void warn_bad(const char *var, const char *value, const char *dflt)
     fprintf(stderr, "ozcrt: warning: %s=\"%s\" is not valid; using the default %s\n", var, value, dflt);
 }
 
+static const char *skip_blanks(const char *p)
+{
+    while (isspace((unsigned char)*p))
+        p++;
+    return p;
+}
+
+/* Whether a number parsed from p (strto*: its end, errno) took all of p but trailing blanks. */
+static int parsed_whole(const char *p, const char *end)
+{
+    return errno == 0 && end && end != p && *skip_blanks(end) == '\0';
+}
+
 int ozcrt_parse_int(const char *var, const char *value, int64_t lo, int64_t hi, int64_t dflt, int64_t *out)
 {
     *out = dflt;
     if (!value || !value[0])
         return 0;
-    const char *p = value;
-    while (isspace((unsigned char)*p))
-        p++;
+    const char *p = skip_blanks(value);
     char *end = NULL;
     errno = 0;
     long long v = strtoll(p, &end, 10);
-    while (end && isspace((unsigned char)*end))
-        end++;
-    if (p[0] == '\0' || errno != 0 || !end || *end != '\0' || end == p || v < lo || v > hi) {
+    if (!parsed_whole(p, end) || v < lo || v > hi) {
         char d[32];
         snprintf(d, sizeof d, "%" PRId64, dflt);
         warn_bad(var, value, d);
@@ -47,18 +56,13 @@ int ozcrt_parse_pct(const char *var, const char *value, int64_t max_pct, int64_t
     *out = dflt;
     if (!value || !value[0])
         return 0;
-    const char *p = value;
-    while (isspace((unsigned char)*p))
-        p++;
+    const char *p = skip_blanks(value);
     char *end = NULL;
     errno = 0;
     const double v = strtod(p, &end);
-    while (end && isspace((unsigned char)*end))
-        end++;
     /* written as a decimal ratio: no hex, inf or nan */
     const int plain = strspn(p, "0123456789.+-eE \t") == strlen(p);
-    if (p[0] == '\0' || errno != 0 || !end || *end != '\0' || end == p || !plain || !(v >= 0.0) ||
-        v * 100.0 > (double)max_pct) {
+    if (!parsed_whole(p, end) || !plain || !(v >= 0.0) || v * 100.0 > (double)max_pct) {
         char d[32];
         snprintf(d, sizeof d, "%" PRId64 ".%02" PRId64, dflt / 100, dflt % 100);
         warn_bad(var, value, d);
