@@ -10,7 +10,9 @@
  * no workspace; a launch that fails is forwarded too. Nothing on this path synchronises
  * the host. In the ozaki2 mode a call whose plan needs more than the 20
  * engine moduli (ozaki2.md step 1: OZCRT_BITS too high for its k) is
- * forwarded (bits-unreachable), checked right after the thresholds. */
+ * forwarded (bits-unreachable), checked right after the thresholds, and
+ * then so is a call whose predicted speed-up over native DGEMM is below
+ * OZCRT_MIN_SPEEDUP (slower-than-native: speed_model.h). */
 #include "route.h"
 
 #include <pthread.h>
