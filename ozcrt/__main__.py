@@ -1,6 +1,6 @@
 """python -m ozcrt: the Python twin of scripts/ozcrt-run: runs a Python script (or -m module, -c code) with libozcrt.so preloaded and the OZCRT_* policy set.
 
-    python -m ozcrt [--mode phase22|ozaki2|off] [--bits N] [--log 0|1|2] [--log-file F]
+    python -m ozcrt [--mode phase22|ozaki2|off] [--bits N] [--min-speedup R] [--log 0|1|2] [--log-file F]
                     [--stats] [--stats-file F] [--min-m N] [--min-n N] [--min-k N]
                     [--max-workspace-mb N] [--cublas PATH] [--compare]
                     [--compare-result emulated|native] [--report-file F] [--lib PATH]
@@ -26,6 +26,7 @@ import sys
 OPTIONS = {
     "--mode": ("OZCRT_MODE", True),
     "--bits": ("OZCRT_BITS", True),
+    "--min-speedup": ("OZCRT_MIN_SPEEDUP", True),
     "--log": ("OZCRT_LOG", True),
     "--log-file": ("OZCRT_LOG_FILE", True),
     "--stats": ("OZCRT_STATS", False),

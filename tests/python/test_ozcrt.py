@@ -347,7 +347,8 @@ class Launcher(unittest.TestCase):
         h = ctypes.c_void_p()
         st = c.local_client_dgemm(300, 200, 256, 0x1000, 0x2000, 0x3000, ctypes.byref(h))
         print("ARGV", sys.argv[1:])
-        print("ENV", os.environ["OZCRT_MODE"], os.environ["OZCRT_BITS"], os.environ["OZCRT_MIN_M"])
+        print("ENV", os.environ["OZCRT_MODE"], os.environ["OZCRT_BITS"], os.environ["OZCRT_MIN_M"],
+              os.environ["OZCRT_MIN_SPEEDUP"])
         print("STATUS", st)
         print("REASONS", ozcrt.stats()["cublasDgemm_v2"]["reasons"])
         sys.exit(7)
@@ -360,7 +361,7 @@ class Launcher(unittest.TestCase):
                 f.write(textwrap.dedent(self.SCRIPT))
             env = dict(os.environ)
             env.pop("LD_PRELOAD", None)
-            r = subprocess.run([sys.executable, "-m", "ozcrt", "--mode", "off", "--bits", "40", "--min-m", "1",
+            r = subprocess.run([sys.executable, "-m", "ozcrt", "--mode", "off", "--bits", "40", "--min-m", "1", "--min-speedup", "0.5",
                                 "--stats-file", os.path.join(d, "t.txt"), script, "a b", ""],
                                env=env, capture_output=True, text=True, timeout=120)
             table = ""
@@ -369,7 +370,7 @@ class Launcher(unittest.TestCase):
                     table = f.read()
         self.assertEqual(r.returncode, 7, r.stdout + r.stderr)  # the script's own exit status
         self.assertIn("ARGV ['a b', '']", r.stdout)
-        self.assertIn("ENV off 40 1", r.stdout)
+        self.assertIn("ENV off 40 1 0.5", r.stdout)
         self.assertIn("STATUS %d" % MAPPING_ERROR, r.stdout)
         self.assertIn("REASONS {'mode-off': 1}", r.stdout)
         self.assertIn("mode-off=1", table)  # --stats-file: OZCRT_STATS=1, the table at exit
