@@ -25,10 +25,12 @@
  * column's largest element); OZCRT_KNOB_COMPARE 0/1 (shadow mode: emulated
  * calls also run natively and are compared); OZCRT_KNOB_COMPARE_RESULT
  * OZCRT_RESULT_EMULATED or OZCRT_RESULT_NATIVE (which C the program gets in
- * shadow mode); OZCRT_KNOB_MIN_SPEEDUP 0..10000, percent (ozaki2: a call is
- * emulated only if its predicted speed-up over native DGEMM is at least
- * this; 0: every call past the thresholds; the environment's OZCRT_MIN_SPEEDUP
- * is a ratio, default 1).
+ * shadow mode); OZCRT_KNOB_MIN_SPEEDUP 0..10000, percent, or
+ * OZCRT_MIN_SPEEDUP_AUTO (-1, the default) (ozaki2: a call is emulated only
+ * if its predicted speed-up over native DGEMM is at least this; 0: every
+ * call past the thresholds; auto: 100 while min_m, min_n, min_k are all at
+ * their default 512, else 0; the environment's OZCRT_MIN_SPEEDUP is a ratio
+ * or "auto").
  *
  * Loading: the interception works only when libozcrt.so is loaded before
  * libcublas (LD_PRELOAD, or dlopen(RTLD_GLOBAL) before anything that loads
@@ -55,6 +57,9 @@ extern "C" {
 #define OZCRT_PHASE22 0   /* Phase 22: 28 INT8 GEMMs, ~34 bits (the default) */
 #define OZCRT_OFF 1       /* every call forwarded to the real cuBLAS (reason mode-off) */
 #define OZCRT_OZAKI2 2    /* Ozaki scheme II, OZCRT_BITS bits */
+
+/* OZCRT_KNOB_MIN_SPEEDUP's default: 100 (percent) at the default thresholds, 0 at others. */
+#define OZCRT_MIN_SPEEDUP_AUTO (-1)
 
 /* OZCRT_KNOB_COMPARE_RESULT values. */
 #define OZCRT_RESULT_EMULATED 0

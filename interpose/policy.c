@@ -57,6 +57,10 @@ int ozcrt_parse_pct(const char *var, const char *value, int64_t max_pct, int64_t
     if (!value || !value[0])
         return 0;
     const char *p = skip_blanks(value);
+    if (strncmp(p, "auto", 4) == 0 && *skip_blanks(p + 4) == '\0') {
+        *out = OZCRT_MIN_SPEEDUP_AUTO;
+        return 1;
+    }
     char *end = NULL;
     errno = 0;
     const double v = strtod(p, &end);
@@ -64,7 +68,10 @@ int ozcrt_parse_pct(const char *var, const char *value, int64_t max_pct, int64_t
     const int plain = strspn(p, "0123456789.+-eE \t") == strlen(p);
     if (!parsed_whole(p, end) || !plain || !(v >= 0.0) || v * 100.0 > (double)max_pct) {
         char d[32];
-        snprintf(d, sizeof d, "%" PRId64 ".%02" PRId64, dflt / 100, dflt % 100);
+        if (dflt == OZCRT_MIN_SPEEDUP_AUTO)
+            snprintf(d, sizeof d, "auto");
+        else
+            snprintf(d, sizeof d, "%" PRId64 ".%02" PRId64, dflt / 100, dflt % 100);
         warn_bad(var, value, d);
         return -1;
     }
@@ -125,7 +132,7 @@ static void read_policy(void)
     ozcrt_parse_int("OZCRT_BITS", getenv("OZCRT_BITS"), OZCRT_MIN_BITS, OZCRT_MAX_BITS, OZCRT_DEFAULT_BITS, &v);
     p->bits = (int)v;
     ozcrt_parse_pct("OZCRT_MIN_SPEEDUP", getenv("OZCRT_MIN_SPEEDUP"), OZCRT_MAX_MIN_SPEEDUP_PCT,
-                    OZCRT_DEFAULT_MIN_SPEEDUP_PCT, &p->min_speedup);
+                    OZCRT_MIN_SPEEDUP_AUTO, &p->min_speedup);
     ozcrt_parse_int("OZCRT_LOG", getenv("OZCRT_LOG"), 0, 2, 0, &v);
     p->log_level = (int)v;
     ozcrt_parse_int("OZCRT_STATS", getenv("OZCRT_STATS"), 0, 1, 0, &v);

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ozcrt.h"
+
 /* A call is emulated only if m, n and k are all at least this. From the
  * H200 size sweep (BENCHMARKS.md, 2026-11-29): below 512 the emulated call
  * costs a near-constant ~0.2 ms, 10x to 15x the native call, so such calls
@@ -18,8 +20,11 @@
 
 /* OZCRT_MIN_SPEEDUP, in percent: in the ozaki2 mode a call is emulated only
  * if its predicted speed-up over native DGEMM (speed_model.h) is at least
- * this; 0 turns the rule off. */
-#define OZCRT_DEFAULT_MIN_SPEEDUP_PCT 100
+ * this; 0 turns the rule off. The default, "auto" (-1), is 100 while the
+ * size thresholds are all at their default and 0 once one is not: a program
+ * (or user) that sets the sizes itself, e.g. OZCRT_MIN_M=0 to emulate every
+ * call, gets exactly those sizes emulated (ozcrt_min_speedup_pct). */
+#define OZCRT_AUTO_MIN_SPEEDUP_PCT 100 /* OZCRT_MIN_SPEEDUP_AUTO (ozcrt.h) at the default thresholds */
 #define OZCRT_MAX_MIN_SPEEDUP_PCT 10000
 
 /* OZCRT_BITS: the bits ozaki2 keeps of each row's/column's largest element. */
@@ -34,7 +39,7 @@ typedef struct ozcrt_policy {
     ozcrt_mode mode;                 /* OZCRT_MODE */
     int64_t min_m, min_n, min_k;     /* OZCRT_MIN_M, _N, _K */
     int bits;                        /* OZCRT_BITS (ozaki2) */
-    int64_t min_speedup;             /* OZCRT_MIN_SPEEDUP, percent (ozaki2) */
+    int64_t min_speedup;             /* OZCRT_MIN_SPEEDUP, percent, or OZCRT_MIN_SPEEDUP_AUTO (ozaki2) */
     int log_level;                   /* OZCRT_LOG: 0, 1, 2 */
     FILE *log;                       /* OZCRT_LOG_FILE, default stderr */
     int stats;                       /* OZCRT_STATS: 0, 1 */
@@ -54,7 +59,7 @@ typedef struct ozcrt_settings {
     ozcrt_mode mode;
     int64_t min_m, min_n, min_k;
     int bits;
-    int64_t min_speedup;             /* percent; 0: off */
+    int64_t min_speedup;             /* percent; 0: off; OZCRT_MIN_SPEEDUP_AUTO */
     int compare;                     /* shadow mode on (1) or off (0) */
     int compare_result;              /* 0: the program gets the emulated C, 1: the native C */
 } ozcrt_settings;
@@ -74,8 +79,19 @@ const char *ozcrt_mode_name(ozcrt_mode m);
  * it is bad (default, and one warning on stderr naming `var` and the default). */
 int ozcrt_parse_int(const char *var, const char *value, int64_t lo, int64_t hi, int64_t dflt, int64_t *out);
 int ozcrt_parse_mode(const char *var, const char *value, ozcrt_mode *out);
-/* A ratio such as "1", "1.25" or "0" (0 .. max_pct / 100) as a whole percent. */
+/* A ratio such as "1", "1.25" or "0" (0 .. max_pct / 100) as a whole
+ * percent, or "auto" as OZCRT_MIN_SPEEDUP_AUTO. */
 int ozcrt_parse_pct(const char *var, const char *value, int64_t max_pct, int64_t dflt, int64_t *out);
+
+/* The speed rule's threshold in force for settings s (percent; 0: off). */
+static inline int64_t ozcrt_min_speedup_pct(const ozcrt_settings *s)
+{
+    if (s->min_speedup != OZCRT_MIN_SPEEDUP_AUTO)
+        return s->min_speedup;
+    return s->min_m == OZCRT_DEFAULT_MIN_DIM && s->min_n == OZCRT_DEFAULT_MIN_DIM && s->min_k == OZCRT_DEFAULT_MIN_DIM
+               ? OZCRT_AUTO_MIN_SPEEDUP_PCT
+               : 0;
+}
 
 /* One log line (a newline is added) when level <= OZCRT_LOG. */
 void ozcrt_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -230,11 +230,12 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
             return OZCRT_R_BITS_UNREACHABLE;
         }
         /* ozaki2 is for speed at FP64 accuracy: a call it would slow down runs natively */
-        const double sp = ozcrt_oz2_speedup(c->m, c->n, c->k, c->batch, *nmod);
-        if (s->min_speedup > 0 && sp * 100.0 < (double)s->min_speedup) {
+        const int64_t min_pct = ozcrt_min_speedup_pct(s);
+        const double sp = min_pct > 0 ? ozcrt_oz2_speedup(c->m, c->n, c->k, c->batch, *nmod) : 0.0;
+        if (min_pct > 0 && sp * 100.0 < (double)min_pct) {
             ozcrt_log(2, "ozcrt: ozaki2 m=%lld n=%lld k=%lld batch=%lld N=%d: predicted speed-up %.2f < %.2f",
                       (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->batch, *nmod, sp,
-                      (double)s->min_speedup / 100.0);
+                      (double)min_pct / 100.0);
             return OZCRT_R_SLOWER;
         }
     }

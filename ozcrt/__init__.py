@@ -219,9 +219,11 @@ def _encode(knob, value):
         if value not in RESULTS:
             raise ValueError("compare_result must be 'emulated' or 'native', not %r" % (value,))
         return RESULTS.index(value)
-    if knob == "min_speedup":  # a ratio (1.0: only calls predicted faster than native; 0: off), percent in C
+    if knob == "min_speedup":  # a ratio (1.0: only calls predicted faster than native; 0: off) or "auto"
+        if value == "auto":
+            return -1  # OZCRT_MIN_SPEEDUP_AUTO
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-            raise ValueError("min_speedup must be a ratio >= 0, not %r" % (value,))
+            raise ValueError("min_speedup must be a ratio >= 0 or 'auto', not %r" % (value,))
         return int(round(value * 100))
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError("%s must be an int, not %r" % (knob, value))
@@ -236,7 +238,7 @@ def _decode(knob, v):
     if knob == "compare_result":
         return RESULTS[v]
     if knob == "min_speedup":
-        return v / 100.0
+        return "auto" if v < 0 else v / 100.0
     return v
 
 
@@ -277,7 +279,8 @@ def set(**knobs):  # noqa: A001 (the module's verb)
     ozcrt.set(mode="off", min_m=1024). Knobs: mode, min_m, min_n, min_k,
     bits, compare (bool), compare_result ("emulated" or "native"),
     min_speedup (a ratio: ozaki2 emulates a call only if its predicted
-    speed-up over native DGEMM is at least this; 0: every call)."""
+    speed-up over native DGEMM is at least this; 0: every call; "auto", the
+    default: 1 at the default min_m/n/k, else 0)."""
     for knob, value in knobs.items():
         _set(_PROCESS, knob, value)
 

@@ -7,13 +7,16 @@
  *             k + 1 is forwarded as bits-unreachable; stats table names both
  *   badbits   OZCRT_MODE=ozaki2 OZCRT_BITS=65: one warning naming OZCRT_BITS,
  *             bits 53 (the default) in force, mode still ozaki2
- *   (both with OZCRT_MIN_SPEEDUP=0: their small calls reach the GPU check)
- *   speed     OZCRT_MODE=ozaki2, OZCRT_MIN_SPEEDUP unset (1): calls the
- *             speed model says emulation slows down are forwarded as
- *             slower-than-native (2048^3, 8192 x 8192 x 1024), faster ones go
- *             on (8192^3, 4096^3: no-gpu); the knob reads 100 (percent), and
- *             a thread's 0 lets a small call through, 125 keeps 4096^3 out
- *   speedbad  OZCRT_MIN_SPEEDUP=-1: one warning naming it, the default 1 in force */
+ *   (both with the thresholds at 1 and OZCRT_MIN_SPEEDUP unset, i.e. auto:
+ *   sizes chosen, so the speed rule is off and small calls reach the GPU check)
+ *   speed     OZCRT_MODE=ozaki2, thresholds and OZCRT_MIN_SPEEDUP unset (auto
+ *             at the default sizes: 1): calls the speed model says emulation
+ *             slows down are forwarded as slower-than-native (2048^3, 8192 x
+ *             8192 x 1024), faster ones go on (8192^3, 4096^3: no-gpu); the
+ *             knob reads auto; a thread's 0 lets a small call through, 125
+ *             keeps 4096^3 out; a thread's min_k of 0 (auto again) turns the
+ *             rule off
+ *   speedbad  OZCRT_MIN_SPEEDUP=-1: one warning naming it, auto in force */
 #include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -137,8 +140,8 @@ static void t_speed(void **state)
 {
     (void)state;
     expect_ozaki2_bits(53);
-    assert_int_equal(knob(OZCRT_ENV, OZCRT_KNOB_MIN_SPEEDUP), 100); /* OZCRT_MIN_SPEEDUP unset: 1 */
-    assert_int_equal(knob(OZCRT_THREAD, OZCRT_KNOB_MIN_SPEEDUP), 100);
+    assert_int_equal(knob(OZCRT_ENV, OZCRT_KNOB_MIN_SPEEDUP), OZCRT_MIN_SPEEDUP_AUTO); /* unset: auto */
+    assert_int_equal(knob(OZCRT_THREAD, OZCRT_KNOB_MIN_SPEEDUP), OZCRT_MIN_SPEEDUP_AUTO);
     /* measured on the H200 (BENCHMARKS.md session 7 call 8): 0.75x, 0.71x; 1.33x, 1.11x */
     dgemm_shape_expect(2048, 2048, 2048, "-> forward: slower-than-native");
     dgemm_shape_expect(8192, 8192, 1024, "-> forward: slower-than-native");
@@ -151,8 +154,12 @@ static void t_speed(void **state)
     assert_int_equal(set(OZCRT_THREAD, OZCRT_KNOB_MIN_SPEEDUP, 125), 0);
     dgemm_shape_expect(4096, 4096, 4096, "-> forward: slower-than-native");
     dgemm_shape_expect(8192, 8192, 8192, "-> forward: no-gpu");
-    assert_int_equal(set(OZCRT_THREAD, OZCRT_KNOB_MIN_SPEEDUP, -1), -1);
+    assert_int_equal(set(OZCRT_THREAD, OZCRT_KNOB_MIN_SPEEDUP, -2), -1);
     assert_int_equal(set(OZCRT_THREAD, OZCRT_KNOB_MIN_SPEEDUP, 10001), -1);
+    assert_int_equal(set(OZCRT_THREAD, OZCRT_KNOB_MIN_SPEEDUP, OZCRT_MIN_SPEEDUP_AUTO), 0);
+    dgemm_shape_expect(2048, 2048, 2048, "-> forward: slower-than-native");
+    assert_int_equal(set(OZCRT_THREAD, OZCRT_KNOB_MIN_K, 0), 0); /* sizes chosen: auto is off */
+    dgemm_shape_expect(2048, 2048, 2048, "-> forward: no-gpu");
     assert_int_equal(reset(OZCRT_THREAD, OZCRT_KNOB_ALL), 0);
     dgemm_shape_expect(2048, 2048, 2048, "-> forward: slower-than-native");
     assert_null(strstr(g_stderr, "OZCRT_MIN_SPEEDUP"));
@@ -161,7 +168,7 @@ static void t_speed(void **state)
 static void t_speedbad(void **state)
 {
     (void)state;
-    assert_int_equal(knob(OZCRT_ENV, OZCRT_KNOB_MIN_SPEEDUP), 100);
+    assert_int_equal(knob(OZCRT_ENV, OZCRT_KNOB_MIN_SPEEDUP), OZCRT_MIN_SPEEDUP_AUTO);
     if (!strstr(g_stderr, "OZCRT_MIN_SPEEDUP=\"-1\""))
         fail_msg("no warning about OZCRT_MIN_SPEEDUP in:\n%s", g_stderr);
     dgemm_shape_expect(2048, 2048, 2048, "-> forward: slower-than-native");

@@ -71,12 +71,27 @@ static void t_parse_int_bad(void **state)
     }
 }
 
-/* OZCRT_MIN_SPEEDUP: a decimal ratio to whole percent; anything else warned, the default kept. */
+/* OZCRT_MIN_SPEEDUP: a decimal ratio to whole percent, or "auto"; anything else warned, the default kept. */
+static void t_min_speedup_auto(void **state)
+{
+    (void)state;
+    ozcrt_settings s = {.mode = OZCRT_MODE_OZAKI2, .min_m = OZCRT_DEFAULT_MIN_DIM, .min_n = OZCRT_DEFAULT_MIN_DIM,
+                        .min_k = OZCRT_DEFAULT_MIN_DIM, .min_speedup = OZCRT_MIN_SPEEDUP_AUTO};
+    assert_int_equal(ozcrt_min_speedup_pct(&s), 100); /* the default sizes: the rule on */
+    s.min_k = 0;
+    assert_int_equal(ozcrt_min_speedup_pct(&s), 0); /* sizes chosen: exactly those emulated */
+    s.min_speedup = 120;
+    assert_int_equal(ozcrt_min_speedup_pct(&s), 120); /* an explicit ratio always wins */
+    s.min_k = OZCRT_DEFAULT_MIN_DIM, s.min_speedup = 0;
+    assert_int_equal(ozcrt_min_speedup_pct(&s), 0);
+}
+
 static void t_parse_pct(void **state)
 {
     (void)state;
     static const struct { const char *in; int64_t pct; } good[] = {
-        {"1", 100}, {"1.0", 100}, {"0", 0}, {" 1.25 ", 125}, {"0.999", 100}, {"2.5e1", 2500}, {"100", 10000}};
+        {"1", 100},          {"1.0", 100},          {"0", 0},   {" 1.25 ", 125}, {"0.999", 100}, {"2.5e1", 2500},
+        {"100", 10000},      {"auto", OZCRT_MIN_SPEEDUP_AUTO}, {" auto ", OZCRT_MIN_SPEEDUP_AUTO}};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         int64_t v = -1;
         if (ozcrt_parse_pct("X", good[i].in, 10000, 100, &v) != 1 || v != good[i].pct)
@@ -85,16 +100,16 @@ static void t_parse_pct(void **state)
     int64_t v = -1;
     assert_int_equal(ozcrt_parse_pct("X", "", 10000, 100, &v), 0);
     assert_int_equal(v, 100);
-    static const char *const bad[] = {"-1", "abc", "1x", "inf", "nan", "0x10", "100.01", " ", "1,5"};
+    static const char *const bad[] = {"-1", "abc", "1x", "inf", "nan", "0x10", "100.01", " ", "1,5", "autox", "Auto"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         v = -1;
         capture_begin();
-        int r = ozcrt_parse_pct("OZCRT_MIN_SPEEDUP", bad[i], 10000, 100, &v);
+        int r = ozcrt_parse_pct("OZCRT_MIN_SPEEDUP", bad[i], 10000, OZCRT_MIN_SPEEDUP_AUTO, &v);
         const char *err = capture_end();
-        if (r != -1 || v != 100)
+        if (r != -1 || v != OZCRT_MIN_SPEEDUP_AUTO)
             fail_msg("\"%s\": returned %d, value %lld", bad[i], r, (long long)v);
         char want[128];
-        snprintf(want, sizeof want, "ozcrt: warning: OZCRT_MIN_SPEEDUP=\"%s\" is not valid; using the default 1.00\n",
+        snprintf(want, sizeof want, "ozcrt: warning: OZCRT_MIN_SPEEDUP=\"%s\" is not valid; using the default auto\n",
                  bad[i]);
         assert_string_equal(err, want);
     }
@@ -144,7 +159,7 @@ static void t_policy_defaults(void **state)
     assert_int_equal(g_policy.stats, 0);
     assert_null(g_policy.stats_file);
     assert_int_equal(g_policy.max_workspace_bytes, (size_t)OZCRT_DEFAULT_MAX_WORKSPACE_MB << 20);
-    assert_int_equal(g_policy.min_speedup, OZCRT_DEFAULT_MIN_SPEEDUP_PCT);
+    assert_int_equal(g_policy.min_speedup, OZCRT_MIN_SPEEDUP_AUTO);
 }
 
 static void t_policy_set(void **state)
@@ -229,6 +244,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(t_parse_int_good),   cmocka_unit_test(t_parse_int_empty),
         cmocka_unit_test(t_parse_int_bad),    cmocka_unit_test(t_parse_mode), cmocka_unit_test(t_parse_pct),
+        cmocka_unit_test(t_min_speedup_auto),
         cmocka_unit_test(t_policy_defaults),  cmocka_unit_test(t_policy_set),
         cmocka_unit_test(t_policy_bad_values), cmocka_unit_test(t_log_file_unwritable),
     };

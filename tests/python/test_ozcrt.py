@@ -223,11 +223,13 @@ class Modes(unittest.TestCase):
     def test_ozaki2_and_bits_are_carried(self):
         with ozcrt.region(mode="ozaki2", bits=40):
             self.assertEqual((ozcrt.get()["mode"], ozcrt.get()["bits"]), ("ozaki2", 40))
-            self.assertEqual(ozcrt.get()["min_speedup"], 1.0)  # OZCRT_MIN_SPEEDUP unset
-            self.expect_forwarded({"slower-than-native": 1})  # the small call: native is faster
+            self.assertEqual(ozcrt.get()["min_speedup"], "auto")  # OZCRT_MIN_SPEEDUP unset
+            self.expect_forwarded({"no-gpu": 1})  # sizes chosen (setUp): auto leaves the speed rule off
+            with ozcrt.region(min_speedup=1):
+                self.assertEqual(ozcrt.get()["min_speedup"], 1.0)
+                self.expect_forwarded({"no-gpu": 1, "slower-than-native": 1})  # the small call: native is faster
             with ozcrt.region(min_speedup=0):
-                self.assertEqual(ozcrt.get()["min_speedup"], 0.0)
-                self.expect_forwarded({"slower-than-native": 1, "no-gpu": 1})  # not off: on to the GPU check
+                self.expect_forwarded({"no-gpu": 2, "slower-than-native": 1})
             with self.assertRaises(ValueError):
                 ozcrt.set(min_speedup=-1)
         self.assertEqual((ozcrt.get()["mode"], ozcrt.get()["bits"]), ("phase22", 53))
