@@ -3,10 +3,12 @@
  * A four-term model of the emulated call and a two-term model of native
  * DGEMM, fitted (least squares, relative error) to the H200 size sweep of
  * BENCHMARKS.md (session 7, call 8: 21 shapes from 1024^3 to 16384^3, short
- * and long K, tall and wide, bits 53 and 34); it predicts the measured time
- * within ~5% on every shape (within ~8% at 16384^3, where the chip's power
- * cap decides), and the sign of the speed-up on 40 of 42 points (the two
- * misses are within 6% of 1). Milliseconds:
+ * and long K, tall and wide, bits 53 and 34, and the full check's 8192^3
+ * and 16384^3): it predicts the measured emulated time within 10% on every
+ * shape (most within 5%; 16384^3, at the chip's power cap, 8%), native's
+ * within 11%, and the sign of the speed-up on 44 of 46 points (the two
+ * misses are within 7% of 1); tests/unit/test_speed_model.c holds it to
+ * that. Milliseconds:
  *   emulated ~ t0 + batch N (e m n k + c m n + d (m + n) k)
  *            (the engine's N INT8 GEMMs, the per-element CRT and epilogue,
  *            the operands' scaling and residues)
