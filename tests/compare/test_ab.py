@@ -114,8 +114,17 @@ check(any(l.startswith("idx.npy") and " 0 " in l for l in text.splitlines()), "i
 # the ozaki2 mode from the environment reaches the emulated run (ab_program exits 5 otherwise) and is said
 rc, text = run_ab(["--rtol", "1e-6"], OZCRT_MODE="ozaki2", OZCRT_BITS="40", AB_EXPECT_MODE="ozaki2 40")
 check(rc == 0 and "emulated run: OZCRT_MODE=ozaki2 OZCRT_BITS=40" in text, "OZCRT_MODE=ozaki2 OZCRT_BITS=40")
-rc, text = run_ab(["--rtol", "1e-6"], OZCRT_MODE="ozaki2", OZCRT_BITS="", AB_EXPECT_MODE="ozaki2")
+HINT = "calls predicted slower than native DGEMM run natively in both runs"
+rc, text = run_ab(["--rtol", "1e-6"], OZCRT_MODE="ozaki2", OZCRT_BITS="", AB_EXPECT_MODE="ozaki2", OZCRT_MIN_M="",
+                  OZCRT_MIN_N="", OZCRT_MIN_K="", OZCRT_MIN_SPEEDUP="")
 check(rc == 0 and "emulated run: OZCRT_MODE=ozaki2 OZCRT_BITS=53" in text, "OZCRT_MODE=ozaki2: default bits said")
+check(HINT in text, "ozaki2 at the default sizes: the speed rule said")
+rc, text = run_ab(["--rtol", "1e-6"], OZCRT_MODE="ozaki2", OZCRT_BITS="", AB_EXPECT_MODE="ozaki2", OZCRT_MIN_M="1",
+                  OZCRT_MIN_N="", OZCRT_MIN_K="", OZCRT_MIN_SPEEDUP="")
+check(rc == 0 and HINT not in text, "ozaki2 with a size set (auto: the rule off): no such line")
+rc, text = run_ab(["--rtol", "1e-6"], OZCRT_MODE="ozaki2", OZCRT_BITS="", AB_EXPECT_MODE="ozaki2", OZCRT_MIN_M="",
+                  OZCRT_MIN_N="", OZCRT_MIN_K="", OZCRT_MIN_SPEEDUP="0")
+check(rc == 0 and HINT not in text, "ozaki2 with OZCRT_MIN_SPEEDUP=0: no such line")
 rc, text = run_ab(["--rtol", "1e-6"], OZCRT_MODE="ozaki2", OZCRT_BITS="40", AB_EXPECT_MODE="phase22")
 check(rc == 1 and "exit status differs: 0 (native) vs 5 (emulated)" in text, "a mode not passed on would be seen")
 
