@@ -504,10 +504,7 @@ __global__ void __launch_bounds__(Mode::Cfg::THREADS, 1)
                         for (int i = 0; i < Cfg::BLOCKS_PER_CONSUMER; i++) {
                             /* block i's A rows: + i MMA_M BLOCK_K bytes, >> 4 in the descriptor */
                             const uint64_t dai = da + 2 * ks + i * (Cfg::MMA_M * Cfg::BLOCK_K >> 4);
-                            if constexpr (Cfg::MMA_N == 256)
-                                oz_wgmma_m64n256k32(acc + i * Cfg::ACC, dai, db + 2 * ks);
-                            else
-                                oz_wgmma_m64n128k32(acc + i * Cfg::ACC, dai, db + 2 * ks);
+                            oz_wgmma_s8<Cfg::MMA_N>(acc + i * Cfg::ACC, dai, db + 2 * ks);
                         }
                     }
                     oz_wgmma_commit();
