@@ -231,12 +231,14 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
         }
         /* ozaki2 is for speed at FP64 accuracy: a call it would slow down runs natively */
         const int64_t min_pct = ozcrt_min_speedup_pct(s);
-        const double sp = min_pct > 0 ? ozcrt_oz2_speedup(c->m, c->n, c->k, c->batch, *nmod) : 0.0;
-        if (min_pct > 0 && sp * 100.0 < (double)min_pct) {
-            ozcrt_log(2, "ozcrt: ozaki2 m=%lld n=%lld k=%lld batch=%lld N=%d: predicted speed-up %.2f < %.2f",
-                      (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->batch, *nmod, sp,
-                      (double)min_pct / 100.0);
-            return OZCRT_R_SLOWER;
+        if (min_pct > 0) {
+            const double sp = ozcrt_oz2_speedup(c->m, c->n, c->k, c->batch, *nmod);
+            if (sp * 100.0 < (double)min_pct) {
+                ozcrt_log(2, "ozcrt: ozaki2 m=%lld n=%lld k=%lld batch=%lld N=%d: predicted speed-up %.2f < %.2f",
+                          (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->batch, *nmod, sp,
+                          (double)min_pct / 100.0);
+                return OZCRT_R_SLOWER;
+            }
         }
     }
     cublasPointerMode_t pm;

@@ -21,7 +21,7 @@
  *   so a consumer's two blocks are the hi and lo slices of the same 64 rows,
  *   and its 128 columns the hi and lo slices of the same 64 columns: the
  *   four passes of an element of C meet in one thread).
- * - oz_engine_cfg_wide (residue mode): one m64n256 block a consumer, tile
+ * - oz_engine_cfg_res (residue mode): one m64n256 block a consumer, tile
  *   128 x 256: B is read from shared memory once per k step instead of
  *   twice (10 KB instead of 12 KB a consumer per 64 x 256 x 32).
  *
@@ -84,12 +84,11 @@ struct oz_engine_tile_cfg {
  * 2.3% faster than 16, at K = 8192 16 rows 1.6% faster than 8; 4 and 32
  * slower at both, column groups slower). */
 typedef oz_engine_tile_cfg<128, 2, 8, 0> oz_engine_cfg;
-typedef oz_engine_tile_cfg<256, 1, 16, 16> oz_engine_cfg_wide;
-/* The residue mode runs the wide tiles at every K: with residue words of
+/* The residue mode runs these wide tiles at every K: with residue words of
  * two rows by two columns (res_layout.h) they need no exchange, and they
  * were as fast or faster than the 256 x 128 ones from k = 1024 to 16384
  * (BENCHMARKS.md session 7, call 3). */
-typedef oz_engine_cfg_wide oz_engine_cfg_res;
+typedef oz_engine_tile_cfg<256, 1, 16, 16> oz_engine_cfg_res;
 
 /* Phase 22 on the engine: the moduli set, the K chunk, and the per-CTA
  * scratch: the residues of all NMOD moduli of a (tile, K chunk) (uint32

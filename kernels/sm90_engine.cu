@@ -318,9 +318,8 @@ struct oz_mode_p22 {
  * bytes in the word layout of kernels/res_layout.h: each thread's four
  * accumulators 4 i + {0, 1, 2, 3} of an m64 block (rows 16 v + g + {0, 8},
  * columns 8 i + 2 t + {0, 1}) are one 32-bit word, whatever the tile shape. */
-template <class C>
 struct oz_mode_res {
-    typedef C Cfg;
+    typedef oz_engine_cfg_res Cfg;
     static constexpr int KCHUNK = oz_engine_res::KCHUNK;
     /* all tiles of modulus 0, then of modulus 1, ...: the grouped raster's
      * panels of one modulus stay in L2 across waves (run 37: DRAM reads of
@@ -702,11 +701,12 @@ cudaError_t oz_launch_p22_engine(const oz_engine_p22_job &job, int64_t group, cu
     return oz_engine_launch<oz_mode_p22>(ta, tb, p, job.a.plane_rows, job.b.plane_rows, group, s);
 }
 
-template <class Mode>
-static cudaError_t oz_engine_residues_as(const oz_engine_residue_job &job, int64_t group, cudaStream_t s)
+cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, cudaStream_t s)
 {
+    if (job.nmod < 1 || job.nmod > OZ_ENGINE_NMODULI || job.a.kpad != job.b.kpad)
+        return cudaErrorInvalidValue;
     CUtensorMap ta, tb;
-    cudaError_t e = oz_maps<typename Mode::Cfg>(&ta, &tb, job.a, job.b, job.nmod, group);
+    cudaError_t e = oz_maps<oz_mode_res::Cfg>(&ta, &tb, job.a, job.b, job.nmod, group);
     if (e != cudaSuccess)
         return e;
     oz_engine_params p = {};
@@ -718,12 +718,5 @@ static cudaError_t oz_engine_residues_as(const oz_engine_residue_job &job, int64
     p.res_cols = job.b.plane_rows;
     p.res_accumulate = job.accumulate;
     p.tickets = job.tickets;
-    return oz_engine_launch<Mode>(ta, tb, p, job.a.plane_rows, job.b.plane_rows, group, s);
-}
-
-cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, cudaStream_t s)
-{
-    if (job.nmod < 1 || job.nmod > OZ_ENGINE_NMODULI || job.a.kpad != job.b.kpad)
-        return cudaErrorInvalidValue;
-    return oz_engine_residues_as<oz_mode_res<oz_engine_cfg_res>>(job, group, s);
+    return oz_engine_launch<oz_mode_res>(ta, tb, p, job.a.plane_rows, job.b.plane_rows, group, s);
 }
