@@ -22,6 +22,7 @@
 #ifndef OZCRT_KERNELS_P22_PLAN_H
 #define OZCRT_KERNELS_P22_PLAN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../crt/moduli.h"
@@ -84,6 +85,8 @@ typedef struct oz_bp_plan {
 } oz_bp_plan;
 
 static inline int64_t oz_bp_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+/* A workspace size as a plan's budget (size_t may exceed int64_t). */
+static inline int64_t oz_bp_budget_of(size_t bytes) { return bytes < (size_t)INT64_MAX ? (int64_t)bytes : INT64_MAX; }
 static inline int64_t oz_bp_rup(int64_t x, int64_t to) { return oz_bp_cdiv(x, to) * to; }
 static inline int64_t oz_bp_a256(int64_t x) { return oz_bp_rup(x, 256); }
 

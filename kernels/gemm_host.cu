@@ -148,17 +148,11 @@ static int64_t engine_ceiling(const oz_bp_call &c)
     return g_force_budget ? (int64_t)g_force_budget : oz_bp_budget(&c);
 }
 
-/* A size as a plan's budget (size_t may exceed int64_t). */
-static int64_t oz_budget_of(size_t bytes)
-{
-    return bytes < (size_t)INT64_MAX ? (int64_t)bytes : INT64_MAX;
-}
-
 /* The engine path's plan for a workspace of `bytes`; false when none fits. */
 static bool engine_plan(const oz_gemm_desc *d, size_t bytes, oz_bp_plan *p)
 {
     const oz_bp_call c = engine_call(d);
-    return oz_bp_plan_for(&c, oz_budget_of(bytes), (int64_t)g_force_budget, p);
+    return oz_bp_plan_for(&c, oz_bp_budget_of(bytes), (int64_t)g_force_budget, p);
 }
 
 /* Phase 22 on the engine, by plan (block_plan.h), batch items in groups: the
@@ -238,7 +232,7 @@ static size_t mma_bytes(const oz_gemm_desc *d, size_t budget)
 static size_t engine_bytes(const oz_gemm_desc *d, size_t budget)
 {
     const oz_bp_call c = engine_call(d);
-    return (size_t)oz_bp_bytes_within(&c, engine_ceiling(c), oz_budget_of(budget));
+    return (size_t)oz_bp_bytes_within(&c, engine_ceiling(c), oz_bp_budget_of(budget));
 }
 
 /* What the path of the current device needs (only that path is sized). The

@@ -12,6 +12,24 @@ extern "C" int oz2_gemm_moduli(int64_t k, int bits, int *w)
     return p.n;
 }
 
+#ifdef OZ_TEST_HOOKS /* tests only: 1 the portable engine, 2 the sm_90a one, 0 the device's */
+static int g_force_engine;
+extern "C" void oz2_gemm_force_engine(int which)
+{
+    g_force_engine = which;
+}
+/* Tests only: the most the path plans with (its least need if that is
+ * more), so that blocks of C and slabs of K happen at small sizes; 0: off. */
+static size_t g_force_budget;
+extern "C" void oz2_gemm_force_budget(size_t bytes)
+{
+    g_force_budget = bytes;
+}
+#else
+static const int g_force_engine = 0;
+#define g_force_budget ((size_t)0)
+#endif
+
 /* The call as kernels/block_plan.h sees it (k >= 1 for the sizes: a call
  * with k == 0 only scales C). */
 static oz_bp_call oz2_call(const oz_gemm_desc *d, int nmod)
@@ -26,12 +44,15 @@ static oz_bp_call oz2_call(const oz_gemm_desc *d, int nmod)
  * replaces both. Measured on the H200 (BENCHMARKS.md run 58): the bound's
  * blocks of C cost 31% at 8192^3 and 22% at 16384^3 (the residues of
  * op(A) made once per column block), hence the whole call first. */
-static int64_t oz2_ceiling(const oz_bp_call &c, bool whole);
-
-/* A size as a plan's budget (size_t may exceed int64_t). */
-static int64_t oz2_budget_of(size_t bytes)
+static int64_t oz2_ceiling(const oz_bp_call &c, bool whole)
 {
-    return bytes < (size_t)INT64_MAX ? (int64_t)bytes : INT64_MAX;
+    if (g_force_budget)
+        return (int64_t)g_force_budget;
+    const int64_t bound = oz_bp_budget(&c);
+    if (!whole)
+        return bound;
+    const int64_t item = oz_bp_plan_item(&c).bytes;
+    return item > bound ? item : bound;
 }
 
 /* The sizes of oz2_gemm_workspace_sizes (all 0: unreachable plan). */
@@ -43,7 +64,7 @@ extern "C" void oz2_gemm_workspace_sizes(const oz_gemm_desc *d, int bits, size_t
     if (n == 0)
         return;
     const oz_bp_call c = oz2_call(d, n);
-    const int64_t most = oz2_ceiling(c, true), bound = oz2_ceiling(c, false), cp = oz2_budget_of(cap);
+    const int64_t most = oz2_ceiling(c, true), bound = oz2_ceiling(c, false), cp = oz_bp_budget_of(cap);
     const int64_t full = oz_bp_plan_full(&c, most).bytes;
     const int64_t capped = full <= cp ? full : oz_bp_bytes_within(&c, most, cp);
     const int64_t bounded = capped <= bound ? capped : oz_bp_bytes_within(&c, most, cp < bound ? cp : bound);
@@ -65,35 +86,6 @@ extern "C" size_t oz2_gemm_workspace_full(const oz_gemm_desc *d, int bits)
     const int n = oz2_make_plan(d->k, bits).n;
     const oz_bp_call c = oz2_call(d, n);
     return n ? (size_t)oz_bp_plan_full(&c, oz2_ceiling(c, true)).bytes : 0;
-}
-
-#ifdef OZ_TEST_HOOKS /* tests only: 1 the portable engine, 2 the sm_90a one, 0 the device's */
-static int g_force_engine;
-extern "C" void oz2_gemm_force_engine(int which)
-{
-    g_force_engine = which;
-}
-/* Tests only: the most the path plans with (its least need if that is
- * more), so that blocks of C and slabs of K happen at small sizes; 0: off. */
-static size_t g_force_budget;
-extern "C" void oz2_gemm_force_budget(size_t bytes)
-{
-    g_force_budget = bytes;
-}
-#else
-static const int g_force_engine = 0;
-#define g_force_budget ((size_t)0)
-#endif
-
-static int64_t oz2_ceiling(const oz_bp_call &c, bool whole)
-{
-    if (g_force_budget)
-        return (int64_t)g_force_budget;
-    const int64_t bound = oz_bp_budget(&c);
-    if (!whole)
-        return bound;
-    const int64_t item = oz_bp_plan_item(&c).bytes;
-    return item > bound ? item : bound;
 }
 
 #define OZ2_TRY(call)                                                                                \
@@ -132,7 +124,7 @@ static bool oz2_plan_for(const oz_gemm_desc *d, int bits, size_t bytes, oz_bp_pl
     if (plan->n == 0)
         return false;
     const oz_bp_call c = oz2_call(d, plan->n);
-    return oz_bp_plan_for(&c, oz2_budget_of(bytes), (int64_t)g_force_budget, P);
+    return oz_bp_plan_for(&c, oz_bp_budget_of(bytes), (int64_t)g_force_budget, P);
 }
 
 /* A batch item's whole-call plan (one block, one slab): the layer tests' layout. */
