@@ -16,7 +16,8 @@
  *   residues of op(B)   N planes of nb x kpad int8
  *   scales              int32 per row of op(A), per column of op(B), whole
  *                       (oz_scale_exponent; OZ_SCALE_SPECIAL: Inf/NaN)
- *   special             int32[2]: nonzero when any row of A / column of B of the item is special
+ *   special             int32[2]: nonzero when any row of A / column of B of the item is special;
+ *                       then the engine's tickets (block_plan.h's special area)
  *   out                 N planes of mb x nb uint8: the engine's R_q in column pairs of
  *                       32-bit words, two rows of two columns each (kernels/res_layout.h),
  *                       the slabs' residues added modulo m_q
