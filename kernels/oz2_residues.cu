@@ -9,6 +9,7 @@
 #define OZ2_RT_E 8
 #define OZ2_RT_MINB 4 /* blocks per SM with one word (64 registers; two words: 2); ptxas -v: no spills */
 #define OZ2_RT_LOADS 8 /* doubles a thread stages per tile */
+#define OZ2_RT_TILES 4 /* K tiles a block works through, the next one's loads in flight (cp.async) under this one's work */
 static_assert(OZ2_RT_ROWS * OZ2_RT_K == 256 * OZ2_RT_E, "one tile per block pass");
 static_assert(OZ_PAD_K % OZ2_RT_K == 0 && OZ_PAD_ROWS_A % OZ2_RT_ROWS == 0 && OZ_PAD_ROWS_B % OZ2_RT_ROWS == 0,
               "tiles cover the padding");
@@ -129,8 +130,23 @@ __device__ __forceinline__ void oz2_residue_pairs(const oz2_frag_elems<NW> &el, 
     }
 }
 
+/* 8 bytes global -> shared, asynchronous; zeros where `live` is false (the
+ * source is then not read). */
+__device__ __forceinline__ void oz2_cp_async8(double *dst, const double *src, bool live)
+{
+    const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(d), "l"(src), "r"(live ? 8 : 0));
+}
+__device__ __forceinline__ void oz2_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void oz2_cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+
 /* The doubles are staged through shared memory so that the global reads are
- * coalesced along whichever of r or kk is contiguous. Each thread turns its
+ * coalesced along whichever of r or kk is contiguous: a block works through
+ * up to OZ2_RT_TILES K tiles of its rows, the next tile's doubles copied
+ * (cp.async, two buffers) while this one's residues are made, so that each
+ * SM keeps more bytes in flight than one tile a block allows (the kernel was
+ * bound by memory latency: BENCHMARKS.md runs 50-53). Each thread turns its
  * 8 elements into z = a'' + 2^(w+1) once (crt/oz2.h's oz2_biased_u64 /
  * _u128, NW 64-bit words); per pair of moduli, 4 NW mma.sync give the
  * biased byte sums, and each residue costs three operations
@@ -141,7 +157,7 @@ template <int NW>
 __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
     oz2_residues_kernel(oz_view v, oz_operand_ws w, int nmod, int wbits, const __grid_constant__ oz2_bias bias)
 {
-    __shared__ double tile[OZ2_RT_ROWS][OZ2_RT_K + 1]; /* + 1: no bank conflicts on the transposed write */
+    __shared__ double tile[2][OZ2_RT_ROWS][OZ2_RT_K + 1]; /* + 1: no bank conflicts on the transposed write */
     const int64_t b = blockIdx.z;
     const double *x = v.ptr(b);
     const int64_t r0 = (int64_t)blockIdx.x * OZ2_RT_ROWS;
@@ -153,44 +169,40 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
     const oz2_shift shift = oz2_make_shift(live ? wbits - sc : 0);
     const int g = tx >> 2;
     const bool mine = (tx & 3) == (g >> 1); /* B column g's slot is this lane's */
-    const int64_t ktiles = w.kpad / OZ2_RT_K;
+    const int ktiles = (int)(w.kpad / OZ2_RT_K), kgroups = (ktiles + OZ2_RT_TILES - 1) / OZ2_RT_TILES; /* < 2^31: the launch checks */
 
-    /* the tile's doubles this thread loads: (row, kk) = (tx, ty + 8 i) where
-     * rows are contiguous (lanes along r), else (ty + 8 (i / 2), tx + 32 (i % 2)) */
+    /* tile kt's doubles of this thread into buffer buf: (row, kk) = (tx, ty +
+     * 8 i) where rows are contiguous (lanes along r), else (ty + 8 (i / 2),
+     * tx + 32 (i % 2)); zeros past the operand */
     const bool rows_contig = v.rs == 1;
-    double val[OZ2_RT_LOADS];
-    auto load = [&](int64_t kt) {
+    auto fetch = [&](int kt, int buf) {
         const int64_t k0 = kt * OZ2_RT_K;
-        if (rows_contig) {
-            const int64_t rg = r0 + tx;
-            const double *p = x + rg + (k0 + ty) * v.ks;
-#pragma unroll
-            for (int i = 0; i < OZ2_RT_LOADS; i++)
-                val[i] = (rg < v.rows && k0 + ty + 8 * i < v.k) ? p[8 * i * v.ks] : 0.0;
-        } else {
-            const double *p = x + (r0 + ty) * v.rs + k0 + tx;
-#pragma unroll
-            for (int i = 0; i < OZ2_RT_LOADS; i++) {
-                const int row = ty + 8 * (i / 2), kk = tx + 32 * (i % 2);
-                val[i] = (r0 + row < v.rows && k0 + kk < v.k) ? p[8 * (i / 2) * v.rs + 32 * (i % 2)] : 0.0;
-            }
-        }
-    };
-    for (int64_t kt = blockIdx.y; kt < ktiles; kt += gridDim.y) {
-        const int64_t k0 = kt * OZ2_RT_K;
-        load(kt); /* all of a thread's loads in flight at once, then to shared memory */
-        __syncthreads(); /* the previous tile is consumed */
 #pragma unroll
         for (int i = 0; i < OZ2_RT_LOADS; i++) {
             const int row = rows_contig ? tx : ty + 8 * (i / 2), kk = rows_contig ? ty + 8 * i : tx + 32 * (i % 2);
-            tile[row][kk] = val[i];
+            const bool in = r0 + row < v.rows && k0 + kk < v.k;
+            oz2_cp_async8(&tile[buf][row][kk], in ? x + (r0 + row) * v.rs + (k0 + kk) * v.ks : x, in);
         }
-        __syncthreads();
+        oz2_cp_async_commit();
+    };
+    for (int kg = blockIdx.y; kg < kgroups; kg += gridDim.y) { /* groups of OZ2_RT_TILES K tiles */
+    const int kt0 = kg * OZ2_RT_TILES, kt1 = kt0 + OZ2_RT_TILES < ktiles ? kt0 + OZ2_RT_TILES : ktiles;
+    fetch(kt0, 0);
+    for (int kt = kt0; kt < kt1; kt++) {
+        const int buf = (kt - kt0) & 1;
+        if (kt + 1 < kt1) { /* the next tile's copies in flight under this one's work */
+            fetch(kt + 1, buf ^ 1);
+            oz2_cp_async_wait<1>();
+        } else {
+            oz2_cp_async_wait<0>();
+        }
+        __syncthreads(); /* every thread's copies of this tile have landed */
+        const int64_t k0 = kt * OZ2_RT_K;
 
         oz2_frag_elems<NW> el;
 #pragma unroll
         for (int e = 0; e < OZ2_RT_E; e++) {
-            const double xe = live ? tile[rr][kq + e] : 0.0;
+            const double xe = live ? tile[buf][rr][kq + e] : 0.0;
             uint64_t lo, hi = 0;
             if constexpr (NW == 1)
                 lo = oz2_biased_u64(xe, shift, wbits);
@@ -204,18 +216,22 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
                 el.a[f][1][2 + h] = (uint32_t)(hi >> 32);
             }
         }
+        __syncthreads(); /* this buffer is read: the fetch two tiles on may overwrite it */
         uint32_t d0[OZ2_RT_E / 2][4];
         oz2_pair_sums<NW, 0>(el, bias, mine, g & 1, d0);
         oz2_residue_pairs<NW, 0>(el, bias, nmod, mine, g & 1, d0, w.plane(b, 0) + r * w.kpad + k0 + kq,
                                  w.plane_rows * w.kpad);
+    }
     }
 }
 
 cudaError_t oz2_launch_residues(const oz_view &v, const oz_operand_ws &w, int nmod, int wbits, int64_t group,
                                 cudaStream_t s)
 {
-    const int64_t ktiles = w.kpad / OZ2_RT_K;
-    dim3 grid((unsigned)(w.rows_pad / OZ2_RT_ROWS), (unsigned)(ktiles < 65535 ? (ktiles > 0 ? ktiles : 1) : 65535),
+    const int64_t ktiles = w.kpad / OZ2_RT_K, kgroups = (ktiles + OZ2_RT_TILES - 1) / OZ2_RT_TILES;
+    if (ktiles > INT32_MAX - OZ2_RT_TILES)
+        return cudaErrorInvalidValue;
+    dim3 grid((unsigned)(w.rows_pad / OZ2_RT_ROWS), (unsigned)(kgroups < 65535 ? (kgroups > 0 ? kgroups : 1) : 65535),
               (unsigned)group);
     oz2_bias bias = {};
     for (int q = 0; q < nmod && q < OZ_ENGINE_NMODULI; q++)
