@@ -7,7 +7,7 @@ Checked: --help (exit 0) and a bad option (exit 2); on a sample CSV, exit 0,
 the output path printed, the PNG's structure (check_png.read_png), both bar
 colours and the 1.0 line present, one bar of each colour per shape on the
 base line, bar heights in the ratios of the values the script's formulas give
-(native_ms / p22_ms, 24 * int8_cublas_ms / engine_ms), the 1.0 line at the
+(native_ms / p22_ms, oz2_native_ms / oz2_ms, 24 * int8_cublas_ms / engine_ms), the 1.0 line at the
 height of 1.0 on that scale, and the same bytes on a second run; bad CSVs
 exit 1 naming their line. The colours and formulas are read from the script
 itself (one place); the formulas are written here again, to check the script's. Prints PASS/FAIL per check, exits 1 on any failure.
@@ -23,24 +23,25 @@ sys.dont_write_bytecode = True     # leave no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_png import PngError, read_png  # noqa: E402
 
-HEADER = "shape,native_ms,int8_cublas_ms,engine_ms,p22_ms"
+HEADER = "shape,native_ms,int8_cublas_ms,engine_ms,p22_ms,oz2_native_ms,oz2_ms"
 SAMPLE = """# 2026-11-30, sample device, made-up numbers for the test
 %s
-1024x1024x1024,1.0,0.05,2.0,2.0
-2048x2048x512,3.0,0.10,1.2,2.5
-16384x16384x16384,10.0,0.50,9.0,8.0
+1024x1024x1024,1.0,0.05,2.0,2.0,1.1,2.5
+2048x2048x512,3.0,0.10,1.2,2.5,3.2,2.0
+16384x16384x16384,10.0,0.50,9.0,8.0,9.5,6.0
 """ % HEADER
 BAD = {  # name: (CSV text, the line the message must name)
     "header": ("# c\nshape,native,int8,engine,p22\n4x4x4,1,1,1,1\n", 2),
-    "number": ("# c\n%s\n4x4x4,1,1,1,1\n4x4x4,1,fast,1,1\n" % HEADER, 4),
-    "fields": ("%s\n4x4x4,1,1,1\n" % HEADER, 2),
-    "shape": ("%s\n4x4,1,1,1,1\n" % HEADER, 2),
-    "negative": ("%s\n4x4x4,1,1,-1,1\n" % HEADER, 2),
+    "number": ("# c\n%s\n4x4x4,1,1,1,1,1,1\n4x4x4,1,fast,1,1,1,1\n" % HEADER, 4),
+    "fields": ("%s\n4x4x4,1,1,1,1,1\n" % HEADER, 2),
+    "shape": ("%s\n4x4,1,1,1,1,1,1\n" % HEADER, 2),
+    "negative": ("%s\n4x4x4,1,1,-1,1,1,1\n" % HEADER, 2),
     "no rows": ("# c\n%s\n" % HEADER, 2),
 }
 
 EXPECTED = [  # the bars' values, written here independently of the script's formulas
     lambda r: r["native_ms"] / r["p22_ms"],
+    lambda r: r["oz2_native_ms"] / r["oz2_ms"],
     lambda r: 24 * r["int8_cublas_ms"] / r["engine_ms"],
 ]
 
