@@ -54,20 +54,22 @@ typedef struct oz_bp_call {
     int out_bytes;  /* bytes per element of a block of C held in the slot */
     int acc_bytes;  /* bytes per element of the accumulators between slabs where C cannot hold them (0: none needed) */
     int slab_bytes; /* bytes read and written per element of C at a slab boundary */
+    int64_t carry_k; /* > 0: accumulators carry across K chunks of this size even within a slab (Phase 22 unfused) */
 } oz_bp_call;
 
-/* The calls of the two modes: Phase 22 (6 moduli, hi and lo; double
- * accumulators between slabs) and ozaki2 with n moduli (its product's
- * residue planes carry the slabs). */
-static inline oz_bp_call oz_bp_call_p22(int64_t m, int64_t n, int64_t k, int64_t batch, int c_unread,
-                                        int64_t (*scratch)(int64_t, int64_t, int64_t))
+/* The calls of the two modes: Phase 22 (6 moduli, hi and lo; per K chunk
+ * the residue planes of its four passes, 6 x 2 x 2 bytes per element of C;
+ * double accumulators across chunks) and ozaki2 with n moduli (its
+ * product's residue planes carry the slabs). */
+static inline oz_bp_call oz_bp_call_p22(int64_t m, int64_t n, int64_t k, int64_t batch, int c_unread)
 {
-    oz_bp_call c = {m, n, k, batch, c_unread, scratch, 2 * OZ_P22G_NMODULI, 0, 8, 16};
+    oz_bp_call c = {m,  n, k, batch, c_unread, (int64_t(*)(int64_t, int64_t, int64_t))0, 2 * OZ_P22G_NMODULI,
+                    4 * OZ_P22G_NMODULI, 8, 16, OZ_P22_KCHUNK};
     return c;
 }
 static inline oz_bp_call oz_bp_call_oz2(int64_t m, int64_t n, int64_t k, int64_t batch, int nmod)
 {
-    oz_bp_call c = {m, n, k, batch, 0, (int64_t(*)(int64_t, int64_t, int64_t))0, nmod, nmod, 0, 2 * nmod};
+    oz_bp_call c = {m, n, k, batch, 0, (int64_t(*)(int64_t, int64_t, int64_t))0, nmod, nmod, 0, 2 * nmod, 0};
     return c;
 }
 
@@ -104,7 +106,7 @@ static inline int64_t oz_bp_balance(int64_t len, int64_t blk, int64_t unit)
 static inline void oz_bp_plan_layout(const oz_bp_call *c, oz_bp_plan *p)
 {
     const int64_t kpad = oz_bp_rup(p->ks, OZ_PAD_K);
-    const int slabs = p->ks < c->k;
+    const int slabs = p->ks < c->k || (c->carry_k > 0 && c->k > c->carry_k); /* accumulators carried */
     p->Mpad = oz_bp_rup(c->m, OZ_PAD_ROWS_A);
     p->Npad = oz_bp_rup(c->n, OZ_PAD_ROWS_B);
     p->acc_in_c = slabs && c->acc_bytes && c->c_unread;

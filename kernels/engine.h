@@ -38,6 +38,10 @@ struct oz_engine_residue_job {
      * and the L2 lose the panels they share: BENCHMARKS.md session 7).
      * NULL: the fixed round robin. */
     unsigned long long *tickets;
+    /* The K bytes of the planes the job sums: [k_begin, k_begin + k_len),
+     * multiples of OZ_PAD_K; k_len 0: from k_begin to kpad (Phase 22 runs
+     * one K chunk of its planes at a time). */
+    int64_t k_begin, k_len;
 };
 
 /* Enqueues the job on s; returns the first launch error. */
@@ -68,6 +72,29 @@ struct oz_engine_p22_job {
     char *scratch;          /* oz_engine_p22_scratch_bytes(tiles) */
 };
 cudaError_t oz_launch_p22_engine(const oz_engine_p22_job &job, int64_t group, cudaStream_t s);
+
+/* Phase 22 unfused, one K chunk over a block of C (kernels/p22_crt.cu): the
+ * engine's residue planes of the chunk (oz_engine_residues over the block's
+ * Phase 22 planes, OZ_P22G_NMODULI moduli, logical rows and columns by
+ * oz_p22g_row, res_layout.h words), X of each pass rebuilt and added in the
+ * order of phase22.md step 6 to the element's double accumulator: from 0
+ * when `first`, else from acc; to acc unless `last`, when C gets the alpha /
+ * beta epilogue (elements of special rows/columns are left to the fix-up).
+ * acc may be C itself (beta == 0: C is not read). */
+struct oz_p22_crt_job {
+    const uint8_t *res;     /* item b's planes at res + b res_item_bytes, plane q at + q res_rows res_cols */
+    int64_t res_item_bytes, res_rows, res_cols;
+    int64_t m, n;           /* real rows and columns of the block */
+    const int32_t *scale_a, *scale_b;
+    int64_t scale_stride_a, scale_stride_b;
+    oz_out c;
+    int64_t c_off;
+    oz_out acc;
+    int64_t acc_off;
+    int first, last;
+    oz_scalars sc;
+};
+cudaError_t oz_launch_p22_crt(const oz_p22_crt_job &job, int64_t group, cudaStream_t s);
 /* Scratch bytes the Phase 22 engine needs for a launch of tiles_total tiles. */
 int64_t oz_engine_p22_scratch_bytes(int64_t tiles_total);
 /* Tiles of a Phase 22 engine launch (rows_pad of A and B, batch items). */

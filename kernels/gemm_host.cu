@@ -128,17 +128,10 @@ static cudaError_t use_engine(bool *yes)
     return cudaSuccess;
 }
 
-/* The engine's scratch for a launch over blocks of mpad x npad padded rows
- * (the planner's callback). */
-static int64_t engine_scratch(int64_t mpad, int64_t npad, int64_t group)
-{
-    return oz_engine_p22_scratch_bytes(oz_engine_p22_tiles(mpad, npad, group));
-}
-
 /* The call as the planner sees it (m, n, k, batch >= 1). */
 static oz_bp_call engine_call(const oz_gemm_desc *d)
 {
-    oz_bp_call c = oz_bp_call_p22(d->m, d->n, d->k, d->batch, !d->scalars_on_device && *d->beta == 0.0, engine_scratch);
+    oz_bp_call c = oz_bp_call_p22(d->m, d->n, d->k, d->batch, !d->scalars_on_device && *d->beta == 0.0);
     return c;
 }
 
@@ -158,25 +151,27 @@ static bool engine_plan(const oz_gemm_desc *d, size_t bytes, oz_bp_plan *p)
 /* Phase 22 on the engine, by plan (block_plan.h), batch items in groups: the
  * scales and special flags of whole items; then per block of C and slab of
  * K, the residues of the block's rows of op(A) and columns of op(B) over the
- * slab and the engine with the CRT fused, its double accumulators carried
- * from slab to slab (in C or the workspace); then the Inf/NaN fix-up of
+ * slab, and per K chunk of the slab the engine's residue planes of the
+ * chunk's four passes (6 moduli of [A_hi; A_lo] x [B_hi | B_lo]) and the
+ * CRT kernel, which adds them to the double accumulators (in C or the
+ * workspace) in the order of phase22.md step 6; then the Inf/NaN fix-up of
  * whole items. Items that fit whole are one block and one slab. */
 static cudaError_t run_engine(const oz_gemm_desc *d, char *ws, size_t bytes, cudaStream_t s)
 {
     oz_bp_plan P;
     if (!engine_plan(d, bytes, &P))
         return cudaErrorInvalidValue;
-    char *scratch = ws + P.off_scratch;
     const oz_scalars sc = oz_scalars_of(d);
     const oz_view va0 = oz_view_a(d), vb0 = oz_view_b(d);
     /* whole items: scales and flags (no residues here) */
     const oz_operand_ws wa = {ws, P.slot_bytes, 0, P.off_scale_a, P.off_special, P.Mpad, 0, 0};
     const oz_operand_ws wb = {ws, P.slot_bytes, 0, P.off_scale_b, P.off_special + 4, P.Npad, 0, 0};
+    unsigned long long *const tickets = (unsigned long long *)(ws + P.off_special + OZ_BP_TICKETS_OFF);
     for (int64_t b0 = 0; b0 < d->batch; b0 += P.group) {
         const int64_t group = d->batch - b0 < P.group ? d->batch - b0 : P.group;
         const oz_view va = oz_view_from(va0, b0), vb = oz_view_from(vb0, b0);
         const oz_out c = oz_out_from(d, b0);
-        OZ_TRY(cudaMemset2DAsync(wa.special(0), (size_t)P.slot_bytes, 0, 8, (size_t)group, s));
+        OZ_TRY(cudaMemset2DAsync(wa.special(0), (size_t)P.slot_bytes, 0, OZ_BP_SPECIAL_USED, (size_t)group, s));
         OZ_TRY(oz_launch_operand_scale(va, wa, group, s));
         OZ_TRY(oz_launch_operand_scale(vb, wb, group, s));
         for (int64_t m0 = 0; m0 < d->m; m0 += P.mb) {
@@ -185,29 +180,47 @@ static cudaError_t run_engine(const oz_gemm_desc *d, char *ws, size_t bytes, cud
                 const int64_t cols = d->n - n0 < P.nb ? d->n - n0 : P.nb;
                 for (int64_t k0 = 0; k0 < d->k; k0 += P.ks) {
                     const int64_t kl = d->k - k0 < P.ks ? d->k - k0 : P.ks;
-                    oz_engine_p22_job job = {};
-                    job.a = oz_operand_block(wa, 0, m0, rows, OZ_PAD_ROWS_A, kl, OZ_NSLICES);
-                    job.b = oz_operand_block(wb, P.off_res_b, n0, cols, OZ_PAD_ROWS_B, kl, OZ_NSLICES);
-                    job.m = rows;
-                    job.n = cols;
-                    job.scale_a = job.a.scale(0);
-                    job.scale_b = job.b.scale(0);
-                    job.scale_stride_a = job.scale_stride_b = P.slot_bytes / 4;
-                    job.c = c;
-                    job.c_off = m0 + n0 * d->ldc;
-                    if (P.acc_in_c) {
-                        job.acc = c;
-                        job.acc_off = job.c_off;
-                    } else if (P.acc_in_ws) {
-                        job.acc = oz_out{(double *)(ws + P.off_acc), nullptr, P.slot_bytes / 8, P.mb};
+                    const oz_operand_ws ba = oz_operand_block(wa, 0, m0, rows, OZ_PAD_ROWS_A, kl, OZ_NSLICES);
+                    const oz_operand_ws bb = oz_operand_block(wb, P.off_res_b, n0, cols, OZ_PAD_ROWS_B, kl, OZ_NSLICES);
+                    OZ_TRY(oz_launch_operand_residues(oz_view_part(va, m0, rows, k0, kl), ba, group, s, true));
+                    OZ_TRY(oz_launch_operand_residues(oz_view_part(vb, n0, cols, k0, kl), bb, group, s, true));
+                    for (int64_t c0 = 0; c0 < kl; c0 += OZ_P22_KCHUNK) {
+                        const int64_t cl = kl - c0 < OZ_P22_KCHUNK ? kl - c0 : OZ_P22_KCHUNK;
+                        oz_engine_residue_job ej = {};
+                        ej.a = ba;
+                        ej.b = bb;
+                        ej.m = ba.plane_rows;
+                        ej.n = bb.plane_rows;
+                        ej.nmod = OZ_P22G_NMODULI;
+                        ej.res = (uint8_t *)(ws + P.off_out);
+                        ej.res_item_bytes = P.slot_bytes;
+                        ej.tickets = tickets;
+                        ej.k_begin = c0;
+                        ej.k_len = c0 + cl < kl ? cl : ba.kpad - c0; /* the last chunk to the padded end */
+                        OZ_TRY(oz_engine_residues(ej, group, s));
+                        oz_p22_crt_job cj = {};
+                        cj.res = ej.res;
+                        cj.res_item_bytes = P.slot_bytes;
+                        cj.res_rows = ba.plane_rows;
+                        cj.res_cols = bb.plane_rows;
+                        cj.m = rows;
+                        cj.n = cols;
+                        cj.scale_a = ba.scale(0);
+                        cj.scale_b = bb.scale(0);
+                        cj.scale_stride_a = cj.scale_stride_b = P.slot_bytes / 4;
+                        cj.c = c;
+                        cj.c_off = m0 + n0 * d->ldc;
+                        if (P.acc_in_c) {
+                            cj.acc = c;
+                            cj.acc_off = cj.c_off;
+                        } else if (P.acc_in_ws) {
+                            cj.acc = oz_out{(double *)(ws + P.off_acc), nullptr, P.slot_bytes / 8, P.mb};
+                        }
+                        cj.first = k0 + c0 == 0;
+                        cj.last = k0 + c0 + cl == d->k;
+                        cj.sc = sc;
+                        OZ_TRY(oz_launch_p22_crt(cj, group, s));
                     }
-                    job.first = k0 == 0;
-                    job.last = k0 + kl == d->k;
-                    job.sc = sc;
-                    job.scratch = scratch;
-                    OZ_TRY(oz_launch_operand_residues(oz_view_part(va, m0, rows, k0, kl), job.a, group, s, true));
-                    OZ_TRY(oz_launch_operand_residues(oz_view_part(vb, n0, cols, k0, kl), job.b, group, s, true));
-                    OZ_TRY(oz_launch_p22_engine(job, group, s));
                 }
             }
         }

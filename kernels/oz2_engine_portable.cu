@@ -35,14 +35,15 @@ __global__ void __launch_bounds__(256) oz2_engine_portable_kernel(const oz_engin
     const int tx = threadIdx.x, ty = threadIdx.y, t = ty * 32 + tx;
     const int64_t i0 = (int64_t)blockIdx.x * OZ2_PE_TILE, j0 = (int64_t)blockIdx.y * OZ2_PE_TILE;
     const int8_t *A = job.a.plane(b, q), *B = job.b.plane(b, q);
-    const int64_t kpad = job.a.kpad;
+    const int64_t kpad = job.a.kpad; /* the row stride; K summed: [kb, ke) */
+    const int64_t kb = job.k_begin, ke = job.k_len ? kb + job.k_len : kpad;
     const int32_t mq = oz2_pe_modulus(q);
     uint8_t *plane = job.res + b * job.res_item_bytes + (int64_t)q * job.a.rows_pad * job.b.rows_pad;
     int32_t res[4] = {0, 0, 0, 0}, acc[4] = {0, 0, 0, 0};
     if (job.accumulate) /* an earlier slab's residues */
         for (int jj = 0; jj < 4; jj++)
             res[jj] = plane[oz_res_pos(i0 + tx, j0 + ty + 8 * jj, job.a.rows_pad)];
-    for (int64_t k0 = 0; k0 < kpad; k0 += OZ2_PE_KSTEP) {
+    for (int64_t k0 = kb; k0 < ke; k0 += OZ2_PE_KSTEP) {
         __syncthreads();
         for (int l = t; l < OZ2_PE_TILE * OZ2_PE_KW; l += 256) { /* 2 words of each operand per thread */
             int row = l / OZ2_PE_KW, kw = l % OZ2_PE_KW;
@@ -58,7 +59,7 @@ __global__ void __launch_bounds__(256) oz2_engine_portable_kernel(const oz_engin
                 acc[jj] = __dp4a(a, sb[ty + 8 * jj][kw], acc[jj]);
         }
         const int64_t next = k0 + OZ2_PE_KSTEP;
-        if (next % oz_engine_res::KCHUNK == 0 || next >= kpad) {
+        if ((next - kb) % oz_engine_res::KCHUNK == 0 || next >= ke) {
             for (int jj = 0; jj < 4; jj++) {
                 int32_t r = acc[jj] % mq;
                 r += r < 0 ? mq : 0;
@@ -74,7 +75,9 @@ __global__ void __launch_bounds__(256) oz2_engine_portable_kernel(const oz_engin
 
 cudaError_t oz2_engine_residues_portable(const oz_engine_residue_job &job, int64_t group, cudaStream_t s)
 {
-    if (job.nmod < 1 || job.nmod > OZ_ENGINE_NMODULI || job.a.kpad != job.b.kpad || group * job.nmod > 65535)
+    if (job.nmod < 1 || job.nmod > OZ_ENGINE_NMODULI || job.a.kpad != job.b.kpad || group * job.nmod > 65535 ||
+        job.k_begin < 0 || job.k_len < 0 || job.k_begin % OZ2_PE_KSTEP || job.k_len % OZ2_PE_KSTEP ||
+        job.k_begin + job.k_len > job.a.kpad)
         return cudaErrorInvalidValue;
     dim3 grid((unsigned)(job.a.rows_pad / OZ2_PE_TILE), (unsigned)(job.b.rows_pad / OZ2_PE_TILE),
               (unsigned)(group * job.nmod));

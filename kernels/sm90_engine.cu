@@ -36,7 +36,8 @@ static __constant__ uint32_t c_emu[OZ_ENGINE_NMODULI] = {OZ_ENGINE_MODULI(OZ_EMU
 #undef OZ_EMU_
 
 struct oz_engine_params {
-    int64_t kpad;                /* K bytes per plane row, a multiple of BLOCK_K */
+    int64_t kpad;                /* K bytes the job sums, a multiple of BLOCK_K */
+    int64_t kbase;               /* the first of them in a plane row */
     int nmod;
     int32_t tiles_m, tiles_n;    /* per batch item */
     int64_t tiles_total;
@@ -437,7 +438,7 @@ __global__ void __launch_bounds__(Mode::Cfg::THREADS, 1)
                             slot[st] = w;
                         head = false;
                         oz_mbar_arrive_expect_tx(full(st), Cfg::STAGE_BYTES);
-                        const int32_t k = (int32_t)(c * Mode::KCHUNK + kb * Cfg::BLOCK_K);
+                        const int32_t k = (int32_t)(P.kbase + c * Mode::KCHUNK + kb * Cfg::BLOCK_K);
                         oz_tma_load_4d(sA + st * Cfg::A_STAGE, &tmA, full(st), k, tm * Cfg::BLOCK_M, q, (int32_t)b);
                         oz_tma_load_4d(sB + st * Cfg::B_STAGE, &tmB, full(st), k, tn * Cfg::BLOCK_N, q, (int32_t)b);
                         if (++st == Cfg::STAGES) {
@@ -703,14 +704,17 @@ cudaError_t oz_launch_p22_engine(const oz_engine_p22_job &job, int64_t group, cu
 
 cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, cudaStream_t s)
 {
-    if (job.nmod < 1 || job.nmod > OZ_ENGINE_NMODULI || job.a.kpad != job.b.kpad)
+    if (job.nmod < 1 || job.nmod > OZ_ENGINE_NMODULI || job.a.kpad != job.b.kpad || job.k_begin < 0 ||
+        job.k_len < 0 || job.k_begin % OZ_PAD_K || job.k_len % OZ_PAD_K ||
+        job.k_begin + (job.k_len ? job.k_len : job.a.kpad - job.k_begin) > job.a.kpad)
         return cudaErrorInvalidValue;
     CUtensorMap ta, tb;
     cudaError_t e = oz_maps<oz_mode_res::Cfg>(&ta, &tb, job.a, job.b, job.nmod, group);
     if (e != cudaSuccess)
         return e;
     oz_engine_params p = {};
-    p.kpad = job.a.kpad;
+    p.kbase = job.k_begin;
+    p.kpad = job.k_len ? job.k_len : job.a.kpad - job.k_begin;
     p.nmod = job.nmod;
     p.res = job.res;
     p.res_item_bytes = job.res_item_bytes;

@@ -1,0 +1,84 @@
+/* kernels/p22_crt.cu: Phase 22 unfused, the CRT of one K chunk: the residue planes of the chunk's four passes -> exact X, added in the order of phase22.md step 6 to the double accumulators, the last chunk through the alpha/beta epilogue to C. */
+#include "../crt/crt.h"
+#include "engine.h"
+#include "engine_cfg.h"
+#include "epilogue.cuh"
+#include "res_layout.h"
+
+/* A thread per word of a column pair of the block's real rows: rows r0 =
+ * oz_res_word_row(w) and r0 + 8, columns 2 J and 2 J + 1. Their hi and lo
+ * slices sit at logical rows and columns oz_p22g_row(., sl), which keep bit
+ * 3 of the row and the parity of the column, so each pass (hi or lo rows by
+ * hi or lo columns) of the four elements is one word of each modulus's
+ * plane (res_layout.h: byte 2 c + s = row r0 + 8 s, column 2 J + c). A
+ * warp reads 32 consecutive words a plane (coalesced). */
+__global__ void __launch_bounds__(256) oz_p22_crt_kernel(const oz_p22_crt_job job)
+{
+    const int64_t b = blockIdx.z;
+    const int64_t w = (int64_t)blockIdx.x * 32 + threadIdx.x;
+    const int64_t r0 = oz_res_word_row(w);
+    if (r0 >= job.m)
+        return;
+    const int64_t rows[2] = {r0, r0 + 8};
+    const uint8_t *res = job.res + b * job.res_item_bytes;
+    const int64_t plane = job.res_rows * job.res_cols;
+    double alpha = 0.0, beta = 0.0;
+    int32_t sa[2] = {0, 0};
+    if (job.last) {
+        job.sc.load(&alpha, &beta);
+        const int32_t *sA = job.scale_a + b * job.scale_stride_a;
+        sa[0] = sA[r0];
+        sa[1] = r0 + 8 < job.m ? sA[r0 + 8] : 0;
+    }
+    double *acc = job.first && job.last ? nullptr : job.acc.ptr(b) + job.acc_off;
+    double *C = job.c.ptr(b) + job.c_off;
+    for (int64_t J = (int64_t)blockIdx.y * 8 + threadIdx.y; 2 * J < job.n; J += (int64_t)gridDim.y * 8) {
+        const int64_t j0 = 2 * J;
+        /* pass p = 2 slA + slB: HH, HL, LH, LL (phase22.md step 6's order) */
+        uint32_t wd[OZ_P22_NPASSES][OZ_P22G_NMODULI];
+#pragma unroll
+        for (int p = 0; p < OZ_P22_NPASSES; p++) {
+            const uint8_t *at = res + oz_res_pos(oz_p22g_row(r0, p >> 1), oz_p22g_row(j0, p & 1), job.res_rows);
+#pragma unroll
+            for (int q = 0; q < OZ_P22G_NMODULI; q++)
+                wd[p][q] = *(const uint32_t *)(at + q * plane);
+        }
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const int64_t i = rows[e & 1], j = j0 + (e >> 1);
+            if (i >= job.m || j >= job.n)
+                continue;
+            double d = job.first ? 0.0 : acc[i + j * job.acc.ldc];
+#pragma unroll
+            for (int p = 0; p < OZ_P22_NPASSES; p++) {
+                uint64_t S = 0;
+#define OZ_P22_CRT_TERM_(q, m, f, mu) S += (uint64_t)((wd[p][q] >> (8 * e)) & 255u) * (f);
+                OZ_P22G_MODULI(OZ_P22_CRT_TERM_)
+#undef OZ_P22_CRT_TERM_
+                const double scale = p == 0 ? 0x1p-34 : p == 3 ? 0x1p-68 : 0x1p-51;
+                d = __dadd_rn(d, __dmul_rn(oz_p22g_centered(S), scale));
+            }
+            if (!job.last) {
+                acc[i + j * job.acc.ldc] = d;
+                continue;
+            }
+            const int32_t s = sa[e & 1], t = job.scale_b[b * job.scale_stride_b + j];
+            if (s != OZ_SCALE_SPECIAL && t != OZ_SCALE_SPECIAL) /* else the fix-up writes it */
+                oz_store_epilogue(&C[i + j * job.c.ldc], alpha, beta, ldexp(d, s + t), false);
+        }
+    }
+}
+
+cudaError_t oz_launch_p22_crt(const oz_p22_crt_job &job, int64_t group, cudaStream_t s)
+{
+    if (job.m <= 0 || job.n <= 0 || group <= 0)
+        return cudaSuccess;
+    if (job.res_rows % (2 * OZ_RES_ROWS) || job.res_rows < 2 * job.m || job.res_cols < 2 * job.n ||
+        job.res_cols % 2 || group > 65535)
+        return cudaErrorInvalidValue;
+    const int64_t words = job.res_rows / 4;            /* of a column pair's real rows (res_rows / 2 of them) */
+    const int64_t gx = (words + 31) / 32, by = ((job.n + 1) / 2 + 7) / 8;
+    const dim3 grid((unsigned)gx, (unsigned)(by < 65535 ? by : 65535), (unsigned)group);
+    oz_p22_crt_kernel<<<grid, dim3(32, 8), 0, s>>>(job);
+    return cudaGetLastError();
+}
