@@ -6,6 +6,7 @@
 
 #include "../crt/moduli.h"
 #include "../slicing/slicing.h"
+#include "p22_layout.h"
 #include "tiles.h"
 
 /* One CTA, persistent over tiles: a producer warpgroup (one thread issues
@@ -119,11 +120,5 @@ struct oz_engine_res {
     static_assert(KCHUNK % oz_engine_cfg::BLOCK_K == 0, "K chunks are whole stages");
 };
 
-/* Logical row of real row r, slice sl, in a Phase 22 engine plane: the hi
- * and lo slices of each 64 rows follow each other. */
-static inline __host__ __device__ int64_t oz_p22g_row(int64_t r, int sl)
-{
-    return (r >> 6) * 128 + sl * 64 + (r & 63);
-}
 
 #endif

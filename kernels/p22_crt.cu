@@ -3,15 +3,12 @@
 #include "engine.h"
 #include "engine_cfg.h"
 #include "epilogue.cuh"
+#include "p22_layout.h"
 #include "res_layout.h"
 
-/* A thread per word of a column pair of the block's real rows: rows r0 =
- * oz_res_word_row(w) and r0 + 8, columns 2 J and 2 J + 1. Their hi and lo
- * slices sit at logical rows and columns oz_p22g_row(., sl), which keep bit
- * 3 of the row and the parity of the column, so each pass (hi or lo rows by
- * hi or lo columns) of the four elements is one word of each modulus's
- * plane (res_layout.h: byte 2 c + s = row r0 + 8 s, column 2 J + c). A
- * warp reads 32 consecutive words a plane (coalesced). */
+/* A thread per word of a column pair of the block's real rows (rows r0 =
+ * oz_res_word_row(w) and r0 + 8, columns 2 J and 2 J + 1: p22_layout.h's
+ * oz_p22_crt_word); a warp reads 32 consecutive words a plane (coalesced). */
 __global__ void __launch_bounds__(256) oz_p22_crt_kernel(const oz_p22_crt_job job)
 {
     const int64_t b = blockIdx.z;
@@ -34,37 +31,25 @@ __global__ void __launch_bounds__(256) oz_p22_crt_kernel(const oz_p22_crt_job jo
     double *C = job.c.ptr(b) + job.c_off;
     for (int64_t J = (int64_t)blockIdx.y * 8 + threadIdx.y; 2 * J < job.n; J += (int64_t)gridDim.y * 8) {
         const int64_t j0 = 2 * J;
-        /* pass p = 2 slA + slB: HH, HL, LH, LL (phase22.md step 6's order) */
-        uint32_t wd[OZ_P22_NPASSES][OZ_P22G_NMODULI];
+        double d[4]; /* element 2 c + s: row r0 + 8 s, column j0 + c */
 #pragma unroll
-        for (int p = 0; p < OZ_P22_NPASSES; p++) {
-            const uint8_t *at = res + oz_res_pos(oz_p22g_row(r0, p >> 1), oz_p22g_row(j0, p & 1), job.res_rows);
-#pragma unroll
-            for (int q = 0; q < OZ_P22G_NMODULI; q++)
-                wd[p][q] = *(const uint32_t *)(at + q * plane);
+        for (int e = 0; e < 4; e++) {
+            const int64_t i = rows[e & 1], j = j0 + (e >> 1);
+            d[e] = job.first || i >= job.m || j >= job.n ? 0.0 : acc[i + j * job.acc.ldc];
         }
+        oz_p22_crt_word(res, job.res_rows, plane, r0, j0, d);
 #pragma unroll
         for (int e = 0; e < 4; e++) {
             const int64_t i = rows[e & 1], j = j0 + (e >> 1);
             if (i >= job.m || j >= job.n)
                 continue;
-            double d = job.first ? 0.0 : acc[i + j * job.acc.ldc];
-#pragma unroll
-            for (int p = 0; p < OZ_P22_NPASSES; p++) {
-                uint64_t S = 0;
-#define OZ_P22_CRT_TERM_(q, m, f, mu) S += (uint64_t)((wd[p][q] >> (8 * e)) & 255u) * (f);
-                OZ_P22G_MODULI(OZ_P22_CRT_TERM_)
-#undef OZ_P22_CRT_TERM_
-                const double scale = p == 0 ? 0x1p-34 : p == 3 ? 0x1p-68 : 0x1p-51;
-                d = __dadd_rn(d, __dmul_rn(oz_p22g_centered(S), scale));
-            }
             if (!job.last) {
-                acc[i + j * job.acc.ldc] = d;
+                acc[i + j * job.acc.ldc] = d[e];
                 continue;
             }
             const int32_t s = sa[e & 1], t = job.scale_b[b * job.scale_stride_b + j];
             if (s != OZ_SCALE_SPECIAL && t != OZ_SCALE_SPECIAL) /* else the fix-up writes it */
-                oz_store_epilogue(&C[i + j * job.c.ldc], alpha, beta, ldexp(d, s + t), false);
+                oz_store_epilogue(&C[i + j * job.c.ldc], alpha, beta, ldexp(d[e], s + t), false);
         }
     }
 }
