@@ -20,7 +20,7 @@ static const int32_t moduli[OZ_ENGINE_NMODULI] = {OZ_ENGINE_MODULI(OZ_T_M_)};
  * tickets: the dynamic tile scheduler (its counters must be zero again
  * after each launch), else the fixed round robin. */
 static int run_case1(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int64_t group, int kind,
-                     bool accumulate, bool tickets)
+                     bool accumulate, bool tickets, int64_t k_begin = 0, int64_t k_len = 0)
 {
     const int64_t pa = rows_a * kpad, pb = rows_b * kpad, pr = rows_a * rows_b;
     const int64_t slot_a = nmod * pa, slot_b = nmod * pb, item = slot_a + slot_b;
@@ -41,6 +41,8 @@ static int run_case1(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int
     job.nmod = nmod;
     job.res = d_res;
     job.res_item_bytes = pr * nmod;
+    job.k_begin = k_begin;
+    job.k_len = k_len;
     unsigned long long *d_tk = nullptr, tk_left[2] = {0, 0};
     if (tickets) {
         CUDA_CHECK(cudaMalloc(&d_tk, sizeof tk_left));
@@ -70,7 +72,7 @@ static int run_case1(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int
             for (int64_t i = 0; i < rows_a; i += step_i)
                 for (int64_t j = 0; j < rows_b; j++) {
                     int64_t s = 0;
-                    for (int64_t k = 0; k < kpad; k++)
+                    for (int64_t k = k_begin; k < (k_len ? k_begin + k_len : kpad); k++)
                         s += (int64_t)A[i * kpad + k] * B[j * kpad + k];
                     if (accumulate)
                         s *= 2;
@@ -86,8 +88,9 @@ static int run_case1(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int
         fprintf(stderr, "  the scheduler's counters were left at %llu, %llu\n", tk_left[0], tk_left[1]);
         bad++;
     }
-    printf("engine %lldx%lld k=%lld nmod=%d group=%lld kind=%d%s%s: %lld checked, %lld wrong\n",
-           (long long)rows_a, (long long)rows_b, (long long)kpad, nmod, (long long)group, kind,
+    printf("engine %lldx%lld k=%lld [%lld, +%lld) nmod=%d group=%lld kind=%d%s%s: %lld checked, %lld wrong\n",
+           (long long)rows_a, (long long)rows_b, (long long)kpad, (long long)k_begin, (long long)k_len, nmod,
+           (long long)group, kind,
            accumulate ? " accumulated" : "", tickets ? "" : " round-robin", (long long)checked, (long long)bad);
     return bad != 0;
 }
@@ -120,6 +123,10 @@ int main(void)
     fails += run_case(512, 256, 1024, 20, 1, 0); /* every engine modulus */
     fails += run_case(640, 384, 1152, 5, 2, 0);  /* 640 rows: a partial wide tile; 384 columns: a partial wide B */
     fails += run_case(2048, 1536, 256, 3, 2, 0); /* 576 items: most of them taken by tickets */
+    /* K ranges of the planes (Phase 22 unfused: one K chunk a job), the second to the padded end */
+    fails += run_case1(256, 512, 8192 + 256, 6, 2, 0, false, true, 4096, 4096);
+    fails += run_case1(256, 512, 8192 + 256, 6, 2, 1, true, true, 8192, 0);
+    fails += run_case1(384, 256, 1024, 2, 1, 0, false, false, 512, 384);
     printf("test_engine: %d failed\n", fails);
     return fails ? 1 : 0;
 }
