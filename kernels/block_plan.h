@@ -57,11 +57,20 @@ typedef struct oz_bp_call {
     int64_t carry_k; /* > 0: accumulators carry across K chunks of this size even within a slab (Phase 22 unfused) */
 } oz_bp_call;
 
-/* The calls of the two modes: Phase 22 (6 moduli, hi and lo; per K chunk
- * the residue planes of its four passes, 6 x 2 x 2 bytes per element of C;
- * double accumulators across chunks) and ozaki2 with n moduli (its
- * product's residue planes carry the slabs). */
-static inline oz_bp_call oz_bp_call_p22(int64_t m, int64_t n, int64_t k, int64_t batch, int c_unread)
+/* The calls of the two modes. Phase 22 (6 moduli, hi and lo; double
+ * accumulators between slabs) fused: the engine's epilogue rebuilds and adds
+ * each chunk's passes, with its scratch; unfused: per K chunk the residue
+ * planes of its four passes, 6 x 2 x 2 bytes per element of C, added to the
+ * double accumulators by the CRT kernel, so the accumulators carry across
+ * chunks. ozaki2 with n moduli: its product's residue planes carry the
+ * slabs. */
+static inline oz_bp_call oz_bp_call_p22_fused(int64_t m, int64_t n, int64_t k, int64_t batch, int c_unread,
+                                              int64_t (*scratch)(int64_t, int64_t, int64_t))
+{
+    oz_bp_call c = {m, n, k, batch, c_unread, scratch, 2 * OZ_P22G_NMODULI, 0, 8, 16, 0};
+    return c;
+}
+static inline oz_bp_call oz_bp_call_p22_unfused(int64_t m, int64_t n, int64_t k, int64_t batch, int c_unread)
 {
     oz_bp_call c = {m,  n, k, batch, c_unread, (int64_t(*)(int64_t, int64_t, int64_t))0, 2 * OZ_P22G_NMODULI,
                     4 * OZ_P22G_NMODULI, 8, 16, OZ_P22_KCHUNK};

@@ -99,6 +99,10 @@ cudaError_t oz_launch_p22_crt(const oz_p22_crt_job &job, int64_t group, cudaStre
 int64_t oz_engine_p22_scratch_bytes(int64_t tiles_total);
 /* Tiles of a Phase 22 engine launch (rows_pad of A and B, batch items). */
 int64_t oz_engine_p22_tiles(int64_t mpad, int64_t npad, int64_t group);
+/* Phase 22 runs unfused (oz_p22_crt_job) where the fused kernel would have
+ * fewer tiles than this many per SM (gemm_host.cu's p22_unfused). A guess:
+ * to be set from a size sweep of both paths. */
+#define OZ_P22_UNFUSED_WAVES 2
 
 /* Whether this binary holds the engine for device dev (sm_90a image, compute
  * capability 9.0, TMA encoder reachable, shared memory enough). */

@@ -23,9 +23,17 @@ extern "C" void oz_gemm_force_budget(size_t bytes)
 {
     g_force_budget = bytes;
 }
+/* Tests only: Phase 22 on the engine fused (1) or unfused (2) whatever
+ * the shape; 0: the rule (p22_unfused). */
+static int g_force_p22;
+extern "C" void oz_gemm_force_p22_path(int which)
+{
+    g_force_p22 = which;
+}
 #else
 #define g_force_tiles 0
 #define g_force_budget ((size_t)0)
+#define g_force_p22 0
 #endif
 
 /* The fused kernel's parameters for one group. */
@@ -128,11 +136,52 @@ static cudaError_t use_engine(bool *yes)
     return cudaSuccess;
 }
 
+/* The engine's scratch for a launch over blocks of mpad x npad padded rows
+ * (the planner's callback, fused path). */
+static int64_t engine_scratch(int64_t mpad, int64_t npad, int64_t group)
+{
+    return oz_engine_p22_scratch_bytes(oz_engine_p22_tiles(mpad, npad, group));
+}
+
+/* The current device's SMs (cached per device); 0 when it cannot be asked. */
+static int device_sms(void)
+{
+    static volatile int known[OZ_HOST_MAX_DEVICES], count[OZ_HOST_MAX_DEVICES];
+    int dev = 0, n = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess)
+        return 0;
+    if (dev < OZ_HOST_MAX_DEVICES && known[dev])
+        return count[dev];
+    if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+        return 0;
+    if (dev < OZ_HOST_MAX_DEVICES) {
+        count[dev] = n;
+        known[dev] = 1;
+    }
+    return n;
+}
+
+/* Phase 22 on the engine, fused or unfused. The fused kernel's work items
+ * are tiles with all 6 moduli and 4 passes each (few and long); where a
+ * call has fewer than OZ_P22_UNFUSED_WAVES waves of them on the device's
+ * SMs, the unfused path's items (a tile of one modulus's 4-pass GEMM over
+ * one K chunk: 6x as many, dealt by the tickets) fill the machine instead.
+ * Sizing and running ask the same question, so they agree. */
+static bool p22_unfused(const oz_gemm_desc *d)
+{
+    if (g_force_p22)
+        return g_force_p22 == 2;
+    const int64_t tiles = oz_engine_p22_tiles(oz_bp_rup(d->m, OZ_PAD_ROWS_A), oz_bp_rup(d->n, OZ_PAD_ROWS_B),
+                                              d->batch);
+    return tiles < (int64_t)OZ_P22_UNFUSED_WAVES * device_sms();
+}
+
 /* The call as the planner sees it (m, n, k, batch >= 1). */
 static oz_bp_call engine_call(const oz_gemm_desc *d)
 {
-    oz_bp_call c = oz_bp_call_p22(d->m, d->n, d->k, d->batch, !d->scalars_on_device && *d->beta == 0.0);
-    return c;
+    const int c_unread = !d->scalars_on_device && *d->beta == 0.0;
+    return p22_unfused(d) ? oz_bp_call_p22_unfused(d->m, d->n, d->k, d->batch, c_unread)
+                          : oz_bp_call_p22_fused(d->m, d->n, d->k, d->batch, c_unread, engine_scratch);
 }
 
 /* The most the engine path asks for: the bound of block_plan.h, or a test's. */
@@ -151,16 +200,20 @@ static bool engine_plan(const oz_gemm_desc *d, size_t bytes, oz_bp_plan *p)
 /* Phase 22 on the engine, by plan (block_plan.h), batch items in groups: the
  * scales and special flags of whole items; then per block of C and slab of
  * K, the residues of the block's rows of op(A) and columns of op(B) over the
- * slab, and per K chunk of the slab the engine's residue planes of the
- * chunk's four passes (6 moduli of [A_hi; A_lo] x [B_hi | B_lo]) and the
- * CRT kernel, which adds them to the double accumulators (in C or the
- * workspace) in the order of phase22.md step 6; then the Inf/NaN fix-up of
- * whole items. Items that fit whole are one block and one slab. */
+ * slab, and either the engine with the CRT fused, its double accumulators
+ * carried from slab to slab (in C or the workspace), or (unfused) per K
+ * chunk of the slab the engine's residue planes of the chunk's four passes
+ * (6 moduli of [A_hi; A_lo] x [B_hi | B_lo]) and the CRT kernel, which adds
+ * them to the double accumulators in the order of phase22.md step 6; then
+ * the Inf/NaN fix-up of whole items. Items that fit whole are one block and
+ * one slab. */
 static cudaError_t run_engine(const oz_gemm_desc *d, char *ws, size_t bytes, cudaStream_t s)
 {
     oz_bp_plan P;
     if (!engine_plan(d, bytes, &P))
         return cudaErrorInvalidValue;
+    const bool unfused = p22_unfused(d);
+    char *scratch = ws + P.off_scratch;
     const oz_scalars sc = oz_scalars_of(d);
     const oz_view va0 = oz_view_a(d), vb0 = oz_view_b(d);
     /* whole items: scales and flags (no residues here) */
@@ -184,6 +237,30 @@ static cudaError_t run_engine(const oz_gemm_desc *d, char *ws, size_t bytes, cud
                     const oz_operand_ws bb = oz_operand_block(wb, P.off_res_b, n0, cols, OZ_PAD_ROWS_B, kl, OZ_NSLICES);
                     OZ_TRY(oz_launch_operand_residues(oz_view_part(va, m0, rows, k0, kl), ba, group, s, true));
                     OZ_TRY(oz_launch_operand_residues(oz_view_part(vb, n0, cols, k0, kl), bb, group, s, true));
+                    if (!unfused) {
+                        oz_engine_p22_job job = {};
+                        job.a = ba;
+                        job.b = bb;
+                        job.m = rows;
+                        job.n = cols;
+                        job.scale_a = ba.scale(0);
+                        job.scale_b = bb.scale(0);
+                        job.scale_stride_a = job.scale_stride_b = P.slot_bytes / 4;
+                        job.c = c;
+                        job.c_off = m0 + n0 * d->ldc;
+                        if (P.acc_in_c) {
+                            job.acc = c;
+                            job.acc_off = job.c_off;
+                        } else if (P.acc_in_ws) {
+                            job.acc = oz_out{(double *)(ws + P.off_acc), nullptr, P.slot_bytes / 8, P.mb};
+                        }
+                        job.first = k0 == 0;
+                        job.last = k0 + kl == d->k;
+                        job.sc = sc;
+                        job.scratch = scratch;
+                        OZ_TRY(oz_launch_p22_engine(job, group, s));
+                        continue;
+                    }
                     for (int64_t c0 = 0; c0 < kl; c0 += OZ_P22_KCHUNK) {
                         const int64_t cl = kl - c0 < OZ_P22_KCHUNK ? kl - c0 : OZ_P22_KCHUNK;
                         oz_engine_residue_job ej = {};

@@ -14,6 +14,7 @@
  * for this budget; run the mma.sync kernels (2: large tiles) instead. */
 extern "C" void oz_gemm_force_budget(size_t bytes);
 extern "C" void oz_gemm_force_tiles(int which);
+extern "C" void oz_gemm_force_p22_path(int which);
 
 /* n bytes of a fixed pseudo-random sequence (splitmix64 of the index) */
 __global__ void fill_random_bytes(int8_t *p, size_t n, uint64_t seed)
@@ -68,6 +69,10 @@ int main(int argc, char **argv)
         }
         if (!strcmp(argv[i], "--sm80")) { /* the Phase 22 columns time the mma.sync path (A100's) */
             oz_gemm_force_tiles(2);
+            continue;
+        }
+        if (!strcmp(argv[i], "--fused") || !strcmp(argv[i], "--unfused")) { /* the engine's Phase 22 path, whatever the rule */
+            oz_gemm_force_p22_path(argv[i][2] == 'f' ? 1 : 2);
             continue;
         }
         long long a = 0, b = 0, c = 0;

@@ -2,6 +2,7 @@
 #include "gemm_case.h"
 
 void oz_gemm_force_tiles(int which);
+void oz_gemm_force_p22_path(int which);
 static int failures, cases;
 
 /* One random case: shapes, ops, lds, scalars, pointer mode, batch kind, special values. */
@@ -35,6 +36,10 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk)
     }
     gemm_case_reference(&c, gemm_case_ref_p22, NULL, idx);
     gemm_case_upload(&c);
+    /* on the engine: the fused kernel (idx % 4 == 0) or the device's rule
+     * (unfused at these sizes); set before the sizes, which follow the path */
+    const int p22_path = idx % 4 == 0 ? 1 : 0;
+    oz_gemm_force_p22_path(p22_path);
     /* a workspace for one item only, some of the time: batches then run in groups */
     size_t wsb = rng_range(0, 1) ? oz_gemm_workspace_full(&c.d) : oz_gemm_workspace_min(&c.d);
     gemm_case_workspace(&c, wsb);
@@ -51,11 +56,12 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk)
     const int64_t bad = gemm_case_result(&c, rc, &first);
     if (bad) {
         failures++;
-        fprintf(stderr, "FAIL case %d: rc=%d %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld ldc=%ld alpha=%g beta=%g dev=%d batch=%ld kind=%d bcast=%d%d dist=%d special=%d: %lld mismatches, first at %zu: got %.17g want %.17g\n",
+        fprintf(stderr, "FAIL case %d: rc=%d %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld ldc=%ld alpha=%g beta=%g dev=%d batch=%ld kind=%d bcast=%d%d dist=%d special=%d p22_path=%d: %lld mismatches, first at %zu: got %.17g want %.17g\n",
                 idx, rc, "NTC"[c.ta], "NTC"[c.tb], (long)c.m, (long)c.n, (long)c.k, (long)c.lda, (long)c.ldb,
-                (long)c.ldc, c.alpha, c.beta, c.device_mode, (long)c.batch, batch_kind, c.bcast_a, c.bcast_b, dist, special, (long long)bad,
+                (long)c.ldc, c.alpha, c.beta, c.device_mode, (long)c.batch, batch_kind, c.bcast_a, c.bcast_b, dist, special, p22_path, (long long)bad,
                 first, c.C[first], c.R[first]);
     }
+    oz_gemm_force_p22_path(0);
     gemm_case_free(&c);
 }
 

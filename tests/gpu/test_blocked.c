@@ -5,6 +5,7 @@
 
 /* Test hooks of the test build (kernels/gemm_host.cu). */
 void oz_gemm_force_budget(size_t bytes);
+void oz_gemm_force_p22_path(int which);
 int oz_gemm_engine_plan(const oz_gemm_desc *d, size_t bytes, int64_t shape[6]);
 
 #define CHUNK 4096
@@ -76,6 +77,9 @@ static void run_case(int idx, int engine_runs)
     const oz_gemm_desc d = c.d;
     const int64_t m = c.m, n = c.n, k = c.k;
 
+    /* the engine's path, before any plan: fused or unfused, by turns */
+    const int p22_path = idx % 2 ? 1 : 2;
+    oz_gemm_force_p22_path(p22_path);
     /* the budget: the engine's smallest plan, one in between, or none */
     int64_t shape[6], least[6];
     oz_gemm_force_budget(1);
@@ -123,14 +127,15 @@ static void run_case(int idx, int engine_runs)
     if (bad) {
         failures++;
         fprintf(stderr, "FAIL case %d: rc=%d %c%c m=%ld n=%ld k=%ld lda=%ld ldb=%ld ldc=%ld alpha=%g beta=%g dev=%d "
-                        "batch=%ld kind=%d bcast=%d%d dist=%d special=%d force=%zu plan mb=%ld nb=%ld ks=%ld group=%ld acc=%ld: "
+                        "batch=%ld kind=%d bcast=%d%d dist=%d special=%d path=%d force=%zu plan mb=%ld nb=%ld ks=%ld group=%ld acc=%ld: "
                         "%lld mismatches, first at %zu: got %.17g want %.17g\n",
                 idx, rc, "NTC"[c.ta], "NTC"[c.tb], (long)m, (long)n, (long)k, (long)c.lda, (long)c.ldb, (long)c.ldc,
-                c.alpha, c.beta, c.device_mode, (long)c.batch, batch_kind, c.bcast_a, c.bcast_b, dist, special, force, (long)shape[0],
+                c.alpha, c.beta, c.device_mode, (long)c.batch, batch_kind, c.bcast_a, c.bcast_b, dist, special, p22_path, force, (long)shape[0],
                 (long)shape[1], (long)shape[2], (long)shape[3], (long)shape[4], (long long)bad, first, c.C[first],
                 c.R[first]);
     }
     oz_gemm_force_budget(0);
+    oz_gemm_force_p22_path(0);
     gemm_case_free(&c);
 }
 

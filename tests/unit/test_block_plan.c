@@ -10,10 +10,39 @@
 #include "kernels/block_plan.h"
 #include "oz_test_util.h"
 
+/* A model of the engine's scratch (kernels/sm90_engine.cu,
+ * oz_engine_p22_scratch_bytes of oz_engine_p22_tiles, as of commit
+ * 261d523): 256 x 128 logical tiles (2 logical rows per real row), one CTA
+ * per tile up to 160, 262144 bytes each. The planner only needs it to grow
+ * with the tiles; the printed bytes are those of that engine. */
+static int64_t model_scratch(int64_t mpad, int64_t npad, int64_t group)
+{
+    int64_t tiles = ((2 * mpad + 255) / 256) * ((2 * npad + 127) / 128) * group;
+    return (tiles < 160 ? tiles : 160) * 262144;
+}
+
+/* Which Phase 22 call the tests plan: fused (0) or unfused (1); each test
+ * that plans Phase 22 runs for both (setup functions below). */
+static int g_unfused;
+
 static oz_bp_call call_of(int64_t m, int64_t n, int64_t k, int64_t batch, int c_unread)
 {
-    oz_bp_call c = oz_bp_call_p22(m, n, k, batch, c_unread);
-    return c;
+    return g_unfused ? oz_bp_call_p22_unfused(m, n, k, batch, c_unread)
+                     : oz_bp_call_p22_fused(m, n, k, batch, c_unread, model_scratch);
+}
+
+static int setup_fused(void **state)
+{
+    (void)state;
+    g_unfused = 0;
+    return 0;
+}
+
+static int setup_unfused(void **state)
+{
+    (void)state;
+    g_unfused = 1;
+    return 0;
 }
 
 /* Everything at once, as the path did before plans: all of K, batch whole. */
@@ -47,7 +76,7 @@ static void check_plan(const oz_bp_call *c, const oz_bp_plan *p)
     assert_true(p->group >= 1 && p->group <= c->batch && p->group <= OZ_BP_MAX_GROUP);
     if (p->group > 1)
         assert_true(bm == 1 && bn == 1 && bk == 1);
-    const int carried = bk > 1 || (c->carry_k > 0 && c->k > c->carry_k);
+    const int carried = bk > 1 || (c->carry_k > 0 && c->k > c->carry_k); /* across slabs, or chunks (unfused) */
     assert_int_equal(p->acc_in_c, carried && c->acc_bytes && c->c_unread);
     assert_int_equal(p->acc_in_ws, carried && c->acc_bytes && !c->c_unread);
     /* residues of a block and a slab, scales of whole items, flags, accumulators, the block's output */
@@ -128,11 +157,11 @@ static void test_square(void **state)
                 assert_true(same_plan(&p, &w));
             }
         }
-    /* 8192^3, beta == 0: four blocks of C (a chunk's planes are 24 bytes an
-     * element), two slabs, the accumulators in C, within 1 GiB */
+    /* 8192^3, beta == 0: C whole (unfused: four blocks, a chunk's planes are
+     * 24 bytes an element), two slabs, the accumulators in C, within 1 GiB */
     oz_bp_plan p = check_call(8192, 8192, 8192, 1, 1);
-    assert_int_equal(p.mb, 4096);
-    assert_int_equal(p.nb, 4096);
+    assert_int_equal(p.mb, g_unfused ? 4096 : 8192);
+    assert_int_equal(p.nb, g_unfused ? 4096 : 8192);
     assert_int_equal(p.ks, 4096);
     assert_true(p.acc_in_c);
     assert_true(p.bytes <= INT64_C(1) << 30);
@@ -154,13 +183,13 @@ static void test_thin_odd_batched(void **state)
         for (int cu = 0; cu <= 1; cu++)
             check_call(shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], cu);
     /* a batch of items that fit whole: groups of whole items as before, the
-     * batch halved until a group fits (B, a quarter of the operands: 1000
-     * or 125 x 48 MiB of residues and planes do not) */
+     * batch halved until a group fits (B: 1000 x 24 MiB of residues do not,
+     * nor, unfused, 125 x 48 MiB of residues and planes) */
     const oz_bp_call c = call_of(1024, 1024, 1024, 1000, 0);
     oz_bp_plan p = oz_bp_plan_full(&c, oz_bp_budget(&c));
-    assert_int_equal(p.group, 63);
+    assert_int_equal(p.group, g_unfused ? 63 : 125); /* unfused: 48 MiB an item with the planes */
     assert_true(p.mb == 1024 && p.nb == 1024 && p.ks == 1024);
-    assert_true(oz_bp_plan_of(&c, 125, 1024, 1024, 1024).bytes > oz_bp_budget(&c));
+    assert_true(oz_bp_plan_of(&c, 2 * p.group, 1024, 1024, 1024).bytes > oz_bp_budget(&c));
     assert_true(oz_bp_plan_make(&c, whole(&c).bytes, &p));
     assert_int_equal(p.group, 1000);
     assert_true(oz_bp_plan_make(&c, whole(&c).bytes - 1, &p));
@@ -249,10 +278,14 @@ int main(void)
 {
     uint64_t seed = oz_rng_seed_from_env(20261130);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_budget),
-        cmocka_unit_test(test_square),
-        cmocka_unit_test(test_thin_odd_batched),
-        cmocka_unit_test(test_random_budgets),
+        cmocka_unit_test_setup(test_budget, setup_fused),
+        cmocka_unit_test_setup(test_square, setup_fused),
+        cmocka_unit_test_setup(test_thin_odd_batched, setup_fused),
+        cmocka_unit_test_setup(test_random_budgets, setup_fused),
+        cmocka_unit_test_setup(test_budget, setup_unfused),
+        cmocka_unit_test_setup(test_square, setup_unfused),
+        cmocka_unit_test_setup(test_thin_odd_batched, setup_unfused),
+        cmocka_unit_test_setup(test_random_budgets, setup_unfused),
         cmocka_unit_test(test_ozaki2),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
