@@ -237,26 +237,30 @@ static cudaError_t run_engine(const oz_gemm_desc *d, char *ws, size_t bytes, cud
                     const oz_operand_ws bb = oz_operand_block(wb, P.off_res_b, n0, cols, OZ_PAD_ROWS_B, kl, OZ_NSLICES);
                     OZ_TRY(oz_launch_operand_residues(oz_view_part(va, m0, rows, k0, kl), ba, group, s, true));
                     OZ_TRY(oz_launch_operand_residues(oz_view_part(vb, n0, cols, k0, kl), bb, group, s, true));
+                    /* what the fused engine or the CRT kernel adds to, and from which K on */
+                    auto target = [&](auto &j, int64_t kfrom, int64_t kto) {
+                        j.m = rows;
+                        j.n = cols;
+                        j.scale_a = ba.scale(0);
+                        j.scale_b = bb.scale(0);
+                        j.scale_stride_a = j.scale_stride_b = P.slot_bytes / 4;
+                        j.c = c;
+                        j.c_off = m0 + n0 * d->ldc;
+                        if (P.acc_in_c) {
+                            j.acc = c;
+                            j.acc_off = j.c_off;
+                        } else if (P.acc_in_ws) {
+                            j.acc = oz_out{(double *)(ws + P.off_acc), nullptr, P.slot_bytes / 8, P.mb};
+                        }
+                        j.first = kfrom == 0;
+                        j.last = kto == d->k;
+                        j.sc = sc;
+                    };
                     if (!unfused) {
                         oz_engine_p22_job job = {};
                         job.a = ba;
                         job.b = bb;
-                        job.m = rows;
-                        job.n = cols;
-                        job.scale_a = ba.scale(0);
-                        job.scale_b = bb.scale(0);
-                        job.scale_stride_a = job.scale_stride_b = P.slot_bytes / 4;
-                        job.c = c;
-                        job.c_off = m0 + n0 * d->ldc;
-                        if (P.acc_in_c) {
-                            job.acc = c;
-                            job.acc_off = job.c_off;
-                        } else if (P.acc_in_ws) {
-                            job.acc = oz_out{(double *)(ws + P.off_acc), nullptr, P.slot_bytes / 8, P.mb};
-                        }
-                        job.first = k0 == 0;
-                        job.last = k0 + kl == d->k;
-                        job.sc = sc;
+                        target(job, k0, k0 + kl);
                         job.scratch = scratch;
                         OZ_TRY(oz_launch_p22_engine(job, group, s));
                         continue;
@@ -280,22 +284,7 @@ static cudaError_t run_engine(const oz_gemm_desc *d, char *ws, size_t bytes, cud
                         cj.res_item_bytes = P.slot_bytes;
                         cj.res_rows = ba.plane_rows;
                         cj.res_cols = bb.plane_rows;
-                        cj.m = rows;
-                        cj.n = cols;
-                        cj.scale_a = ba.scale(0);
-                        cj.scale_b = bb.scale(0);
-                        cj.scale_stride_a = cj.scale_stride_b = P.slot_bytes / 4;
-                        cj.c = c;
-                        cj.c_off = m0 + n0 * d->ldc;
-                        if (P.acc_in_c) {
-                            cj.acc = c;
-                            cj.acc_off = cj.c_off;
-                        } else if (P.acc_in_ws) {
-                            cj.acc = oz_out{(double *)(ws + P.off_acc), nullptr, P.slot_bytes / 8, P.mb};
-                        }
-                        cj.first = k0 + c0 == 0;
-                        cj.last = k0 + c0 + cl == d->k;
-                        cj.sc = sc;
+                        target(cj, k0 + c0, k0 + c0 + cl);
                         OZ_TRY(oz_launch_p22_crt(cj, group, s));
                     }
                 }
