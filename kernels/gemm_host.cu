@@ -6,27 +6,14 @@
 #include "p22_params.h"
 #include "block_plan.h"
 
-#ifdef OZ_TEST_HOOKS
 /* Tests only (the test build of this library, tests/gpu): 1 forces the
  * mma.sync kernel's small tile configuration, 2 its large one; 0 lets the
- * device decide. The shipped library has none of this. */
-static int g_force_tiles;
-extern "C" void oz_gemm_force_tiles(int which)
-{
-    g_force_tiles = which;
-}
+ * device decide. */
+OZ_TEST_KNOB(int, g_force_tiles, oz_gemm_force_tiles, 0)
 /* Tests only: the most the engine path plans with (its least need if that
  * is more), instead of the bound of block_plan.h and the workspace it is
  * given, so that blocks of C and slabs of K happen at small sizes; 0: off. */
-static size_t g_force_budget;
-extern "C" void oz_gemm_force_budget(size_t bytes)
-{
-    g_force_budget = bytes;
-}
-#else
-#define g_force_tiles 0
-#define g_force_budget ((size_t)0)
-#endif
+OZ_TEST_KNOB(size_t, g_force_budget, oz_gemm_force_budget, 0)
 
 /* The fused kernel's parameters for one group. */
 static oz_gemm_params make_params(const oz_gemm_desc *d, const oz_layout &L, char *ws, int64_t b0)

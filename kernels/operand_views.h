@@ -5,6 +5,17 @@
 #include "ozcrt_gemm.h"
 #include "p22_params.h"
 
+/* A knob of a host entry for the tests (the library's test build,
+ * OZ_TEST_HOOKS): a file-scope value and its extern "C" setter; in the
+ * shipped library the constant `off`, and no setter. */
+#ifdef OZ_TEST_HOOKS
+#define OZ_TEST_KNOB(type, knob, setter, off) \
+    static type knob;                          \
+    extern "C" void setter(type v) { knob = v; }
+#else
+#define OZ_TEST_KNOB(type, knob, setter, off) static const type knob = (off);
+#endif
+
 /* op(A) as m rows of k. */
 static inline oz_view oz_view_a(const oz_gemm_desc *d)
 {

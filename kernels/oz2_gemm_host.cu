@@ -12,23 +12,11 @@ extern "C" int oz2_gemm_moduli(int64_t k, int bits, int *w)
     return p.n;
 }
 
-#ifdef OZ_TEST_HOOKS /* tests only: 1 the portable engine, 2 the sm_90a one, 0 the device's */
-static int g_force_engine;
-extern "C" void oz2_gemm_force_engine(int which)
-{
-    g_force_engine = which;
-}
+/* Tests only: 1 the portable engine, 2 the sm_90a one, 0 the device's. */
+OZ_TEST_KNOB(int, g_force_engine, oz2_gemm_force_engine, 0)
 /* Tests only: the most the path plans with (its least need if that is
  * more), so that blocks of C and slabs of K happen at small sizes; 0: off. */
-static size_t g_force_budget;
-extern "C" void oz2_gemm_force_budget(size_t bytes)
-{
-    g_force_budget = bytes;
-}
-#else
-static const int g_force_engine = 0;
-#define g_force_budget ((size_t)0)
-#endif
+OZ_TEST_KNOB(size_t, g_force_budget, oz2_gemm_force_budget, 0)
 
 /* The call as kernels/block_plan.h sees it (k >= 1 for the sizes: a call
  * with k == 0 only scales C). */

@@ -7,7 +7,7 @@
 #define OZ2_RT_ROWS 32
 #define OZ2_RT_K 64
 #define OZ2_RT_E 8
-#define OZ2_RT_MINB 4 /* blocks per SM with one word (64 registers; two words: 2); ptxas -v: no spills */
+#define OZ2_RT_MINB 4 /* blocks per SM with one word (64 registers, 16 bytes of spill; two words: 2) */
 #define OZ2_RT_LOADS 8 /* doubles a thread stages per tile */
 #define OZ2_RT_TILES 4 /* K tiles a block works through, the next one's loads in flight (cp.async) under this one's work */
 static_assert(OZ2_RT_ROWS * OZ2_RT_K == 256 * OZ2_RT_E, "one tile per block pass");
@@ -144,9 +144,9 @@ __device__ __forceinline__ void oz2_cp_async_wait() { asm volatile("cp.async.wai
 /* The doubles are staged through shared memory so that the global reads are
  * coalesced along whichever of r or kk is contiguous: a block works through
  * up to OZ2_RT_TILES K tiles of its rows, the next tile's doubles copied
- * (cp.async, two buffers) while this one's residues are made, so that each
- * SM keeps more bytes in flight than one tile a block allows (the kernel was
- * bound by memory latency: BENCHMARKS.md runs 50-53). Each thread turns its
+ * (cp.async, two buffers) while this one's residues are made (2.81 -> 2.67-2.73
+ * ms per operand at 16384^3, N = 16: BENCHMARKS.md session 8; the kernel is
+ * bound by its instructions, ~145 an element, more than by memory). Each thread turns its
  * 8 elements into z = a'' + 2^(w+1) once (crt/oz2.h's oz2_biased_u64 /
  * _u128, NW 64-bit words); per pair of moduli, 4 NW mma.sync give the
  * biased byte sums, and each residue costs three operations
@@ -186,42 +186,42 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
         oz2_cp_async_commit();
     };
     for (int kg = blockIdx.y; kg < kgroups; kg += gridDim.y) { /* groups of OZ2_RT_TILES K tiles */
-    const int kt0 = kg * OZ2_RT_TILES, kt1 = kt0 + OZ2_RT_TILES < ktiles ? kt0 + OZ2_RT_TILES : ktiles;
-    fetch(kt0, 0);
-    for (int kt = kt0; kt < kt1; kt++) {
-        const int buf = (kt - kt0) & 1;
-        if (kt + 1 < kt1) { /* the next tile's copies in flight under this one's work */
-            fetch(kt + 1, buf ^ 1);
-            oz2_cp_async_wait<1>();
-        } else {
-            oz2_cp_async_wait<0>();
-        }
-        __syncthreads(); /* every thread's copies of this tile have landed */
-        const int64_t k0 = kt * OZ2_RT_K;
-
-        oz2_frag_elems<NW> el;
-#pragma unroll
-        for (int e = 0; e < OZ2_RT_E; e++) {
-            const double xe = live ? tile[buf][rr][kq + e] : 0.0;
-            uint64_t lo, hi = 0;
-            if constexpr (NW == 1)
-                lo = oz2_biased_u64(xe, shift, wbits);
-            else
-                oz2_biased_u128(xe, shift, wbits, &lo, &hi);
-            const int f = e / 2, h = e % 2;
-            el.a[f][0][h] = (uint32_t)lo;
-            el.a[f][0][2 + h] = (uint32_t)(lo >> 32);
-            if constexpr (NW == 2) {
-                el.a[f][1][h] = (uint32_t)hi;
-                el.a[f][1][2 + h] = (uint32_t)(hi >> 32);
+        const int kt0 = kg * OZ2_RT_TILES, kt1 = kt0 + OZ2_RT_TILES < ktiles ? kt0 + OZ2_RT_TILES : ktiles;
+        fetch(kt0, 0);
+        for (int kt = kt0; kt < kt1; kt++) {
+            const int buf = (kt - kt0) & 1;
+            if (kt + 1 < kt1) { /* the next tile's copies in flight under this one's work */
+                fetch(kt + 1, buf ^ 1);
+                oz2_cp_async_wait<1>();
+            } else {
+                oz2_cp_async_wait<0>();
             }
+            __syncthreads(); /* every thread's copies of this tile have landed */
+            const int64_t k0 = kt * OZ2_RT_K;
+
+            oz2_frag_elems<NW> el;
+#pragma unroll
+            for (int e = 0; e < OZ2_RT_E; e++) {
+                const double xe = live ? tile[buf][rr][kq + e] : 0.0;
+                uint64_t lo, hi = 0;
+                if constexpr (NW == 1)
+                    lo = oz2_biased_u64(xe, shift, wbits);
+                else
+                    oz2_biased_u128(xe, shift, wbits, &lo, &hi);
+                const int f = e / 2, h = e % 2;
+                el.a[f][0][h] = (uint32_t)lo;
+                el.a[f][0][2 + h] = (uint32_t)(lo >> 32);
+                if constexpr (NW == 2) {
+                    el.a[f][1][h] = (uint32_t)hi;
+                    el.a[f][1][2 + h] = (uint32_t)(hi >> 32);
+                }
+            }
+            __syncthreads(); /* this buffer is read: the fetch two tiles on may overwrite it */
+            uint32_t d0[OZ2_RT_E / 2][4];
+            oz2_pair_sums<NW, 0>(el, bias, mine, g & 1, d0);
+            oz2_residue_pairs<NW, 0>(el, bias, nmod, mine, g & 1, d0, w.plane(b, 0) + r * w.kpad + k0 + kq,
+                                     w.plane_rows * w.kpad);
         }
-        __syncthreads(); /* this buffer is read: the fetch two tiles on may overwrite it */
-        uint32_t d0[OZ2_RT_E / 2][4];
-        oz2_pair_sums<NW, 0>(el, bias, mine, g & 1, d0);
-        oz2_residue_pairs<NW, 0>(el, bias, nmod, mine, g & 1, d0, w.plane(b, 0) + r * w.kpad + k0 + kq,
-                                 w.plane_rows * w.kpad);
-    }
     }
 }
 
