@@ -755,21 +755,31 @@ OZ_HD oz2_u192 oz2_u192_of(const oz2_uint *x)
     return r;
 }
 
-/* oz2_to_double on the three-word form, bit for bit (test_oz2_fast). */
+/* ldexp(x, e) for a finite nonzero normal x: one exact multiplication when
+ * 2^e and the result are normal (the kernels' case), else oz2_ldexp. */
+OZ_HD double oz2_ldexp_normal(double x, int e)
+{
+    const int r = (int)((oz_f64_bits(x) >> 52) & 0x7ff) + e; /* the result's biased exponent */
+    if (e >= -1022 && e <= 1023 && r >= 1 && r <= 2046)
+        return x * oz2_pow2(e);
+    return oz2_ldexp(x, e);
+}
+
+/* oz2_to_double on the three-word form, bit for bit (test_oz2_fast): the
+ * 64 bits from the magnitude's highest set bit (the highest nonzero word
+ * shifted up, the next word's top bits after it) with every bit below ORed
+ * into the lowest (sticky) convert once, rounding as the magnitude itself
+ * would; then 2^(64 k - s + e) for word k and shift s. Few branches: the
+ * CRT kernel runs it for every element. */
 OZ_HD double oz2_to_double3(const oz2_u192 *x, int neg, int e)
 {
-    const int len = x->w2 ? 192 - oz2_clz64(x->w2) : x->w1 ? 128 - oz2_clz64(x->w1) : 64 - oz2_clz64(x->w0);
-    uint64_t top = x->w0;
-    int shift = 0;
-    if (len > 64) {
-        shift = len - 64; /* 1 .. 128: bits shift .. shift + 63 from words k, k + 1 */
-        const int k = shift >> 6, s = shift & 63;
-        const uint64_t lo = k == 0 ? x->w0 : k == 1 ? x->w1 : x->w2;
-        const uint64_t up = k == 0 ? x->w1 : k == 1 ? x->w2 : 0;
-        top = s ? (lo >> s) | (up << (64 - s)) : lo;
-        const uint64_t below = s ? lo << (64 - s) : 0;
-        top |= (uint64_t)(below != 0 || (k >= 1 && x->w0 != 0) || (k == 2 && x->w1 != 0));
-    }
+    const int k = x->w2 ? 2 : x->w1 ? 1 : 0;
+    const uint64_t hi = k == 2 ? x->w2 : k == 1 ? x->w1 : x->w0;
+    if (hi == 0)
+        return neg ? -0.0 : 0.0; /* X = 0 */
+    const uint64_t mid = k == 2 ? x->w1 : k == 1 ? x->w0 : 0, lo = k == 2 ? x->w0 : 0;
+    const int s = oz2_clz64(hi); /* 0 .. 63 */
+    const uint64_t top = (hi << s) | ((mid >> 1) >> (63 - s)) | (uint64_t)(((mid << s) | lo) != 0);
 #ifdef __CUDA_ARCH__
     double d = __ull2double_rn(top);
 #else
@@ -777,7 +787,7 @@ OZ_HD double oz2_to_double3(const oz2_u192 *x, int neg, int e)
 #endif
     if (neg)
         d = -d;
-    return oz2_ldexp(d, shift + e);
+    return oz2_ldexp_normal(d, 64 * k - s + e);
 }
 
 /* floor(e s) for a power of two s, |e s| < 2^51, e s a multiple of 2^-20. */

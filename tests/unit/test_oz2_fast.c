@@ -328,6 +328,26 @@ static void test_to_double3(void **state)
     }
 }
 
+/* oz2_ldexp_normal (to_double3's scaling) against C's ldexp: normal x of
+ * every exponent, e across and beyond the normal range, the boundaries. */
+static void test_ldexp_normal(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 400000; i++) {
+        const uint64_t bits = (oz_rng_u64() & UINT64_C(0x800FFFFFFFFFFFFF)) |
+                              (uint64_t)oz_rng_range(1, 2046) << 52; /* normal, either sign */
+        double x;
+        memcpy(&x, &bits, sizeof x);
+        const int ex = (int)((bits >> 52) & 0x7ff);
+        int e = (int)oz_rng_range(-2200, 2200);
+        if (i % 4 == 1) /* results at the edges of the normal range */
+            e = (int)oz_rng_range(-3, 3) + (i % 8 == 1 ? 1 - ex : 2046 - ex);
+        const double got = oz2_ldexp_normal(x, e), want = ldexp(x, e);
+        if (memcmp(&got, &want, sizeof got) != 0)
+            fail_msg("oz2_ldexp_normal(%a, %d) = %a, ldexp gives %a", x, e, got, want);
+    }
+}
+
 int main(void)
 {
     uint64_t seed = oz_rng_seed_from_env(UINT64_C(20261130));
@@ -339,6 +359,7 @@ int main(void)
         cmocka_unit_test(test_cf_round_trips),
         cmocka_unit_test(test_cf_small_x),
         cmocka_unit_test(test_to_double3),
+        cmocka_unit_test(test_ldexp_normal),
     };
     return OZ_TEST_RUN("test_oz2_fast", "oz2_fast", tests, seed);
 }
