@@ -82,6 +82,35 @@ static inline oz_bp_call oz_bp_call_oz2(int64_t m, int64_t n, int64_t k, int64_t
     return c;
 }
 
+/* Phase 22 on the engine, fused or unfused: 1 for unfused. The fused
+ * kernel's items are `tiles` tiles with all 6 moduli and 4 passes each (few,
+ * long, the same time each, on a persistent grid of at most one CTA an SM);
+ * where they fill less than OZ_BP_P22_FUSED_MIN_FILL_PCT percent of the SM
+ * slots of the waves they take (ceil(tiles / sms) waves), the unfused path's
+ * items (a tile of one modulus's 4-pass GEMM over one K chunk: 6x as many,
+ * dealt by the tickets) fill the machine instead. They cost ~6-11% more
+ * where the fused waves are full (BENCHMARKS.md session 9, call 3, H200,
+ * under the shim: fused better at fills 0.97-0.99 (1024^3, 1792^3, 2048^3,
+ * 1024x1024x8192, 2048x2048x512, 4096x4096x1024, 8192x1024x2048), unfused
+ * better at 0.73 (1536^3 by 13%, 1536x1536x4096 by 11%), 0.76 (1280^3 by
+ * 5%) and 0.87 (2560^3 by 6%)). From 12 waves on the fill is at least 12/13,
+ * so large calls stay fused (there the unfused path's residue planes would
+ * be cut by the workspace bound into blocks: slower, session 8). sms <= 0
+ * (unknown): fused. */
+#define OZ_BP_P22_FUSED_MIN_FILL_PCT 92
+static inline int oz_bp_p22_unfused(int64_t tiles, int64_t sms)
+{
+    if (sms <= 0 || tiles >= 12 * sms)
+        return 0;
+    const int64_t slots = (tiles + sms - 1) / sms * sms;
+    return tiles * 100 < (int64_t)OZ_BP_P22_FUSED_MIN_FILL_PCT * slots;
+}
+#ifdef __cplusplus
+static_assert(13 * OZ_BP_P22_FUSED_MIN_FILL_PCT <= 1200, "from 12 waves on, the fill passes the threshold");
+#else
+_Static_assert(13 * OZ_BP_P22_FUSED_MIN_FILL_PCT <= 1200, "from 12 waves on, the fill passes the threshold");
+#endif
+
 /* A plan and its workspace layout. Residues of A at offset 0 of a slot. */
 typedef struct oz_bp_plan {
     int64_t group;    /* batch items per step; > 1 only when whole items fit */

@@ -99,14 +99,6 @@ cudaError_t oz_launch_p22_crt(const oz_p22_crt_job &job, int64_t group, cudaStre
 int64_t oz_engine_p22_scratch_bytes(int64_t tiles_total);
 /* Tiles of a Phase 22 engine launch (rows_pad of A and B, batch items). */
 int64_t oz_engine_p22_tiles(int64_t mpad, int64_t npad, int64_t group);
-/* Phase 22 runs unfused (oz_p22_crt_job) where the fused kernel would have
- * fewer tiles than this many per SM (gemm_host.cu's p22_unfused). From the
- * size sweep of both paths (BENCHMARKS.md session 9, call 1, H200): unfused
- * 0.142 / 0.305 ms against fused 0.181 / 0.409 at 1024^3 / 1536^3 (64 / 288
- * tiles), fused 0.483 against 0.546 at 2048^3 (512 tiles); the crossover
- * near 450 tiles, 3.4 per SM. */
-#define OZ_P22_UNFUSED_WAVES 3
-
 /* Whether this binary holds the engine for device dev (sm_90a image, compute
  * capability 9.0, TMA encoder reachable, shared memory enough). */
 bool oz_engine_usable(int dev);

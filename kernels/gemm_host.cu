@@ -143,19 +143,15 @@ static int device_sms(void)
     return n;
 }
 
-/* Phase 22 on the engine, fused or unfused. The fused kernel's work items
- * are tiles with all 6 moduli and 4 passes each (few and long); where a
- * call has fewer than OZ_P22_UNFUSED_WAVES waves of them on the device's
- * SMs, the unfused path's items (a tile of one modulus's 4-pass GEMM over
- * one K chunk: 6x as many, dealt by the tickets) fill the machine instead.
- * Sizing and running ask the same question, so they agree. */
+/* Phase 22 on the engine, fused or unfused (block_plan.h's rule). Sizing
+ * and running ask the same question, so they agree. */
 static bool p22_unfused(const oz_gemm_desc *d)
 {
     if (g_force_p22)
         return g_force_p22 == 2;
     const int64_t tiles = oz_engine_p22_tiles(oz_bp_rup(d->m, OZ_PAD_ROWS_A), oz_bp_rup(d->n, OZ_PAD_ROWS_B),
                                               d->batch);
-    return tiles < (int64_t)OZ_P22_UNFUSED_WAVES * device_sms();
+    return oz_bp_p22_unfused(tiles, device_sms()) != 0;
 }
 
 /* The call as the planner sees it (m, n, k, batch >= 1). */

@@ -274,6 +274,49 @@ static void test_ozaki2(void **state)
     }
 }
 
+/* Phase 22's fused/unfused rule (oz_bp_p22_unfused) on the H200's 132 SMs
+ * with the engine's tiles (model_scratch's tiling): the path that was faster
+ * under the shim for each shape of BENCHMARKS.md session 9, call 3, and the
+ * rule's edges. */
+static int64_t model_tiles(int64_t m, int64_t n, int64_t batch)
+{
+    const int64_t mpad = (m + 127) / 128 * 128, npad = (n + 127) / 128 * 128;
+    return ((2 * mpad + 255) / 256) * ((2 * npad + 127) / 128) * batch;
+}
+
+static void test_p22_path_rule(void **state)
+{
+    (void)state;
+    static const struct {
+        int64_t m, n, k;
+        int unfused; /* the faster path measured */
+    } measured[] = {
+        {1024, 1024, 1024, 0}, {1280, 1280, 1280, 1}, {1536, 1536, 1536, 1},  {1792, 1792, 1792, 0},
+        {2048, 2048, 2048, 0}, {2560, 2560, 2560, 1}, {2048, 2048, 512, 0},   {1024, 1024, 8192, 0},
+        {1536, 1536, 4096, 1}, {4096, 4096, 1024, 0}, {8192, 1024, 2048, 0},
+    };
+    for (size_t i = 0; i < sizeof measured / sizeof measured[0]; i++)
+        assert_int_equal(oz_bp_p22_unfused(model_tiles(measured[i].m, measured[i].n, 1), 132), measured[i].unfused);
+    /* edges: unknown SM count; less than one wave; exactly full waves; the
+     * threshold itself; 12 waves and more; no overflow on huge counts */
+    assert_int_equal(oz_bp_p22_unfused(5, 0), 0);
+    assert_int_equal(oz_bp_p22_unfused(5, -1), 0);
+    assert_int_equal(oz_bp_p22_unfused(1, 132), 1);
+    assert_int_equal(oz_bp_p22_unfused(121, 132), 1); /* 91.7% */
+    assert_int_equal(oz_bp_p22_unfused(122, 132), 0); /* 92.4% */
+    assert_int_equal(oz_bp_p22_unfused(132, 132), 0);
+    assert_int_equal(oz_bp_p22_unfused(133, 132), 1);
+    assert_int_equal(oz_bp_p22_unfused(100, 100), 0);
+    assert_int_equal(oz_bp_p22_unfused(12 * 132, 132), 0);
+    assert_int_equal(oz_bp_p22_unfused(12 * 132 + 1, 132), 0); /* 12 waves and a tile: fused by the 12-wave rule */
+    assert_int_equal(oz_bp_p22_unfused(11 * 132 + 1, 132), 1); /* 11 waves and a tile: 1453 of 1584 slots */
+    assert_int_equal(oz_bp_p22_unfused(INT64_MAX / 4, 132), 0);
+    /* the large shapes stay fused */
+    assert_int_equal(oz_bp_p22_unfused(model_tiles(8192, 8192, 1), 132), 0);
+    assert_int_equal(oz_bp_p22_unfused(model_tiles(16384, 16384, 1), 132), 0);
+    assert_int_equal(oz_bp_p22_unfused(model_tiles(1024, 1024, 1000), 132), 0);
+}
+
 int main(void)
 {
     uint64_t seed = oz_rng_seed_from_env(20261130);
@@ -287,6 +330,7 @@ int main(void)
         cmocka_unit_test_setup(test_thin_odd_batched, setup_unfused),
         cmocka_unit_test_setup(test_random_budgets, setup_unfused),
         cmocka_unit_test(test_ozaki2),
+        cmocka_unit_test(test_p22_path_rule),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     printf("test_block_plan: seed %" PRIu64 ", %d failed\n", seed, failed);
