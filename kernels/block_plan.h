@@ -88,28 +88,24 @@ static inline oz_bp_call oz_bp_call_oz2(int64_t m, int64_t n, int64_t k, int64_t
  * where they fill less than OZ_BP_P22_FUSED_MIN_FILL_PCT percent of the SM
  * slots of the waves they take (ceil(tiles / sms) waves), the unfused path's
  * items (a tile of one modulus's 4-pass GEMM over one K chunk: 6x as many,
- * dealt by the tickets) fill the machine instead. They cost ~6-11% more
- * where the fused waves are full (BENCHMARKS.md session 9, call 3, H200,
- * under the shim: fused better at fills 0.97-0.99 (1024^3, 1792^3, 2048^3,
- * 1024x1024x8192, 2048x2048x512, 4096x4096x1024, 8192x1024x2048), unfused
- * better at 0.73 (1536^3 by 13%, 1536x1536x4096 by 11%), 0.76 (1280^3 by
- * 5%) and 0.87 (2560^3 by 6%)). From 12 waves on the fill is at least 12/13,
- * so large calls stay fused (there the unfused path's residue planes would
- * be cut by the workspace bound into blocks: slower, session 8). sms <= 0
+ * dealt by the tickets) fill the machine instead; they cost ~2-11% more
+ * where the fused waves are full. Measured under the shim (BENCHMARKS.md
+ * session 9, calls 3-4, H200, 18 shapes from 768^3 to 3328^3): fused faster
+ * at every fill of 0.97-0.99, unfused faster at every fill of 0.55-0.93
+ * (by 3% at 0.93, 3328^3, and 0.92, 2816^3; 6% at 0.87; 13% at 0.73). The
+ * rule is only used below 12 waves (the measured range, up to 11 waves):
+ * larger calls stay fused, where the unfused path's residue planes would be
+ * cut by the workspace bound into blocks (slower, session 8). sms <= 0
  * (unknown): fused. */
-#define OZ_BP_P22_FUSED_MIN_FILL_PCT 92
+#define OZ_BP_P22_FUSED_MIN_FILL_PCT 95
+#define OZ_BP_P22_RULE_WAVES 12
 static inline int oz_bp_p22_unfused(int64_t tiles, int64_t sms)
 {
-    if (sms <= 0 || tiles >= 12 * sms)
+    if (sms <= 0 || tiles >= OZ_BP_P22_RULE_WAVES * sms)
         return 0;
     const int64_t slots = (tiles + sms - 1) / sms * sms;
     return tiles * 100 < (int64_t)OZ_BP_P22_FUSED_MIN_FILL_PCT * slots;
 }
-#ifdef __cplusplus
-static_assert(13 * OZ_BP_P22_FUSED_MIN_FILL_PCT <= 1200, "from 12 waves on, the fill passes the threshold");
-#else
-_Static_assert(13 * OZ_BP_P22_FUSED_MIN_FILL_PCT <= 1200, "from 12 waves on, the fill passes the threshold");
-#endif
 
 /* A plan and its workspace layout. Residues of A at offset 0 of a slot. */
 typedef struct oz_bp_plan {

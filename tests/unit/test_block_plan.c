@@ -276,8 +276,8 @@ static void test_ozaki2(void **state)
 
 /* Phase 22's fused/unfused rule (oz_bp_p22_unfused) on the H200's 132 SMs
  * with the engine's tiles (model_scratch's tiling): the path that was faster
- * under the shim for each shape of BENCHMARKS.md session 9, call 3, and the
- * rule's edges. */
+ * under the shim for each shape of BENCHMARKS.md session 9, calls 3 and 4,
+ * and the rule's edges. */
 static int64_t model_tiles(int64_t m, int64_t n, int64_t batch)
 {
     const int64_t mpad = (m + 127) / 128 * 128, npad = (n + 127) / 128 * 128;
@@ -291,25 +291,27 @@ static void test_p22_path_rule(void **state)
         int64_t m, n, k;
         int unfused; /* the faster path measured */
     } measured[] = {
-        {1024, 1024, 1024, 0}, {1280, 1280, 1280, 1}, {1536, 1536, 1536, 1},  {1792, 1792, 1792, 0},
-        {2048, 2048, 2048, 0}, {2560, 2560, 2560, 1}, {2048, 2048, 512, 0},   {1024, 1024, 8192, 0},
-        {1536, 1536, 4096, 1}, {4096, 4096, 1024, 0}, {8192, 1024, 2048, 0},
+        {1024, 1024, 1024, 0}, {1280, 1280, 1280, 1}, {1536, 1536, 1536, 1}, {1792, 1792, 1792, 0},
+        {2048, 2048, 2048, 0}, {2560, 2560, 2560, 1}, {2048, 2048, 512, 0},  {1024, 1024, 8192, 0},
+        {1536, 1536, 4096, 1}, {4096, 4096, 1024, 0}, {8192, 1024, 2048, 0}, {768, 768, 768, 1},
+        {1280, 1280, 4096, 1}, {2304, 2304, 2304, 0}, {2816, 2816, 2816, 1}, {3072, 1536, 2048, 1},
+        {512, 4096, 4096, 0},  {3328, 3328, 3328, 1},
     };
     for (size_t i = 0; i < sizeof measured / sizeof measured[0]; i++)
         assert_int_equal(oz_bp_p22_unfused(model_tiles(measured[i].m, measured[i].n, 1), 132), measured[i].unfused);
-    /* edges: unknown SM count; less than one wave; exactly full waves; the
-     * threshold itself; 12 waves and more; no overflow on huge counts */
+    /* edges: unknown SM count; less than one wave; the threshold itself;
+     * exactly full waves; the waves where the rule stops; no overflow on
+     * huge counts */
     assert_int_equal(oz_bp_p22_unfused(5, 0), 0);
     assert_int_equal(oz_bp_p22_unfused(5, -1), 0);
     assert_int_equal(oz_bp_p22_unfused(1, 132), 1);
-    assert_int_equal(oz_bp_p22_unfused(121, 132), 1); /* 91.7% */
-    assert_int_equal(oz_bp_p22_unfused(122, 132), 0); /* 92.4% */
+    assert_int_equal(oz_bp_p22_unfused(125, 132), 1); /* 94.7% */
+    assert_int_equal(oz_bp_p22_unfused(126, 132), 0); /* 95.5% */
     assert_int_equal(oz_bp_p22_unfused(132, 132), 0);
     assert_int_equal(oz_bp_p22_unfused(133, 132), 1);
     assert_int_equal(oz_bp_p22_unfused(100, 100), 0);
-    assert_int_equal(oz_bp_p22_unfused(12 * 132, 132), 0);
-    assert_int_equal(oz_bp_p22_unfused(12 * 132 + 1, 132), 0); /* 12 waves and a tile: fused by the 12-wave rule */
     assert_int_equal(oz_bp_p22_unfused(11 * 132 + 1, 132), 1); /* 11 waves and a tile: 1453 of 1584 slots */
+    assert_int_equal(oz_bp_p22_unfused(12 * 132 + 1, 132), 0); /* 12 waves and a tile: past the rule's range */
     assert_int_equal(oz_bp_p22_unfused(INT64_MAX / 4, 132), 0);
     /* the large shapes stay fused */
     assert_int_equal(oz_bp_p22_unfused(model_tiles(8192, 8192, 1), 132), 0);
