@@ -145,8 +145,10 @@ __device__ __forceinline__ void oz2_cp_async_wait() { asm volatile("cp.async.wai
  * coalesced along whichever of r or kk is contiguous: a block works through
  * up to OZ2_RT_TILES K tiles of its rows, the next tile's doubles copied
  * (cp.async, two buffers) while this one's residues are made (2.81 -> 2.67-2.73
- * ms per operand at 16384^3, N = 16: BENCHMARKS.md session 8; the kernel is
- * bound by its instructions, ~145 an element, more than by memory). Each thread turns its
+ * ms per operand at 16384^3, N = 16: BENCHMARKS.md session 8; ~145
+ * instructions an element, but not bound by their count: 12% fewer, on
+ * branch pending-oz2-res2, left its time unchanged, session 9 call 6, nor
+ * by DRAM bandwidth, ~2.3 TB/s). Each thread turns its
  * 8 elements into z = a'' + 2^(w+1) once (crt/oz2.h's oz2_biased_u64 /
  * _u128, NW 64-bit words); per pair of moduli, 4 NW mma.sync give the
  * biased byte sums, and each residue costs three operations
