@@ -35,6 +35,20 @@ OZ_HD uint32_t oz_p22_word(const uint8_t *p)
 #endif
 }
 
+/* X of one pass of one element from the residues of the OZ_P22G moduli
+ * (byte `byte` of w[q]): S = sum r_q f_q, then its signed representative
+ * modulo M' as an exact double (crt/crt.h oz_p22g_centered: |X| <= 2^46,
+ * no conversions). The fused engine's epilogue and the unfused CRT kernel
+ * both rebuild X with it. */
+OZ_HD double oz_p22_rebuild(const uint32_t w[OZ_P22G_NMODULI], int byte)
+{
+    uint64_t S = 0;
+#define OZ_P22_CRT_TERM_(q, m, f, mu) S += (uint64_t)((w[q] >> (8 * byte)) & 255u) * (f);
+    OZ_P22G_MODULI(OZ_P22_CRT_TERM_)
+#undef OZ_P22_CRT_TERM_
+    return oz_p22g_centered(S);
+}
+
 /* One K chunk's four passes for the elements of one word: rows r0 and r0 +
  * 8 (r0 with bit 3 clear), columns j0 and j0 + 1 (j0 even). Their hi and lo
  * slices sit at logical rows and columns oz_p22g_row(., sl), which keep bit
@@ -60,12 +74,8 @@ OZ_HD void oz_p22_crt_word(const uint8_t *res, int64_t res_rows, int64_t plane, 
     for (int e = 0; e < 4; e++)
         OZ_P22_UNROLL
         for (int p = 0; p < OZ_P22_NPASSES; p++) {
-            uint64_t S = 0;
-#define OZ_P22_CRT_TERM_(q, m, f, mu) S += (uint64_t)((wd[p][q] >> (8 * e)) & 255u) * (f);
-            OZ_P22G_MODULI(OZ_P22_CRT_TERM_)
-#undef OZ_P22_CRT_TERM_
             const double scale = p == 0 ? 0x1p-34 : p == 3 ? 0x1p-68 : 0x1p-51;
-            d[e] = d[e] + oz_p22g_centered(S) * scale;
+            d[e] = d[e] + oz_p22_rebuild(wd[p], e) * scale;
         }
 }
 

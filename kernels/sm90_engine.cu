@@ -244,17 +244,6 @@ struct oz_mode_p22 {
         }
     }
 
-    /* X of one pass of one element from its residues (bytes bb of w[q]):
-     * S = sum r_q f_q, then its signed representative modulo M' as an exact
-     * double (crt/crt.h oz_p22g_centered: |X| <= 2^46, no conversions). */
-    static __device__ __forceinline__ double rebuild(const uint32_t (&w)[M::NMOD], int bb)
-    {
-        uint64_t S = 0;
-#define OZ_CRT_TERM_(i, m, f, mu) S += (uint64_t)((w[i] >> (8 * bb)) & 255u) * (f);
-        OZ_P22G_MODULI(OZ_CRT_TERM_)
-#undef OZ_CRT_TERM_
-        return oz_p22g_centered(S);
-    }
 
     __device__ __forceinline__ void do_unit()
     {
@@ -275,7 +264,7 @@ struct oz_mode_p22 {
         const double scale = ps == 0 ? 0x1p-34 : ps == 3 ? 0x1p-68 : 0x1p-51;
 #pragma unroll
         for (int bb = 0; bb < 4; bb++)
-            d[bb] = __dadd_rn(d[bb], __dmul_rn(rebuild(w, bb), scale));
+            d[bb] = __dadd_rn(d[bb], __dmul_rn(oz_p22_rebuild(w, bb), scale));
         if (ps == OZ_P22_NPASSES - 1) {
 #pragma unroll
             for (int bb = 0; bb < 4; bb++) {
