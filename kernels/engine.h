@@ -47,28 +47,34 @@ struct oz_engine_residue_job {
 /* Enqueues the job on s; returns the first launch error. */
 cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, cudaStream_t s);
 
-/* Phase 22 on the engine, CRT fused, over one block of C and one slab of K:
- * planes of the first OZ_P22G_NMODULI moduli, each plane_rows = 2 rows_pad
- * logical rows (oz_p22g_row: hi and lo of every 64 rows) of the block's rows
- * of op(A) / columns of op(B), kpad bytes of the slab's K (the slab starts
- * at a multiple of OZ_P22_KCHUNK of the call's K, so that its chunks are the
- * call's chunks). The double accumulator of element (i, j) of the block
- * (phase22.md step 6) starts at 0 when `first`, else at acc(i, j); after
- * the slab it goes to acc(i, j) unless `last`, when C(i, j) gets the
- * epilogue (elements of special rows/columns are left to the fix-up). acc
- * may be C itself (beta == 0: C is not read). */
-struct oz_engine_p22_job {
-    oz_operand_ws a, b;
+/* Where a Phase 22 launch over one block of C puts its sums (both paths):
+ * the double accumulator of element (i, j) of the block (phase22.md step 6)
+ * starts at 0 when `first`, else at acc(i, j); after the launch's K it goes
+ * to acc(i, j) unless `last`, when C(i, j) gets the alpha/beta epilogue
+ * (elements of special rows/columns are left to the fix-up). acc may be C
+ * itself (beta == 0: C is not read). */
+struct oz_p22_target {
     int64_t m, n;           /* real rows and columns of the block */
     const int32_t *scale_a; /* the block's first row's scale exponent, batch item 0 */
     const int32_t *scale_b;
     int64_t scale_stride_a, scale_stride_b; /* int32 elements between batch items */
     oz_out c;               /* the call's C (batch item 0 of the group) */
     int64_t c_off;          /* element (0, 0) of the block in an item's C: m0 + n0 ldc */
-    oz_out acc;             /* accumulators across slabs, item b's element (i, j) at */
+    oz_out acc;             /* accumulators across launches, item b's element (i, j) at */
     int64_t acc_off;        /* acc.ptr(b)[acc_off + i + j acc.ldc]; unused when first && last */
     int first, last;
     oz_scalars sc;
+};
+
+/* Phase 22 on the engine, CRT fused, over one block of C and one slab of K:
+ * planes of the first OZ_P22G_NMODULI moduli, each plane_rows = 2 rows_pad
+ * logical rows (oz_p22g_row: hi and lo of every 64 rows) of the block's rows
+ * of op(A) / columns of op(B), kpad bytes of the slab's K (the slab starts
+ * at a multiple of OZ_P22_KCHUNK of the call's K, so that its chunks are the
+ * call's chunks). */
+struct oz_engine_p22_job {
+    oz_operand_ws a, b;
+    oz_p22_target t;
     char *scratch;          /* oz_engine_p22_scratch_bytes(tiles) */
 };
 cudaError_t oz_launch_p22_engine(const oz_engine_p22_job &job, int64_t group, cudaStream_t s);
@@ -76,23 +82,12 @@ cudaError_t oz_launch_p22_engine(const oz_engine_p22_job &job, int64_t group, cu
 /* Phase 22 unfused, one K chunk over a block of C (kernels/p22_crt.cu): the
  * engine's residue planes of the chunk (oz_engine_residues over the block's
  * Phase 22 planes, OZ_P22G_NMODULI moduli, logical rows and columns by
- * oz_p22g_row, res_layout.h words), X of each pass rebuilt and added in the
- * order of phase22.md step 6 to the element's double accumulator: from 0
- * when `first`, else from acc; to acc unless `last`, when C gets the alpha /
- * beta epilogue (elements of special rows/columns are left to the fix-up).
- * acc may be C itself (beta == 0: C is not read). */
+ * oz_p22g_row, res_layout.h words), X of each pass rebuilt and added to the
+ * target's accumulators in the order of phase22.md step 6. */
 struct oz_p22_crt_job {
     const uint8_t *res;     /* item b's planes at res + b res_item_bytes, plane q at + q res_rows res_cols */
     int64_t res_item_bytes, res_rows, res_cols;
-    int64_t m, n;           /* real rows and columns of the block */
-    const int32_t *scale_a, *scale_b;
-    int64_t scale_stride_a, scale_stride_b;
-    oz_out c;
-    int64_t c_off;
-    oz_out acc;
-    int64_t acc_off;
-    int first, last;
-    oz_scalars sc;
+    oz_p22_target t;
 };
 cudaError_t oz_launch_p22_crt(const oz_p22_crt_job &job, int64_t group, cudaStream_t s);
 /* Scratch bytes the Phase 22 engine needs for a launch of tiles_total tiles. */

@@ -215,31 +215,29 @@ static cudaError_t run_engine(const oz_gemm_desc *d, char *ws, size_t bytes, cud
                     const oz_operand_ws bb = oz_operand_block(wb, P.off_res_b, n0, cols, OZ_PAD_ROWS_B, kl, OZ_NSLICES);
                     OZ_TRY(oz_launch_operand_residues(oz_view_part(va, m0, rows, k0, kl), ba, group, s, true));
                     OZ_TRY(oz_launch_operand_residues(oz_view_part(vb, n0, cols, k0, kl), bb, group, s, true));
-                    /* what the fused engine or the CRT kernel adds to, and from which K on */
-                    auto target = [&](auto &j, int64_t kfrom, int64_t kto) {
-                        j.m = rows;
-                        j.n = cols;
-                        j.scale_a = ba.scale(0);
-                        j.scale_b = bb.scale(0);
-                        j.scale_stride_a = j.scale_stride_b = P.slot_bytes / 4;
-                        j.c = c;
-                        j.c_off = m0 + n0 * d->ldc;
+                    /* what the fused engine or the CRT kernel adds to, over K [kfrom, kto) */
+                    auto target = [&](int64_t kfrom, int64_t kto) {
+                        oz_p22_target t = {};
+                        t.m = rows;
+                        t.n = cols;
+                        t.scale_a = ba.scale(0);
+                        t.scale_b = bb.scale(0);
+                        t.scale_stride_a = t.scale_stride_b = P.slot_bytes / 4;
+                        t.c = c;
+                        t.c_off = m0 + n0 * d->ldc;
                         if (P.acc_in_c) {
-                            j.acc = c;
-                            j.acc_off = j.c_off;
+                            t.acc = c;
+                            t.acc_off = t.c_off;
                         } else if (P.acc_in_ws) {
-                            j.acc = oz_out{(double *)(ws + P.off_acc), nullptr, P.slot_bytes / 8, P.mb};
+                            t.acc = oz_out{(double *)(ws + P.off_acc), nullptr, P.slot_bytes / 8, P.mb};
                         }
-                        j.first = kfrom == 0;
-                        j.last = kto == d->k;
-                        j.sc = sc;
+                        t.first = kfrom == 0;
+                        t.last = kto == d->k;
+                        t.sc = sc;
+                        return t;
                     };
                     if (!unfused) {
-                        oz_engine_p22_job job = {};
-                        job.a = ba;
-                        job.b = bb;
-                        target(job, k0, k0 + kl);
-                        job.scratch = scratch;
+                        const oz_engine_p22_job job = {ba, bb, target(k0, k0 + kl), scratch};
                         OZ_TRY(oz_launch_p22_engine(job, group, s));
                         continue;
                     }
@@ -257,12 +255,8 @@ static cudaError_t run_engine(const oz_gemm_desc *d, char *ws, size_t bytes, cud
                         ej.k_begin = c0;
                         ej.k_len = c0 + cl < kl ? cl : ba.kpad - c0; /* the last chunk to the padded end */
                         OZ_TRY(oz_engine_residues(ej, group, s));
-                        oz_p22_crt_job cj = {};
-                        cj.res = ej.res;
-                        cj.res_item_bytes = P.slot_bytes;
-                        cj.res_rows = ba.plane_rows;
-                        cj.res_cols = bb.plane_rows;
-                        target(cj, k0 + c0, k0 + c0 + cl);
+                        const oz_p22_crt_job cj = {ej.res, P.slot_bytes, ba.plane_rows, bb.plane_rows,
+                                                   target(k0 + c0, k0 + c0 + cl)};
                         OZ_TRY(oz_launch_p22_crt(cj, group, s));
                     }
                 }

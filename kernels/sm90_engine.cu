@@ -43,7 +43,7 @@ struct oz_engine_params {
     int64_t tiles_total;
     int qsplit;                  /* 1: a work item is a tile, all moduli; nmod: (modulus, tile), modulus slowest */
     int64_t items;               /* tiles_total * qsplit */
-    /* Phase 22 (oz_engine_p22_job) */
+    /* Phase 22 (oz_engine_p22_job's target) */
     int64_t m, n;
     const int32_t *scale_a, *scale_b;
     int64_t scale_stride_a, scale_stride_b;
@@ -674,19 +674,19 @@ cudaError_t oz_launch_p22_engine(const oz_engine_p22_job &job, int64_t group, cu
     oz_engine_params p = {};
     p.kpad = job.a.kpad;
     p.nmod = OZ_P22G_NMODULI;
-    p.m = job.m;
-    p.n = job.n;
-    p.scale_a = job.scale_a;
-    p.scale_b = job.scale_b;
-    p.scale_stride_a = job.scale_stride_a;
-    p.scale_stride_b = job.scale_stride_b;
-    p.c = job.c;
-    p.c_off = job.c_off;
-    p.acc = job.acc;
-    p.acc_off = job.acc_off;
-    p.first = job.first;
-    p.last = job.last;
-    p.sc = job.sc;
+    p.m = job.t.m;
+    p.n = job.t.n;
+    p.scale_a = job.t.scale_a;
+    p.scale_b = job.t.scale_b;
+    p.scale_stride_a = job.t.scale_stride_a;
+    p.scale_stride_b = job.t.scale_stride_b;
+    p.c = job.t.c;
+    p.c_off = job.t.c_off;
+    p.acc = job.t.acc;
+    p.acc_off = job.t.acc_off;
+    p.first = job.t.first;
+    p.last = job.t.last;
+    p.sc = job.t.sc;
     p.scratch = job.scratch;
     return oz_engine_launch<oz_mode_p22>(ta, tb, p, job.a.plane_rows, job.b.plane_rows, group, s);
 }
