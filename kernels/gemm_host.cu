@@ -31,30 +31,38 @@ static oz_gemm_params make_params(const oz_gemm_desc *d, const oz_layout &L, cha
     return p;
 }
 
-/* The mma.sync fused kernel for the current device: the large tile
- * configuration where the shared memory allows it, else the small one. The
- * device's answer is cached, so that inside a stream capture nothing but
- * launches is called after the first use. */
 #define OZ_HOST_MAX_DEVICES 64
-static cudaError_t launch_fused(oz_gemm_params &p, int64_t group, cudaStream_t s)
+
+/* Attribute A of device dev, asked once per device (nothing but launches
+ * inside a stream capture after the first use). */
+template <cudaDeviceAttr A>
+static cudaError_t device_attr(int dev, int *v)
 {
-    static volatile int known[OZ_HOST_MAX_DEVICES], optin[OZ_HOST_MAX_DEVICES];
-    int dev = 0;
-    cudaError_t e = cudaGetDevice(&dev);
+    static volatile int known[OZ_HOST_MAX_DEVICES], value[OZ_HOST_MAX_DEVICES];
+    if (dev < OZ_HOST_MAX_DEVICES && known[dev]) {
+        *v = value[dev];
+        return cudaSuccess;
+    }
+    const cudaError_t e = cudaDeviceGetAttribute(v, A, dev);
     if (e != cudaSuccess)
         return e;
-    int smem;
-    if (dev < OZ_HOST_MAX_DEVICES && known[dev]) {
-        smem = optin[dev];
-    } else {
-        e = cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-        if (e != cudaSuccess)
-            return e;
-        if (dev < OZ_HOST_MAX_DEVICES) {
-            optin[dev] = smem;
-            known[dev] = 1;
-        }
+    if (dev < OZ_HOST_MAX_DEVICES) {
+        value[dev] = *v;
+        known[dev] = 1;
     }
+    return cudaSuccess;
+}
+
+/* The mma.sync fused kernel for the current device: the large tile
+ * configuration where the shared memory allows it, else the small one. */
+static cudaError_t launch_fused(oz_gemm_params &p, int64_t group, cudaStream_t s)
+{
+    int dev = 0, smem = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = device_attr<cudaDevAttrMaxSharedMemoryPerBlockOptin>(dev, &smem);
+    if (e != cudaSuccess)
+        return e;
     const bool large = p.tile_override != 1 && smem >= oz_tiles_large::SMEM_BYTES;
     return oz_launch_p22_sm80(p, group, s, dev, large);
 }
@@ -125,21 +133,12 @@ static int64_t engine_scratch(int64_t mpad, int64_t npad, int64_t group)
     return oz_engine_p22_scratch_bytes(oz_engine_p22_tiles(mpad, npad, group));
 }
 
-/* The current device's SMs (cached per device); 0 when it cannot be asked. */
+/* The current device's SMs; 0 when it cannot be asked. */
 static int device_sms(void)
 {
-    static volatile int known[OZ_HOST_MAX_DEVICES], count[OZ_HOST_MAX_DEVICES];
     int dev = 0, n = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess)
+    if (cudaGetDevice(&dev) != cudaSuccess || device_attr<cudaDevAttrMultiProcessorCount>(dev, &n) != cudaSuccess)
         return 0;
-    if (dev < OZ_HOST_MAX_DEVICES && known[dev])
-        return count[dev];
-    if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-        return 0;
-    if (dev < OZ_HOST_MAX_DEVICES) {
-        count[dev] = n;
-        known[dev] = 1;
-    }
     return n;
 }
 
@@ -168,10 +167,9 @@ static int64_t engine_ceiling(const oz_bp_call &c)
     return g_force_budget ? (int64_t)g_force_budget : oz_bp_budget(&c);
 }
 
-/* The engine path's plan for a workspace of `bytes`; false when none fits. */
-static bool engine_plan(const oz_gemm_desc *d, size_t bytes, oz_bp_plan *p)
+/* The engine path's plan of call c for a workspace of `bytes`; false when none fits. */
+static bool engine_plan(const oz_bp_call &c, size_t bytes, oz_bp_plan *p)
 {
-    const oz_bp_call c = engine_call(d);
     return oz_bp_plan_for(&c, oz_bp_budget_of(bytes), (int64_t)g_force_budget, p);
 }
 
@@ -187,10 +185,11 @@ static bool engine_plan(const oz_gemm_desc *d, size_t bytes, oz_bp_plan *p)
  * one slab. */
 static cudaError_t run_engine(const oz_gemm_desc *d, char *ws, size_t bytes, cudaStream_t s)
 {
+    const oz_bp_call call = engine_call(d);
     oz_bp_plan P;
-    if (!engine_plan(d, bytes, &P))
+    if (!engine_plan(call, bytes, &P))
         return cudaErrorInvalidValue;
-    const bool unfused = p22_unfused(d);
+    const bool unfused = call.carry_k > 0; /* the unfused call carries its accumulators across K chunks */
     char *scratch = ws + P.off_scratch;
     const oz_scalars sc = oz_scalars_of(d);
     const oz_view va0 = oz_view_a(d), vb0 = oz_view_b(d);
@@ -334,7 +333,7 @@ extern "C" int oz_gemm_engine_plan(const oz_gemm_desc *d, size_t bytes, int64_t 
 {
     oz_bp_plan p;
     bool engine = false;
-    if (d->m <= 0 || d->n <= 0 || d->k <= 0 || d->batch <= 0 || !engine_plan(d, bytes, &p) ||
+    if (d->m <= 0 || d->n <= 0 || d->k <= 0 || d->batch <= 0 || !engine_plan(engine_call(d), bytes, &p) ||
         use_engine(&engine) != cudaSuccess)
         return -1;
     shape[0] = p.mb;
