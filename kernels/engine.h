@@ -59,8 +59,8 @@ struct oz_p22_target {
     const int32_t *scale_b;
     int64_t scale_stride_a, scale_stride_b; /* int32 elements between batch items */
     oz_out c;               /* the call's C (batch item 0 of the group) */
-    int64_t c_off;          /* element (0, 0) of the block in an item's C: m0 + n0 ldc */
     oz_out acc;             /* accumulators across launches, item b's element (i, j) at */
+    int64_t c_off;          /* element (0, 0) of the block in an item's C: m0 + n0 ldc */
     int64_t acc_off;        /* acc.ptr(b)[acc_off + i + j acc.ldc]; unused when first && last */
     int first, last;
     oz_scalars sc;

@@ -43,14 +43,7 @@ struct oz_engine_params {
     int64_t tiles_total;
     int qsplit;                  /* 1: a work item is a tile, all moduli; nmod: (modulus, tile), modulus slowest */
     int64_t items;               /* tiles_total * qsplit */
-    /* Phase 22 (oz_engine_p22_job's target) */
-    int64_t m, n;
-    const int32_t *scale_a, *scale_b;
-    int64_t scale_stride_a, scale_stride_b;
-    oz_out c, acc;
-    int64_t c_off, acc_off;
-    int first, last;
-    oz_scalars sc;
+    oz_p22_target t;             /* Phase 22 (oz_engine_p22_job) */
     char *scratch;               /* oz_engine_p22::SCRATCH_BYTES per CTA */
     /* residue planes */
     uint8_t *res;
@@ -161,7 +154,7 @@ struct oz_mode_p22 {
         char *scr = P.scratch + (int64_t)blockIdx.x * M::SCRATCH_BYTES;
         res = (uint32_t *)scr + ctid;
         dacc = (double *)(scr + M::RES_BYTES) + ctid;
-        P.sc.load(&alpha, &beta);
+        P.t.sc.load(&alpha, &beta);
     }
 
     __device__ __forceinline__ void modulus_done(int32_t (&acc)[Cfg::ACC_ALL], int q, int64_t c, int64_t nchunks,
@@ -185,8 +178,8 @@ struct oz_mode_p22 {
             pj0 = col0 / 2 + fr.col0;
             pmid = c > 0;
             pend = c == nchunks - 1;
-            plast = pend && P.last;
-            pfrom_acc = c == 0 && !P.first;
+            plast = pend && P.t.last;
+            pfrom_acc = c == 0 && !P.t.first;
             unit = 0;
 #pragma unroll
             for (int u = 1; u < WARM; u++)
@@ -229,18 +222,18 @@ struct oz_mode_p22 {
             const int64_t i = pi0 + 8 * (bb >> 1), j = pj0 + 8 * a + (bb & 1);
             if (pmid)
                 dn[bb] = dacc_of(4 * a + bb);
-            else if (pfrom_acc && i < P.m && j < P.n)
-                dn[bb] = P.acc.ptr(pb)[P.acc_off + i + j * P.acc.ldc];
+            else if (pfrom_acc && i < P.t.m && j < P.t.n)
+                dn[bb] = P.t.acc.ptr(pb)[P.t.acc_off + i + j * P.t.acc.ldc];
             else
                 dn[bb] = 0.0;
         }
         if (plast) {
-            const int32_t *sA = P.scale_a + pb * P.scale_stride_a, *sB = P.scale_b + pb * P.scale_stride_b;
+            const int32_t *sA = P.t.scale_a + pb * P.t.scale_stride_a, *sB = P.t.scale_b + pb * P.t.scale_stride_b;
             const int64_t i = pi0, j = pj0 + 8 * a;
-            sn[0] = i < P.m ? sA[i] : 0;
-            sn[1] = i + 8 < P.m ? sA[i + 8] : 0;
-            sn[2] = j < P.n ? sB[j] : 0;
-            sn[3] = j + 1 < P.n ? sB[j + 1] : 0;
+            sn[0] = i < P.t.m ? sA[i] : 0;
+            sn[1] = i + 8 < P.t.m ? sA[i + 8] : 0;
+            sn[2] = j < P.t.n ? sB[j] : 0;
+            sn[3] = j + 1 < P.t.n ? sB[j + 1] : 0;
         }
     }
 
@@ -271,13 +264,13 @@ struct oz_mode_p22 {
                 const int64_t i = pi0 + 8 * (bb >> 1), j = pj0 + 8 * a + (bb & 1);
                 if (!pend) {
                     dacc_of(4 * a + bb) = d[bb];
-                } else if (i < P.m && j < P.n) {
+                } else if (i < P.t.m && j < P.t.n) {
                     if (!plast) {
-                        P.acc.ptr(pb)[P.acc_off + i + j * P.acc.ldc] = d[bb];
+                        P.t.acc.ptr(pb)[P.t.acc_off + i + j * P.t.acc.ldc] = d[bb];
                     } else {
                         const int s = sc[bb >> 1], t = sc[2 + (bb & 1)];
                         if (s != OZ_SCALE_SPECIAL && t != OZ_SCALE_SPECIAL) /* else the fix-up writes it */
-                            oz_store_epilogue(&P.c.ptr(pb)[P.c_off + i + j * P.c.ldc], alpha, beta,
+                            oz_store_epilogue(&P.t.c.ptr(pb)[P.t.c_off + i + j * P.t.c.ldc], alpha, beta,
                                               ldexp(d[bb], s + t), false);
                     }
                 }
@@ -674,19 +667,7 @@ cudaError_t oz_launch_p22_engine(const oz_engine_p22_job &job, int64_t group, cu
     oz_engine_params p = {};
     p.kpad = job.a.kpad;
     p.nmod = OZ_P22G_NMODULI;
-    p.m = job.t.m;
-    p.n = job.t.n;
-    p.scale_a = job.t.scale_a;
-    p.scale_b = job.t.scale_b;
-    p.scale_stride_a = job.t.scale_stride_a;
-    p.scale_stride_b = job.t.scale_stride_b;
-    p.c = job.t.c;
-    p.c_off = job.t.c_off;
-    p.acc = job.t.acc;
-    p.acc_off = job.t.acc_off;
-    p.first = job.t.first;
-    p.last = job.t.last;
-    p.sc = job.t.sc;
+    p.t = job.t;
     p.scratch = job.scratch;
     return oz_engine_launch<oz_mode_p22>(ta, tb, p, job.a.plane_rows, job.b.plane_rows, group, s);
 }
