@@ -14,7 +14,7 @@ static_assert(OZ2_RT_ROWS * OZ2_RT_K == 256 * OZ2_RT_E, "one tile per block pass
 static_assert(OZ_PAD_K % OZ2_RT_K == 0 && OZ_PAD_ROWS_A % OZ2_RT_ROWS == 0 && OZ_PAD_ROWS_B % OZ2_RT_ROWS == 0,
               "tiles cover the padding");
 static_assert(OZ2_RT_LOADS * 256 == OZ2_RT_ROWS * OZ2_RT_K && OZ2_RT_ROWS == 32 && OZ2_RT_K == 64,
-              "a warp loads 32 rows of one k, or 64 k of one row, per two loads");
+              "a warp copies 4 rows x 8 k, or 32 k of one row, per load");
 static_assert(OZ2_RT_E == 8, "a thread's elements fill the two rows of four m16n8k32 fragments");
 
 #define OZ2_RM_(q, m) (m),
@@ -141,14 +141,31 @@ __device__ __forceinline__ void oz2_cp_async_commit() { asm volatile("cp.async.c
 template <int N>
 __device__ __forceinline__ void oz2_cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
 
+/* A warp's staging buffer: its own OZ2_RT_WROWS rows of a tile, two
+ * buffers, no padding. Element (r, kk) lives at column kk ^ oz2_rt_swz(r,
+ * kk): bits 0-2 XORed with kk's 16-group and bit 1 of r, bit 3 with bit 0 of
+ * r (a bijection on each row: bits 4-5 of kk are kept). Every one of the
+ * warp's three access patterns then touches each of the 16 bank pairs of
+ * 8-byte words exactly twice per 32 doubles (two wavefronts, the least): the
+ * copies of rows-contiguous operands (lane l: row l & 3, kk = l / 4 + 8 i),
+ * those of k-contiguous ones (row i / 2, kk = l + 32 (i % 2)), and the reads
+ * (lane l: row l / 8, kk = 8 (l % 8) + e at step e). */
+#define OZ2_RT_WARPS 8
+#define OZ2_RT_WROWS (OZ2_RT_ROWS / OZ2_RT_WARPS)
+static_assert(OZ2_RT_WROWS == 4 && OZ2_RT_K == 64 && 256 / OZ2_RT_WARPS == 32,
+              "a warp owns 4 rows of 64 k: lane l makes the 8 elements of row l / 8 from k = 8 (l % 8)");
+__device__ __forceinline__ int oz2_rt_col(int r, int kk)
+{
+    return kk ^ (((kk >> 4) & 3) | ((r & 2) << 1) | ((r & 1) << 3));
+}
+
 /* The doubles are staged through shared memory so that the global reads are
  * coalesced along whichever of r or kk is contiguous: a block works through
  * up to OZ2_RT_TILES K tiles of its rows, the next tile's doubles copied
- * (cp.async, two buffers) while this one's residues are made (2.81 -> 2.67-2.73
- * ms per operand at 16384^3, N = 16: BENCHMARKS.md session 8; ~145
- * instructions an element, but not bound by their count: 12% fewer, on
- * branch pending-oz2-res2, left its time unchanged, session 9 call 6, nor
- * by DRAM bandwidth, ~2.3 TB/s). Each thread turns its
+ * (cp.async, two buffers) while this one's residues are made. Each warp
+ * stages only the 4 rows whose residues it makes, so it waits for nobody
+ * but itself (no block barrier; every access conflict-free, oz2_rt_col).
+ * Each thread turns its
  * 8 elements into z = a'' + 2^(w+1) once (crt/oz2.h's oz2_biased_u64 /
  * _u128, NW 64-bit words); per pair of moduli, 4 NW mma.sync give the
  * biased byte sums, and each residue costs three operations
@@ -159,12 +176,12 @@ template <int NW>
 __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
     oz2_residues_kernel(oz_view v, oz_operand_ws w, int nmod, int wbits, const __grid_constant__ oz2_bias bias)
 {
-    __shared__ double tile[2][OZ2_RT_ROWS][OZ2_RT_K + 1]; /* + 1: no bank conflicts on the transposed write */
+    __shared__ double stage[OZ2_RT_WARPS][2][OZ2_RT_WROWS][OZ2_RT_K];
     const int64_t b = blockIdx.z;
     const double *x = v.ptr(b);
-    const int64_t r0 = (int64_t)blockIdx.x * OZ2_RT_ROWS;
-    const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
-    const int rr = threadIdx.x / (OZ2_RT_K / OZ2_RT_E), kq = (threadIdx.x % (OZ2_RT_K / OZ2_RT_E)) * OZ2_RT_E;
+    const int tx = threadIdx.x & 31, wp = threadIdx.x >> 5;
+    const int64_t r0 = (int64_t)blockIdx.x * OZ2_RT_ROWS + wp * OZ2_RT_WROWS; /* the warp's rows */
+    const int rr = tx >> 3, kq = (tx & 7) * OZ2_RT_E; /* this thread's row of the warp's and first k */
     const int64_t r = r0 + rr;
     const int sc = w.scale(b)[r];
     const bool live = r < v.rows && sc != OZ_SCALE_SPECIAL;
@@ -172,18 +189,28 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
     const int g = tx >> 2;
     const bool mine = (tx & 3) == (g >> 1); /* B column g's slot is this lane's */
     const int ktiles = (int)(w.kpad / OZ2_RT_K), kgroups = (ktiles + OZ2_RT_TILES - 1) / OZ2_RT_TILES; /* < 2^31: the launch checks */
+    double (*tile)[OZ2_RT_WROWS][OZ2_RT_K] = stage[wp];
+    const int R = rr * OZ2_RT_K + oz2_rt_col(rr, kq); /* the place of this thread's first element */
 
-    /* tile kt's doubles of this thread into buffer buf: (row, kk) = (tx, ty +
-     * 8 i) where rows are contiguous (lanes along r), else (ty + 8 (i / 2),
-     * tx + 32 (i % 2)); zeros past the operand */
+    /* tile kt's doubles of the warp's rows into buffer buf: copy i of lane
+     * tx is (row, kk) = (tx % 4, tx / 4 + 8 i) where rows are contiguous,
+     * else (i / 2, tx + 32 (i % 2)); zeros past the operand. Its place,
+     * row 64 + oz2_rt_col(row, kk), is T ^ K_i: T of the lane, K_i of the
+     * copy (kk's bits 0-2 and 3 are the lane's and i's, or bits 0-4 the
+     * lane's alone, so the swizzle's XOR splits between them). */
     const bool rows_contig = v.rs == 1;
+    const int trow = tx & 3, tcol = tx >> 2;
+    const int T = rows_contig ? ((trow * OZ2_RT_K) | (tcol ^ ((trow & 2) << 1)) | ((trow & 1) << 3))
+                              : (tx ^ (tx >> 4));
     auto fetch = [&](int kt, int buf) {
         const int64_t k0 = kt * OZ2_RT_K;
+        double *dst = &tile[buf][0][0];
 #pragma unroll
         for (int i = 0; i < OZ2_RT_LOADS; i++) {
-            const int row = rows_contig ? tx : ty + 8 * (i / 2), kk = rows_contig ? ty + 8 * i : tx + 32 * (i % 2);
+            const int row = rows_contig ? trow : i / 2, kk = rows_contig ? tcol + 8 * i : tx + 32 * (i % 2);
+            const int Kr = ((i >> 1) & 3) | (8 * i), Kc = ((i / 2) * OZ2_RT_K + 32 * (i % 2)) ^ (2 * (i % 2) | ((i / 2) & 2) << 1 | ((i / 2) & 1) << 3);
             const bool in = r0 + row < v.rows && k0 + kk < v.k;
-            oz2_cp_async8(&tile[buf][row][kk], in ? x + (r0 + row) * v.rs + (k0 + kk) * v.ks : x, in);
+            oz2_cp_async8(dst + (T ^ (rows_contig ? Kr : Kc)), in ? x + (r0 + row) * v.rs + (k0 + kk) * v.ks : x, in);
         }
         oz2_cp_async_commit();
     };
@@ -198,13 +225,13 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
             } else {
                 oz2_cp_async_wait<0>();
             }
-            __syncthreads(); /* every thread's copies of this tile have landed */
+            __syncwarp(); /* every lane's copies of this tile have landed */
             const int64_t k0 = kt * OZ2_RT_K;
 
             oz2_frag_elems<NW> el;
 #pragma unroll
             for (int e = 0; e < OZ2_RT_E; e++) {
-                const double xe = live ? tile[buf][rr][kq + e] : 0.0;
+                const double xe = live ? (&tile[buf][0][0])[R ^ e] : 0.0; /* kq + e's place: e is kk's bits 0-2 */
                 uint64_t lo, hi = 0;
                 if constexpr (NW == 1)
                     lo = oz2_biased_u64(xe, shift, wbits);
@@ -218,7 +245,7 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
                     el.a[f][1][2 + h] = (uint32_t)(hi >> 32);
                 }
             }
-            __syncthreads(); /* this buffer is read: the fetch two tiles on may overwrite it */
+            __syncwarp(); /* this buffer is read: the fetch two tiles on may overwrite it */
             uint32_t d0[OZ2_RT_E / 2][4];
             oz2_pair_sums<NW, 0>(el, bias, mine, g & 1, d0);
             oz2_residue_pairs<NW, 0>(el, bias, nmod, mine, g & 1, d0, w.plane(b, 0) + r * w.kpad + k0 + kq,
