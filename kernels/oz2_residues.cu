@@ -142,8 +142,8 @@ template <int N>
 __device__ __forceinline__ void oz2_cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
 
 /* A warp's staging buffer: its own OZ2_RT_WROWS rows of a tile, two
- * buffers, no padding. Element (r, kk) lives at column kk ^ oz2_rt_swz(r,
- * kk): bits 0-2 XORed with kk's 16-group and bit 1 of r, bit 3 with bit 0 of
+ * buffers, no padding. Element (r, kk) lives at column oz2_rt_col(r, kk):
+ * kk with bits 0-2 XORed with kk's 16-group and bit 1 of r, bit 3 with bit 0 of
  * r (a bijection on each row: bits 4-5 of kk are kept). Every one of the
  * warp's three access patterns then touches each of the 16 bank pairs of
  * 8-byte words exactly twice per 32 doubles (two wavefronts, the least): the
@@ -165,7 +165,13 @@ __device__ __forceinline__ int oz2_rt_col(int r, int kk)
  * (cp.async, two buffers) while this one's residues are made. Each warp
  * stages only the 4 rows whose residues it makes, so it waits for nobody
  * but itself (no block barrier; every access conflict-free, oz2_rt_col).
- * Each thread turns its
+ * Measured on the H200 (BENCHMARKS.md session 10, calls 4-5): 2.67 + 2.52
+ * ms for op(A) and op(B) at 16384^3, N = 16, against 2.68 + 2.73 with the
+ * block staging before (barrier stalls gone; the k-contiguous operand
+ * gains, the rows-contiguous one does not); 8 or 16 K tiles a block were
+ * slower (tails). The kernel stays latency-bound (~50% of issue slots,
+ * long-scoreboard stalls), not by its instruction count (12% fewer changed
+ * nothing, session 9) nor by DRAM bandwidth (~2.4 TB/s). Each thread turns its
  * 8 elements into z = a'' + 2^(w+1) once (crt/oz2.h's oz2_biased_u64 /
  * _u128, NW 64-bit words); per pair of moduli, 4 NW mma.sync give the
  * biased byte sums, and each residue costs three operations
