@@ -7,7 +7,12 @@
 #define OZ2_RT_ROWS 32
 #define OZ2_RT_K 64
 #define OZ2_RT_E 8
-#define OZ2_RT_MINB 4 /* blocks per SM with one word (64 registers, 16 bytes of spill; two words: 2) */
+/* Blocks per SM with one word: 3 (80 registers, no spill; two words: 2). At
+ * 4 (64 registers) ptxas spilled 20 bytes, and the reloads' latency was the
+ * kernel's largest stall (ncu source counters, session 10 call 6: ~40% of the
+ * samples on the instructions waiting for them); 3 blocks: 2.27 + 2.24 ms
+ * against 2.68 + 2.52 at 16384^3, N = 16 (call 7). */
+#define OZ2_RT_MINB 3
 #define OZ2_RT_LOADS 8 /* doubles a thread stages per tile */
 #define OZ2_RT_TILES 4 /* K tiles a block works through, the next one's loads in flight (cp.async) under this one's work */
 static_assert(OZ2_RT_ROWS * OZ2_RT_K == 256 * OZ2_RT_E, "one tile per block pass");
@@ -165,13 +170,13 @@ __device__ __forceinline__ int oz2_rt_col(int r, int kk)
  * (cp.async, two buffers) while this one's residues are made. Each warp
  * stages only the 4 rows whose residues it makes, so it waits for nobody
  * but itself (no block barrier; every access conflict-free, oz2_rt_col).
- * Measured on the H200 (BENCHMARKS.md session 10, calls 4-5): 2.67 + 2.52
- * ms for op(A) and op(B) at 16384^3, N = 16, against 2.68 + 2.73 with the
- * block staging before (barrier stalls gone; the k-contiguous operand
- * gains, the rows-contiguous one does not); 8 or 16 K tiles a block were
- * slower (tails). The kernel stays latency-bound (~50% of issue slots,
- * long-scoreboard stalls), not by its instruction count (12% fewer changed
- * nothing, session 9) nor by DRAM bandwidth (~2.4 TB/s). Each thread turns its
+ * Measured on the H200 (BENCHMARKS.md session 10, calls 4-5, at 4 blocks an
+ * SM): 2.67 + 2.52 ms for op(A) and op(B) at 16384^3, N = 16, against 2.68
+ * + 2.73 with the block staging before (barrier stalls gone; the
+ * k-contiguous operand gains, the rows-contiguous one does not); 8 or 16 K
+ * tiles a block were slower (tails). The kernel is latency-bound (~50% of
+ * issue slots, long-scoreboard stalls), not by its instruction count (12%
+ * fewer changed nothing, session 9) nor by DRAM bandwidth. Each thread turns its
  * 8 elements into z = a'' + 2^(w+1) once (crt/oz2.h's oz2_biased_u64 /
  * _u128, NW 64-bit words); per pair of moduli, 4 NW mma.sync give the
  * biased byte sums, and each residue costs three operations
