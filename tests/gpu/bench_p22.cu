@@ -174,7 +174,9 @@ int main(int argc, char **argv)
             uint8_t *res;
             CUDA_CHECK(cudaMalloc(&ws, (size_t)(nmod * (ra + rb) * kp)));
             CUDA_CHECK(cudaMalloc(&res, (size_t)(nmod * ra * rb)));
-            CUDA_CHECK(cudaMemset(ws, 0x17, (size_t)(nmod * (ra + rb) * kp)));
+            /* random bytes, as the yardstick's (constant bytes run ~15-25% faster: power) */
+            fill_random_bytes<<<1024, 256>>>((int8_t *)ws, (size_t)(nmod * (ra + rb) * kp), 0x2545f4914f6cdd1dULL);
+            CUDA_CHECK(cudaGetLastError());
             oz_engine_residue_job job = {};
             job.a = oz_operand_ws{(char *)ws, 0, 0, 0, 0, ra, kp, ra};
             job.b = oz_operand_ws{(char *)ws, 0, nmod * ra * kp, 0, 0, rb, kp, rb};
