@@ -115,6 +115,84 @@ OZCRT_EXPORT cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOpe
                   ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
 }
 
+/* The 64-bit-integer twins (cuBLAS 12+): the same calls with int64_t sizes,
+ * leading dimensions and batch counts. */
+OZCRT_EXPORT cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa,
+                                            cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+                                            const void *alpha, const void *A, cudaDataType Atype, int64_t lda,
+                                            const void *B, cudaDataType Btype, int64_t ldb, const void *beta, void *C,
+                                            cudaDataType Ctype, int64_t ldc, cublasComputeType_t computeType,
+                                            cublasGemmAlgo_t algo)
+{
+    OZCRT_TAKE(.ep = OZCRT_EP_cublasGemmEx_64, .handle = handle, .transa = transa, .transb = transb, .m = m, .n = n,
+               .k = k, .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = beta, .C = C, .ldc = ldc,
+               .batch = 1, .typed = 1, .Atype = Atype, .Btype = Btype, .Ctype = Ctype, .compute = computeType,
+               .algo = algo);
+    OZCRT_FORWARD(cublasGemmEx_64, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C,
+                  Ctype, ldc, computeType, algo);
+}
+
+OZCRT_EXPORT cublasStatus_t cublasDgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa,
+                                                         cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+                                                         const double *alpha, const double *A, int64_t lda,
+                                                         long long int strideA, const double *B, int64_t ldb,
+                                                         long long int strideB, const double *beta, double *C,
+                                                         int64_t ldc, long long int strideC, int64_t batchCount)
+{
+    OZCRT_TAKE(.ep = OZCRT_EP_cublasDgemmStridedBatched_64, .handle = handle, .transa = transa, .transb = transb,
+               .m = m, .n = n, .k = k, .alpha = alpha, .A = A, .lda = lda, .strideA = strideA, .B = B, .ldb = ldb,
+               .strideB = strideB, .beta = beta, .C = C, .ldc = ldc, .strideC = strideC, .batch = batchCount);
+    OZCRT_FORWARD(cublasDgemmStridedBatched_64, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb,
+                  strideB, beta, C, ldc, strideC, batchCount);
+}
+
+OZCRT_EXPORT cublasStatus_t cublasGemmStridedBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa,
+                                                          cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+                                                          const void *alpha, const void *A, cudaDataType Atype,
+                                                          int64_t lda, long long int strideA, const void *B,
+                                                          cudaDataType Btype, int64_t ldb, long long int strideB,
+                                                          const void *beta, void *C, cudaDataType Ctype, int64_t ldc,
+                                                          long long int strideC, int64_t batchCount,
+                                                          cublasComputeType_t computeType, cublasGemmAlgo_t algo)
+{
+    OZCRT_TAKE(.ep = OZCRT_EP_cublasGemmStridedBatchedEx_64, .handle = handle, .transa = transa, .transb = transb,
+               .m = m, .n = n, .k = k, .alpha = alpha, .A = A, .lda = lda, .strideA = strideA, .B = B, .ldb = ldb,
+               .strideB = strideB, .beta = beta, .C = C, .ldc = ldc, .strideC = strideC, .batch = batchCount,
+               .typed = 1, .Atype = Atype, .Btype = Btype, .Ctype = Ctype, .compute = computeType, .algo = algo);
+    OZCRT_FORWARD(cublasGemmStridedBatchedEx_64, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B,
+                  Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
+}
+
+OZCRT_EXPORT cublasStatus_t cublasDgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa,
+                                                  cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+                                                  const double *alpha, const double *const Aarray[], int64_t lda,
+                                                  const double *const Barray[], int64_t ldb, const double *beta,
+                                                  double *const Carray[], int64_t ldc, int64_t batchCount)
+{
+    OZCRT_TAKE(.ep = OZCRT_EP_cublasDgemmBatched_64, .handle = handle, .transa = transa, .transb = transb, .m = m,
+               .n = n, .k = k, .alpha = alpha, .Aarray = (const void *const *)Aarray, .lda = lda,
+               .Barray = (const void *const *)Barray, .ldb = ldb, .beta = beta, .Carray = (void *const *)Carray,
+               .ldc = ldc, .batch = batchCount);
+    OZCRT_FORWARD(cublasDgemmBatched_64, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta,
+                  Carray, ldc, batchCount);
+}
+
+OZCRT_EXPORT cublasStatus_t cublasGemmBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa,
+                                                   cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+                                                   const void *alpha, const void *const Aarray[], cudaDataType Atype,
+                                                   int64_t lda, const void *const Barray[], cudaDataType Btype,
+                                                   int64_t ldb, const void *beta, void *const Carray[],
+                                                   cudaDataType Ctype, int64_t ldc, int64_t batchCount,
+                                                   cublasComputeType_t computeType, cublasGemmAlgo_t algo)
+{
+    OZCRT_TAKE(.ep = OZCRT_EP_cublasGemmBatchedEx_64, .handle = handle, .transa = transa, .transb = transb, .m = m,
+               .n = n, .k = k, .alpha = alpha, .Aarray = Aarray, .lda = lda, .Barray = Barray, .ldb = ldb,
+               .beta = beta, .Carray = Carray, .ldc = ldc, .batch = batchCount, .typed = 1, .Atype = Atype,
+               .Btype = Btype, .Ctype = Ctype, .compute = computeType, .algo = algo);
+    OZCRT_FORWARD(cublasGemmBatchedEx_64, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype,
+                  ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
+}
+
 /* The handle goes to the library that created it (real.h): the caller's own
  * cuBLAS, where a process holds two. */
 OZCRT_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)

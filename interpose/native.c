@@ -42,6 +42,30 @@ int ozcrt_native_into(void *ctx, const oz_gemm_desc *into)
                                     c->Btype, ldb, be, (void *const *)into->Carray, c->Ctype, ldc, (int)c->batch,
                                     c->compute, c->algo);
         break;
+    case OZCRT_EP_cublasGemmEx_64:
+        st = r->cublasGemmEx_64(c->handle, c->transa, c->transb, c->m, c->n, c->k, al, c->A, c->Atype, c->lda, c->B,
+                                c->Btype, c->ldb, be, into->C, c->Ctype, into->ldc, c->compute, c->algo);
+        break;
+    case OZCRT_EP_cublasDgemmStridedBatched_64:
+        st = r->cublasDgemmStridedBatched_64(c->handle, c->transa, c->transb, c->m, c->n, c->k, al, c->A, c->lda,
+                                             c->strideA, c->B, c->ldb, c->strideB, be, into->C, into->ldc,
+                                             into->strideC, c->batch);
+        break;
+    case OZCRT_EP_cublasGemmStridedBatchedEx_64:
+        st = r->cublasGemmStridedBatchedEx_64(c->handle, c->transa, c->transb, c->m, c->n, c->k, al, c->A, c->Atype,
+                                              c->lda, c->strideA, c->B, c->Btype, c->ldb, c->strideB, be, into->C,
+                                              c->Ctype, into->ldc, into->strideC, c->batch, c->compute, c->algo);
+        break;
+    case OZCRT_EP_cublasDgemmBatched_64:
+        st = r->cublasDgemmBatched_64(c->handle, c->transa, c->transb, c->m, c->n, c->k, al,
+                                      (const double *const *)c->Aarray, c->lda, (const double *const *)c->Barray,
+                                      c->ldb, be, into->Carray, into->ldc, c->batch);
+        break;
+    case OZCRT_EP_cublasGemmBatchedEx_64:
+        st = r->cublasGemmBatchedEx_64(c->handle, c->transa, c->transb, c->m, c->n, c->k, al, c->Aarray, c->Atype,
+                                       c->lda, c->Barray, c->Btype, c->ldb, be, (void *const *)into->Carray, c->Ctype,
+                                       into->ldc, c->batch, c->compute, c->algo);
+        break;
     default:
         break;
     }

@@ -63,8 +63,7 @@ ozcrt_reason ozcrt_check_args(const ozcrt_call *c)
         return OZCRT_R_EMPTY;
     if (c->k == 0)
         return OZCRT_R_TRIVIAL;
-    int arrays = c->ep == OZCRT_EP_cublasDgemmBatched || c->ep == OZCRT_EP_cublasGemmBatchedEx;
-    if (arrays ? (!c->Aarray || !c->Barray || !c->Carray) : (!c->A || !c->B || !c->C))
+    if (ozcrt_entry_arrays(c->ep) ? (!c->Aarray || !c->Barray || !c->Carray) : (!c->A || !c->B || !c->C))
         return OZCRT_R_INVALID_ARGS; /* let cuBLAS decide what a NULL matrix means */
     return OZCRT_R_EMULATED;
 }

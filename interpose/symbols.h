@@ -11,7 +11,9 @@
 
 #include <cublas_v2.h>
 
-/* Exported by libozcrt.so. The GEMMs first: their index is the stats row.
+/* Exported by libozcrt.so. The GEMMs first: their index is the stats row
+ * (the 64-bit-integer twins of the batched and Ex entry points after the
+ * others, so that the older rows keep their index).
  * cublasCreate_v2 ties the new handle to the caller's cuBLAS (real.h). */
 #define OZCRT_INTERCEPTED(X)        \
     X(cublasDgemm_v2)               \
@@ -21,6 +23,11 @@
     X(cublasGemmStridedBatchedEx)   \
     X(cublasDgemmBatched)           \
     X(cublasGemmBatchedEx)          \
+    X(cublasGemmEx_64)              \
+    X(cublasDgemmStridedBatched_64) \
+    X(cublasGemmStridedBatchedEx_64) \
+    X(cublasDgemmBatched_64)        \
+    X(cublasGemmBatchedEx_64)       \
     X(cublasDestroy_v2)             \
     X(cublasCreate_v2)
 
@@ -46,6 +53,13 @@ typedef enum ozcrt_entry {
 
 /* The GEMM entry points are the ones before cublasDestroy_v2. */
 #define OZCRT_EP_GEMM_COUNT OZCRT_EP_cublasDestroy_v2
+
+/* Whether the entry point takes arrays of matrix pointers (the Batched ones). */
+static inline int ozcrt_entry_arrays(ozcrt_entry ep)
+{
+    return ep == OZCRT_EP_cublasDgemmBatched || ep == OZCRT_EP_cublasGemmBatchedEx ||
+           ep == OZCRT_EP_cublasDgemmBatched_64 || ep == OZCRT_EP_cublasGemmBatchedEx_64;
+}
 
 /* The entry point's name, "?" when out of range. */
 const char *ozcrt_entry_name(ozcrt_entry ep);

@@ -33,7 +33,7 @@ static const fake_call *run(ozcrt_entry ep, int typed, cublasGemmAlgo_t algo)
     assert_int_equal(cublasCreate_v2(&h), CUBLAS_STATUS_SUCCESS);
     static const double *arrays[3] = {PA, PB, PC};
     static double *scratch_array[1] = {PSCRATCH};
-    int arrays_ep = ep == OZCRT_EP_cublasDgemmBatched || ep == OZCRT_EP_cublasGemmBatchedEx;
+    int arrays_ep = ozcrt_entry_arrays(ep);
     ozcrt_call c = {
         .ep = ep, .handle = h, .transa = CUBLAS_OP_N, .transb = CUBLAS_OP_T, .m = 64, .n = 48, .k = 32,
         .alpha = &one, .beta = &zero, .lda = 70, .ldb = 50, .ldc = 66, .strideA = 7000, .strideB = 5000,
@@ -67,10 +67,11 @@ static const fake_call *run(ozcrt_entry ep, int typed, cublasGemmAlgo_t algo)
 static void test_gemmex_keeps_algo(void **state)
 {
     (void)state;
-    const ozcrt_entry typed[] = {OZCRT_EP_cublasGemmEx, OZCRT_EP_cublasGemmStridedBatchedEx,
-                                 OZCRT_EP_cublasGemmBatchedEx};
+    const ozcrt_entry typed[] = {OZCRT_EP_cublasGemmEx,         OZCRT_EP_cublasGemmStridedBatchedEx,
+                                 OZCRT_EP_cublasGemmBatchedEx,  OZCRT_EP_cublasGemmEx_64,
+                                 OZCRT_EP_cublasGemmStridedBatchedEx_64, OZCRT_EP_cublasGemmBatchedEx_64};
     const cublasGemmAlgo_t algos[] = {CUBLAS_GEMM_ALGO5, CUBLAS_GEMM_DEFAULT_TENSOR_OP, CUBLAS_GEMM_DEFAULT};
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 6; i++)
         for (int a = 0; a < 3; a++) {
             const fake_call *r = run(typed[i], 1, algos[a]);
             assert_int_equal(r->algo, algos[a]);
@@ -81,9 +82,10 @@ static void test_gemmex_keeps_algo(void **state)
 static void test_untyped_redirect_c(void **state)
 {
     (void)state;
-    const ozcrt_entry plain[] = {OZCRT_EP_cublasDgemm_v2, OZCRT_EP_cublasDgemm_v2_64,
-                                 OZCRT_EP_cublasDgemmStridedBatched, OZCRT_EP_cublasDgemmBatched};
-    for (int i = 0; i < 4; i++)
+    const ozcrt_entry plain[] = {OZCRT_EP_cublasDgemm_v2,           OZCRT_EP_cublasDgemm_v2_64,
+                                 OZCRT_EP_cublasDgemmStridedBatched, OZCRT_EP_cublasDgemmBatched,
+                                 OZCRT_EP_cublasDgemmStridedBatched_64, OZCRT_EP_cublasDgemmBatched_64};
+    for (int i = 0; i < 6; i++)
         (void)run(plain[i], 0, CUBLAS_GEMM_DEFAULT);
 }
 

@@ -212,3 +212,76 @@ FAKE_EXPORT cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOper
     r->Atype = Atype, r->Btype = Btype, r->Ctype = Ctype, r->compute = computeType, r->algo = algo;
     return g_status;
 }
+
+/* The 64-bit-integer twins (cuBLAS 12+). */
+FAKE_EXPORT cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                                           int64_t m, int64_t n, int64_t k, const void *alpha, const void *A,
+                                           cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype,
+                                           int64_t ldb, const void *beta, void *C, cudaDataType Ctype, int64_t ldc,
+                                           cublasComputeType_t computeType, cublasGemmAlgo_t algo)
+{
+    fake_call *r = record("cublasGemmEx_64", handle);
+    RECORD_GEMM(r);
+    r->A = A, r->B = B, r->C = C;
+    r->Atype = Atype, r->Btype = Btype, r->Ctype = Ctype, r->compute = computeType, r->algo = algo;
+    return g_status;
+}
+
+FAKE_EXPORT cublasStatus_t cublasDgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa,
+                                                        cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+                                                        const double *alpha, const double *A, int64_t lda,
+                                                        long long int strideA, const double *B, int64_t ldb,
+                                                        long long int strideB, const double *beta, double *C,
+                                                        int64_t ldc, long long int strideC, int64_t batchCount)
+{
+    fake_call *r = record("cublasDgemmStridedBatched_64", handle);
+    RECORD_GEMM(r);
+    r->A = A, r->B = B, r->C = C;
+    r->strideA = strideA, r->strideB = strideB, r->strideC = strideC, r->batch = batchCount;
+    return g_status;
+}
+
+FAKE_EXPORT cublasStatus_t cublasGemmStridedBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa,
+                                                         cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+                                                         const void *alpha, const void *A, cudaDataType Atype,
+                                                         int64_t lda, long long int strideA, const void *B,
+                                                         cudaDataType Btype, int64_t ldb, long long int strideB,
+                                                         const void *beta, void *C, cudaDataType Ctype, int64_t ldc,
+                                                         long long int strideC, int64_t batchCount,
+                                                         cublasComputeType_t computeType, cublasGemmAlgo_t algo)
+{
+    fake_call *r = record("cublasGemmStridedBatchedEx_64", handle);
+    RECORD_GEMM(r);
+    r->A = A, r->B = B, r->C = C;
+    r->strideA = strideA, r->strideB = strideB, r->strideC = strideC, r->batch = batchCount;
+    r->Atype = Atype, r->Btype = Btype, r->Ctype = Ctype, r->compute = computeType, r->algo = algo;
+    return g_status;
+}
+
+FAKE_EXPORT cublasStatus_t cublasDgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa,
+                                                 cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+                                                 const double *alpha, const double *const Aarray[], int64_t lda,
+                                                 const double *const Barray[], int64_t ldb, const double *beta,
+                                                 double *const Carray[], int64_t ldc, int64_t batchCount)
+{
+    fake_call *r = record("cublasDgemmBatched_64", handle);
+    RECORD_GEMM(r);
+    r->Aarray = (const void *const *)Aarray, r->Barray = (const void *const *)Barray;
+    r->Carray = (void *const *)Carray, r->batch = batchCount;
+    return g_status;
+}
+
+FAKE_EXPORT cublasStatus_t cublasGemmBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa,
+                                                  cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+                                                  const void *alpha, const void *const Aarray[], cudaDataType Atype,
+                                                  int64_t lda, const void *const Barray[], cudaDataType Btype,
+                                                  int64_t ldb, const void *beta, void *const Carray[],
+                                                  cudaDataType Ctype, int64_t ldc, int64_t batchCount,
+                                                  cublasComputeType_t computeType, cublasGemmAlgo_t algo)
+{
+    fake_call *r = record("cublasGemmBatchedEx_64", handle);
+    RECORD_GEMM(r);
+    r->Aarray = Aarray, r->Barray = Barray, r->Carray = Carray, r->batch = batchCount;
+    r->Atype = Atype, r->Btype = Btype, r->Ctype = Ctype, r->compute = computeType, r->algo = algo;
+    return g_status;
+}

@@ -334,6 +334,111 @@ static void t_batched_ex(void **state)
     batched_ex_forwarded(CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, "type");
 }
 
+/* The 64-bit-integer twins: every argument reaches the real one whole (leading
+ * dimensions, strides and batch counts beyond the int range), and they are
+ * routed like the others. */
+static void t_gemmex_64(void **state)
+{
+    (void)state;
+    const int64_t big = (int64_t)1 << 33;
+    before();
+    assert_int_equal(cublasGemmEx_64(g_h, CUBLAS_OP_N, CUBLAS_OP_T, 256, 512, 384, &one, PA, CUDA_R_64F, big, PB,
+                                     CUDA_R_64F, 512, &half, PC, CUDA_R_64F, 256, CUBLAS_COMPUTE_64F,
+                                     CUBLAS_GEMM_DEFAULT),
+                     FAKE_STATUS);
+    assert_gemm("cublasGemmEx_64", g_h, CUBLAS_OP_N, CUBLAS_OP_T, 256, 512, 384, &one, big, 512, &half, 256);
+    assert_matrices(PA, PB, PC);
+    assert_int_equal(fk_last()->compute, CUBLAS_COMPUTE_64F);
+    assert_logged("cublasGemmEx_64", expect(g_valid_reason));
+    before();
+    assert_int_equal(cublasGemmEx_64(g_h, CUBLAS_OP_N, CUBLAS_OP_T, 256, 512, 384, &one, PA, CUDA_R_64F, 256, PB,
+                                     CUDA_R_64F, 512, &half, PC, CUDA_R_64F, 256, CUBLAS_COMPUTE_64F_PEDANTIC,
+                                     CUBLAS_GEMM_DEFAULT),
+                     FAKE_STATUS);
+    assert_logged("cublasGemmEx_64", expect("type"));
+    before();
+    assert_int_equal(cublasGemmEx_64(g_h, CUBLAS_OP_N, CUBLAS_OP_T, 256, 512, 384, &one, PA, CUDA_R_64F, 255, PB,
+                                     CUDA_R_64F, 512, &half, PC, CUDA_R_64F, 256, CUBLAS_COMPUTE_64F,
+                                     CUBLAS_GEMM_DEFAULT),
+                     FAKE_STATUS);
+    assert_logged("cublasGemmEx_64", expect("invalid-args"));
+}
+
+static void t_strided_64(void **state)
+{
+    (void)state;
+    const long long big = (long long)1 << 40;
+    before();
+    assert_int_equal(cublasDgemmStridedBatched_64(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 128, 512, &one, PA, 256, 0, PB,
+                                                  512, big, &half, PC, 256, 32768, 7),
+                     FAKE_STATUS);
+    assert_gemm("cublasDgemmStridedBatched_64", g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 128, 512, &one, 256, 512, &half,
+                256);
+    assert_matrices(PA, PB, PC);
+    assert_true(fk_last()->strideB == big);
+    assert_int_equal(fk_last()->strideC, 32768);
+    assert_int_equal(fk_last()->batch, 7);
+    assert_logged("cublasDgemmStridedBatched_64", expect(g_valid_reason));
+    before();
+    assert_int_equal(cublasDgemmStridedBatched_64(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 128, 512, &one, PA, 256, 0, PB,
+                                                  512, 65536, &half, PC, 256, 32768, -1),
+                     FAKE_STATUS);
+    assert_logged("cublasDgemmStridedBatched_64", expect("invalid-args"));
+    before();
+    assert_int_equal(cublasGemmStridedBatchedEx_64(g_h, CUBLAS_OP_T, CUBLAS_OP_T, 256, 256, 256, &one, PA, CUDA_R_64F,
+                                                   256, 100, PB, CUDA_R_64F, 256, 200, &half, PC, CUDA_R_64F, 256,
+                                                   300, (int64_t)3, CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT),
+                     FAKE_STATUS);
+    assert_gemm("cublasGemmStridedBatchedEx_64", g_h, CUBLAS_OP_T, CUBLAS_OP_T, 256, 256, 256, &one, 256, 256, &half,
+                256);
+    assert_int_equal(fk_last()->strideA, 100);
+    assert_int_equal(fk_last()->strideC, 300);
+    assert_int_equal(fk_last()->batch, 3);
+    assert_logged("cublasGemmStridedBatchedEx_64", expect(g_valid_reason));
+    before();
+    assert_int_equal(cublasGemmStridedBatchedEx_64(g_h, CUBLAS_OP_T, CUBLAS_OP_T, 256, 256, 256, &one, PA, CUDA_R_32F,
+                                                   256, 100, PB, CUDA_R_32F, 256, 200, &half, PC, CUDA_R_32F, 256,
+                                                   300, 3, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                     FAKE_STATUS);
+    assert_logged("cublasGemmStridedBatchedEx_64", expect("type"));
+}
+
+static void t_batched_64(void **state)
+{
+    (void)state;
+    before();
+    assert_int_equal(cublasDgemmBatched_64(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &one, g_Aarr, 256, g_Barr,
+                                           256, &half, g_Carr, 256, 2),
+                     FAKE_STATUS);
+    assert_gemm("cublasDgemmBatched_64", g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &one, 256, 256, &half, 256);
+    assert_ptr_equal(fk_last()->Aarray, g_Aarr);
+    assert_ptr_equal(fk_last()->Carray, g_Carr);
+    assert_int_equal(fk_last()->batch, 2);
+    assert_logged("cublasDgemmBatched_64", expect(g_valid_reason));
+    before();
+    assert_int_equal(cublasDgemmBatched_64(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &one, g_Aarr, 256, g_Barr,
+                                           256, &half, NULL, 256, 2),
+                     FAKE_STATUS);
+    assert_logged("cublasDgemmBatched_64", expect("invalid-args"));
+    before();
+    assert_int_equal(cublasGemmBatchedEx_64(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &one,
+                                            (const void *const *)g_Aarr, CUDA_R_64F, 256, (const void *const *)g_Barr,
+                                            CUDA_R_64F, 256, &half, (void *const *)g_Carr, CUDA_R_64F, 256, 2,
+                                            CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT),
+                     FAKE_STATUS);
+    assert_gemm("cublasGemmBatchedEx_64", g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &one, 256, 256, &half, 256);
+    assert_ptr_equal(fk_last()->Barray, g_Barr);
+    assert_int_equal(fk_last()->batch, 2);
+    assert_logged("cublasGemmBatchedEx_64", expect(g_valid_reason));
+    before();
+    assert_int_equal(cublasGemmBatchedEx_64(g_h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &one,
+                                            (const void *const *)g_Aarr, CUDA_R_64F, 256, (const void *const *)g_Barr,
+                                            CUDA_R_64F, 256, &half, (void *const *)g_Carr, CUDA_R_64F, 256, 2,
+                                            CUBLAS_COMPUTE_64F_PEDANTIC, CUBLAS_GEMM_DEFAULT),
+                     FAKE_STATUS);
+    assert_logged("cublasGemmBatchedEx_64", expect("type"));
+}
+
 static void t_destroy(void **state)
 {
     (void)state;
@@ -485,6 +590,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(t_strided_ex),
         cmocka_unit_test(t_batched),
         cmocka_unit_test(t_batched_ex),
+        cmocka_unit_test(t_gemmex_64),
+        cmocka_unit_test(t_strided_64),
+        cmocka_unit_test(t_batched_64),
         cmocka_unit_test(t_destroy),
     };
     const struct CMUnitTest override_bad[] = {cmocka_unit_test(t_override_bad)};

@@ -1,7 +1,7 @@
 /* tests/gpu/shim/client_dgemm.c: an unmodified cuBLAS program, run natively and under libozcrt.so.
  *
- * It knows nothing of the shim: it calls the seven DGEMM entry points of the
- * real cuBLAS (host and device pointer mode, a call captured into a CUDA
+ * It knows nothing of the shim: it calls the twelve DGEMM entry points of the
+ * real cuBLAS (the 64-bit-integer ones too) (host and device pointer mode, a call captured into a CUDA
  * graph and replayed, 4 threads with their own handles and streams) and
  * checks every element against a naive CPU double loop within the Phase 22
  * bound (reference/bound.h) plus the CPU loop's own rounding. Inf/NaN inputs
@@ -22,10 +22,15 @@
 #include "tests/gpu/cublas_util.h"
 
 
-typedef enum { EP_DGEMM, EP_DGEMM64, EP_GEMMEX, EP_STRIDED, EP_STRIDED_EX, EP_BATCHED, EP_BATCHED_EX } entry;
+typedef enum {
+    EP_DGEMM, EP_DGEMM64, EP_GEMMEX, EP_STRIDED, EP_STRIDED_EX, EP_BATCHED, EP_BATCHED_EX,
+    EP_GEMMEX64, EP_STRIDED64, EP_STRIDED_EX64, EP_BATCHED64, EP_BATCHED_EX64
+} entry;
 static const char *const entry_names[] = {"cublasDgemm_v2", "cublasDgemm_v2_64", "cublasGemmEx",
                                           "cublasDgemmStridedBatched", "cublasGemmStridedBatchedEx",
-                                          "cublasDgemmBatched", "cublasGemmBatchedEx"};
+                                          "cublasDgemmBatched", "cublasGemmBatchedEx", "cublasGemmEx_64",
+                                          "cublasDgemmStridedBatched_64", "cublasGemmStridedBatchedEx_64",
+                                          "cublasDgemmBatched_64", "cublasGemmBatchedEx_64"};
 
 typedef struct gemm_case {
     entry ep;
@@ -216,7 +221,23 @@ static cublasStatus_t call(cublasHandle_t h, const problem *p, const dev_problem
     case EP_BATCHED_EX:
         return cublasGemmBatchedEx(h, c->ta, c->tb, c->m, c->n, c->k, al, (const void *const *)Aa, CUDA_R_64F,
                                    p->lda, (const void *const *)Ba, CUDA_R_64F, p->ldb, be, (void *const *)Ca,
-                                   CUDA_R_64F, p->ldc, nb, CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT);
+                                   CUDA_R_64F, p->ldc, nb, CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT);    case EP_GEMMEX64:
+        return cublasGemmEx_64(h, c->ta, c->tb, c->m, c->n, c->k, al, d->A, CUDA_R_64F, p->lda, d->B, CUDA_R_64F,
+                               p->ldb, be, d->C, CUDA_R_64F, p->ldc, CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT);
+    case EP_STRIDED64:
+        return cublasDgemmStridedBatched_64(h, c->ta, c->tb, c->m, c->n, c->k, al, d->A, p->lda, p->sa, d->B, p->ldb,
+                                            p->sb, be, d->C, p->ldc, p->sc, nb);
+    case EP_STRIDED_EX64:
+        return cublasGemmStridedBatchedEx_64(h, c->ta, c->tb, c->m, c->n, c->k, al, d->A, CUDA_R_64F, p->lda, p->sa,
+                                             d->B, CUDA_R_64F, p->ldb, p->sb, be, d->C, CUDA_R_64F, p->ldc, p->sc, nb,
+                                             CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT);
+    case EP_BATCHED64:
+        return cublasDgemmBatched_64(h, c->ta, c->tb, c->m, c->n, c->k, al, Aa, p->lda, Ba, p->ldb, be, Ca, p->ldc,
+                                     nb);
+    case EP_BATCHED_EX64:
+        return cublasGemmBatchedEx_64(h, c->ta, c->tb, c->m, c->n, c->k, al, (const void *const *)Aa, CUDA_R_64F,
+                                      p->lda, (const void *const *)Ba, CUDA_R_64F, p->ldb, be, (void *const *)Ca,
+                                      CUDA_R_64F, p->ldc, nb, CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT);
     }
     return CUBLAS_STATUS_INVALID_VALUE;
 }
@@ -384,6 +405,11 @@ int main(void)
         {EP_STRIDED_EX, CUBLAS_OP_N, CUBLAS_OP_T, 160, 192, 256, 1, 4, -1.0, 0.0, 0, 0},
         {EP_BATCHED, CUBLAS_OP_T, CUBLAS_OP_N, 200, 150, 300, 0, 5, 1.0, 0.0, 0, 0},
         {EP_BATCHED_EX, CUBLAS_OP_N, CUBLAS_OP_N, 150, 200, 256, 2, 3, 0.5, 2.0, 1, 0},
+        {EP_GEMMEX64, CUBLAS_OP_T, CUBLAS_OP_T, 288, 176, 400, 1, 1, 1.0, 0.5, 0, 0},
+        {EP_STRIDED64, CUBLAS_OP_T, CUBLAS_OP_N, 176, 144, 208, 2, 3, 1.0, 0.0, 1, 0},
+        {EP_STRIDED_EX64, CUBLAS_OP_N, CUBLAS_OP_N, 144, 160, 272, 0, 2, -0.5, 1.0, 0, 0},
+        {EP_BATCHED64, CUBLAS_OP_N, CUBLAS_OP_T, 160, 144, 192, 1, 4, 1.0, 0.0, 0, 1},
+        {EP_BATCHED_EX64, CUBLAS_OP_T, CUBLAS_OP_N, 136, 152, 168, 0, 2, 2.0, -1.0, 0, 0},
     };
     int dev;
     struct cudaDeviceProp prop;

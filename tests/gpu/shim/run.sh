@@ -5,7 +5,7 @@
 #
 # 1. client_dgemm natively (the program's own checks hold for plain cuBLAS);
 # 2. client_dgemm under libozcrt.so: every case within the Phase 22 bound, and
-#    the stats show all seven GEMM entry points emulated, none failed;
+#    the stats show all twelve GEMM entry points emulated, none failed;
 # 3. torch_cupy_check.py natively, then under the shim with OZCRT_MIN_M/N/K=1
 #    (cuSOLVER's LU updates have small k): within the bound, and the stats show
 #    cublasDgemm_v2, cublasDgemm_v2_64, cublasDgemmStridedBatched, cublasGemmEx
@@ -61,7 +61,9 @@ if [ -x "$client" ]; then
     if [ $crc -eq 0 ]; then summary PASS "client_dgemm under the shim" "$(last_line "$out/client-shim.txt")"
     else summary FAIL "client_dgemm under the shim" "exit $crc, see $out/client-shim.txt"; fi
     if msg=$(emulated_ok "$out/client.stats" cublasDgemm_v2 cublasDgemm_v2_64 cublasGemmEx \
-             cublasDgemmStridedBatched cublasGemmStridedBatchedEx cublasDgemmBatched cublasGemmBatchedEx); then
+             cublasDgemmStridedBatched cublasGemmStridedBatchedEx cublasDgemmBatched cublasGemmBatchedEx \
+             cublasGemmEx_64 cublasDgemmStridedBatched_64 cublasGemmStridedBatchedEx_64 cublasDgemmBatched_64 \
+             cublasGemmBatchedEx_64); then
         summary PASS "client_dgemm stats" "$msg"
     else summary FAIL "client_dgemm stats" "$msg; see $out/client.stats"; fi
     # the captured call was emulated too: the warm-up and the captured call (replays are not cuBLAS calls)
