@@ -120,168 +120,98 @@ FAKE_EXPORT cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t
     return CUBLAS_STATUS_SUCCESS;
 }
 
-FAKE_EXPORT cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
-                                          int m, int n, int k, const double *alpha, const double *A, int lda,
-                                          const double *B, int ldb, const double *beta, double *C, int ldc)
-{
-    fake_call *r = record("cublasDgemm_v2", handle);
-    RECORD_GEMM(r);
-    r->A = A, r->B = B, r->C = C;
-    return g_status;
-}
+/* Each GEMM family's fake, written once for its two integer widths (IT: int,
+ * or int64_t for the _64 twins); it must match cuBLAS's own prototype. */
+#define FAKE_DGEMM(NAME, IT)                                                                                         \
+    FAKE_EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m,  \
+                                    IT n, IT k, const double *alpha, const double *A, IT lda, const double *B,       \
+                                    IT ldb, const double *beta, double *C, IT ldc)                                   \
+    {                                                                                                                \
+        fake_call *r = record(#NAME, handle);                                                                        \
+        RECORD_GEMM(r);                                                                                              \
+        r->A = A, r->B = B, r->C = C;                                                                                \
+        return g_status;                                                                                             \
+    }
 
-FAKE_EXPORT cublasStatus_t cublasDgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa,
-                                             cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
-                                             const double *alpha, const double *A, int64_t lda, const double *B,
-                                             int64_t ldb, const double *beta, double *C, int64_t ldc)
-{
-    fake_call *r = record("cublasDgemm_v2_64", handle);
-    RECORD_GEMM(r);
-    r->A = A, r->B = B, r->C = C;
-    return g_status;
-}
+#define FAKE_GEMMEX(NAME, IT)                                                                                        \
+    FAKE_EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m,  \
+                                    IT n, IT k, const void *alpha, const void *A, cudaDataType Atype, IT lda,        \
+                                    const void *B, cudaDataType Btype, IT ldb, const void *beta, void *C,            \
+                                    cudaDataType Ctype, IT ldc, cublasComputeType_t computeType,                     \
+                                    cublasGemmAlgo_t algo)                                                           \
+    {                                                                                                                \
+        fake_call *r = record(#NAME, handle);                                                                        \
+        RECORD_GEMM(r);                                                                                              \
+        r->A = A, r->B = B, r->C = C;                                                                                \
+        r->Atype = Atype, r->Btype = Btype, r->Ctype = Ctype, r->compute = computeType, r->algo = algo;              \
+        return g_status;                                                                                             \
+    }
 
-FAKE_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
-                                        int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype,
-                                        int lda, const void *B, cudaDataType Btype, int ldb, const void *beta,
-                                        void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
-                                        cublasGemmAlgo_t algo)
-{
-    fake_call *r = record("cublasGemmEx", handle);
-    RECORD_GEMM(r);
-    r->A = A, r->B = B, r->C = C;
-    r->Atype = Atype, r->Btype = Btype, r->Ctype = Ctype, r->compute = computeType, r->algo = algo;
-    return g_status;
-}
+#define FAKE_DGEMM_STRIDED(NAME, IT)                                                                                 \
+    FAKE_EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m,  \
+                                    IT n, IT k, const double *alpha, const double *A, IT lda, long long int strideA, \
+                                    const double *B, IT ldb, long long int strideB, const double *beta, double *C,   \
+                                    IT ldc, long long int strideC, IT batchCount)                                    \
+    {                                                                                                                \
+        fake_call *r = record(#NAME, handle);                                                                        \
+        RECORD_GEMM(r);                                                                                              \
+        r->A = A, r->B = B, r->C = C;                                                                                \
+        r->strideA = strideA, r->strideB = strideB, r->strideC = strideC, r->batch = batchCount;                     \
+        return g_status;                                                                                             \
+    }
 
-FAKE_EXPORT cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
-                                                     cublasOperation_t transb, int m, int n, int k,
-                                                     const double *alpha, const double *A, int lda,
-                                                     long long int strideA, const double *B, int ldb,
-                                                     long long int strideB, const double *beta, double *C, int ldc,
-                                                     long long int strideC, int batchCount)
-{
-    fake_call *r = record("cublasDgemmStridedBatched", handle);
-    RECORD_GEMM(r);
-    r->A = A, r->B = B, r->C = C;
-    r->strideA = strideA, r->strideB = strideB, r->strideC = strideC, r->batch = batchCount;
-    return g_status;
-}
+#define FAKE_GEMM_STRIDED_EX(NAME, IT)                                                                               \
+    FAKE_EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m,  \
+                                    IT n, IT k, const void *alpha, const void *A, cudaDataType Atype, IT lda,        \
+                                    long long int strideA, const void *B, cudaDataType Btype, IT ldb,                \
+                                    long long int strideB, const void *beta, void *C, cudaDataType Ctype, IT ldc,    \
+                                    long long int strideC, IT batchCount, cublasComputeType_t computeType,           \
+                                    cublasGemmAlgo_t algo)                                                           \
+    {                                                                                                                \
+        fake_call *r = record(#NAME, handle);                                                                        \
+        RECORD_GEMM(r);                                                                                              \
+        r->A = A, r->B = B, r->C = C;                                                                                \
+        r->strideA = strideA, r->strideB = strideB, r->strideC = strideC, r->batch = batchCount;                     \
+        r->Atype = Atype, r->Btype = Btype, r->Ctype = Ctype, r->compute = computeType, r->algo = algo;              \
+        return g_status;                                                                                             \
+    }
 
-FAKE_EXPORT cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
-                                                      cublasOperation_t transb, int m, int n, int k,
-                                                      const void *alpha, const void *A, cudaDataType Atype, int lda,
-                                                      long long int strideA, const void *B, cudaDataType Btype,
-                                                      int ldb, long long int strideB, const void *beta, void *C,
-                                                      cudaDataType Ctype, int ldc, long long int strideC,
-                                                      int batchCount, cublasComputeType_t computeType,
-                                                      cublasGemmAlgo_t algo)
-{
-    fake_call *r = record("cublasGemmStridedBatchedEx", handle);
-    RECORD_GEMM(r);
-    r->A = A, r->B = B, r->C = C;
-    r->strideA = strideA, r->strideB = strideB, r->strideC = strideC, r->batch = batchCount;
-    r->Atype = Atype, r->Btype = Btype, r->Ctype = Ctype, r->compute = computeType, r->algo = algo;
-    return g_status;
-}
+#define FAKE_DGEMM_BATCHED(NAME, IT)                                                                                 \
+    FAKE_EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m,  \
+                                    IT n, IT k, const double *alpha, const double *const Aarray[], IT lda,           \
+                                    const double *const Barray[], IT ldb, const double *beta,                        \
+                                    double *const Carray[], IT ldc, IT batchCount)                                   \
+    {                                                                                                                \
+        fake_call *r = record(#NAME, handle);                                                                        \
+        RECORD_GEMM(r);                                                                                              \
+        r->Aarray = (const void *const *)Aarray, r->Barray = (const void *const *)Barray;                            \
+        r->Carray = (void *const *)Carray, r->batch = batchCount;                                                    \
+        return g_status;                                                                                             \
+    }
 
-FAKE_EXPORT cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t transa,
-                                              cublasOperation_t transb, int m, int n, int k, const double *alpha,
-                                              const double *const Aarray[], int lda, const double *const Barray[],
-                                              int ldb, const double *beta, double *const Carray[], int ldc,
-                                              int batchCount)
-{
-    fake_call *r = record("cublasDgemmBatched", handle);
-    RECORD_GEMM(r);
-    r->Aarray = (const void *const *)Aarray, r->Barray = (const void *const *)Barray;
-    r->Carray = (void *const *)Carray, r->batch = batchCount;
-    return g_status;
-}
+#define FAKE_GEMM_BATCHED_EX(NAME, IT)                                                                               \
+    FAKE_EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m,  \
+                                    IT n, IT k, const void *alpha, const void *const Aarray[], cudaDataType Atype,   \
+                                    IT lda, const void *const Barray[], cudaDataType Btype, IT ldb,                  \
+                                    const void *beta, void *const Carray[], cudaDataType Ctype, IT ldc,              \
+                                    IT batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)           \
+    {                                                                                                                \
+        fake_call *r = record(#NAME, handle);                                                                        \
+        RECORD_GEMM(r);                                                                                              \
+        r->Aarray = Aarray, r->Barray = Barray, r->Carray = Carray, r->batch = batchCount;                           \
+        r->Atype = Atype, r->Btype = Btype, r->Ctype = Ctype, r->compute = computeType, r->algo = algo;              \
+        return g_status;                                                                                             \
+    }
 
-FAKE_EXPORT cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
-                                               cublasOperation_t transb, int m, int n, int k, const void *alpha,
-                                               const void *const Aarray[], cudaDataType Atype, int lda,
-                                               const void *const Barray[], cudaDataType Btype, int ldb,
-                                               const void *beta, void *const Carray[], cudaDataType Ctype, int ldc,
-                                               int batchCount, cublasComputeType_t computeType,
-                                               cublasGemmAlgo_t algo)
-{
-    fake_call *r = record("cublasGemmBatchedEx", handle);
-    RECORD_GEMM(r);
-    r->Aarray = Aarray, r->Barray = Barray, r->Carray = Carray, r->batch = batchCount;
-    r->Atype = Atype, r->Btype = Btype, r->Ctype = Ctype, r->compute = computeType, r->algo = algo;
-    return g_status;
-}
-
-/* The 64-bit-integer twins (cuBLAS 12+). */
-FAKE_EXPORT cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
-                                           int64_t m, int64_t n, int64_t k, const void *alpha, const void *A,
-                                           cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype,
-                                           int64_t ldb, const void *beta, void *C, cudaDataType Ctype, int64_t ldc,
-                                           cublasComputeType_t computeType, cublasGemmAlgo_t algo)
-{
-    fake_call *r = record("cublasGemmEx_64", handle);
-    RECORD_GEMM(r);
-    r->A = A, r->B = B, r->C = C;
-    r->Atype = Atype, r->Btype = Btype, r->Ctype = Ctype, r->compute = computeType, r->algo = algo;
-    return g_status;
-}
-
-FAKE_EXPORT cublasStatus_t cublasDgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa,
-                                                        cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
-                                                        const double *alpha, const double *A, int64_t lda,
-                                                        long long int strideA, const double *B, int64_t ldb,
-                                                        long long int strideB, const double *beta, double *C,
-                                                        int64_t ldc, long long int strideC, int64_t batchCount)
-{
-    fake_call *r = record("cublasDgemmStridedBatched_64", handle);
-    RECORD_GEMM(r);
-    r->A = A, r->B = B, r->C = C;
-    r->strideA = strideA, r->strideB = strideB, r->strideC = strideC, r->batch = batchCount;
-    return g_status;
-}
-
-FAKE_EXPORT cublasStatus_t cublasGemmStridedBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa,
-                                                         cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
-                                                         const void *alpha, const void *A, cudaDataType Atype,
-                                                         int64_t lda, long long int strideA, const void *B,
-                                                         cudaDataType Btype, int64_t ldb, long long int strideB,
-                                                         const void *beta, void *C, cudaDataType Ctype, int64_t ldc,
-                                                         long long int strideC, int64_t batchCount,
-                                                         cublasComputeType_t computeType, cublasGemmAlgo_t algo)
-{
-    fake_call *r = record("cublasGemmStridedBatchedEx_64", handle);
-    RECORD_GEMM(r);
-    r->A = A, r->B = B, r->C = C;
-    r->strideA = strideA, r->strideB = strideB, r->strideC = strideC, r->batch = batchCount;
-    r->Atype = Atype, r->Btype = Btype, r->Ctype = Ctype, r->compute = computeType, r->algo = algo;
-    return g_status;
-}
-
-FAKE_EXPORT cublasStatus_t cublasDgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa,
-                                                 cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
-                                                 const double *alpha, const double *const Aarray[], int64_t lda,
-                                                 const double *const Barray[], int64_t ldb, const double *beta,
-                                                 double *const Carray[], int64_t ldc, int64_t batchCount)
-{
-    fake_call *r = record("cublasDgemmBatched_64", handle);
-    RECORD_GEMM(r);
-    r->Aarray = (const void *const *)Aarray, r->Barray = (const void *const *)Barray;
-    r->Carray = (void *const *)Carray, r->batch = batchCount;
-    return g_status;
-}
-
-FAKE_EXPORT cublasStatus_t cublasGemmBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa,
-                                                  cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
-                                                  const void *alpha, const void *const Aarray[], cudaDataType Atype,
-                                                  int64_t lda, const void *const Barray[], cudaDataType Btype,
-                                                  int64_t ldb, const void *beta, void *const Carray[],
-                                                  cudaDataType Ctype, int64_t ldc, int64_t batchCount,
-                                                  cublasComputeType_t computeType, cublasGemmAlgo_t algo)
-{
-    fake_call *r = record("cublasGemmBatchedEx_64", handle);
-    RECORD_GEMM(r);
-    r->Aarray = Aarray, r->Barray = Barray, r->Carray = Carray, r->batch = batchCount;
-    r->Atype = Atype, r->Btype = Btype, r->Ctype = Ctype, r->compute = computeType, r->algo = algo;
-    return g_status;
-}
+FAKE_DGEMM(cublasDgemm_v2, int)
+FAKE_DGEMM(cublasDgemm_v2_64, int64_t)
+FAKE_GEMMEX(cublasGemmEx, int)
+FAKE_GEMMEX(cublasGemmEx_64, int64_t)
+FAKE_DGEMM_STRIDED(cublasDgemmStridedBatched, int)
+FAKE_DGEMM_STRIDED(cublasDgemmStridedBatched_64, int64_t)
+FAKE_GEMM_STRIDED_EX(cublasGemmStridedBatchedEx, int)
+FAKE_GEMM_STRIDED_EX(cublasGemmStridedBatchedEx_64, int64_t)
+FAKE_DGEMM_BATCHED(cublasDgemmBatched, int)
+FAKE_DGEMM_BATCHED(cublasDgemmBatched_64, int64_t)
+FAKE_GEMM_BATCHED_EX(cublasGemmBatchedEx, int)
+FAKE_GEMM_BATCHED_EX(cublasGemmBatchedEx_64, int64_t)
