@@ -159,10 +159,44 @@ __device__ __forceinline__ void oz2_cp_async_wait() { asm volatile("cp.async.wai
 #define OZ2_RT_WROWS (OZ2_RT_ROWS / OZ2_RT_WARPS)
 static_assert(OZ2_RT_WROWS == 4 && OZ2_RT_K == 64 && 256 / OZ2_RT_WARPS == 32,
               "a warp owns 4 rows of 64 k: lane l makes the 8 elements of row l / 8 from k = 8 (l % 8)");
-__device__ __forceinline__ int oz2_rt_col(int r, int kk)
+__host__ __device__ constexpr int oz2_rt_col(int r, int kk)
 {
     return kk ^ (((kk >> 4) & 3) | ((r & 2) << 1) | ((r & 1) << 3));
 }
+/* Element (r, kk)'s index in the warp's buffer. */
+__host__ __device__ constexpr int oz2_rt_place(int r, int kk) { return r * OZ2_RT_K + oz2_rt_col(r, kk); }
+
+/* The kernel's copy i of lane l goes to T(l) ^ K(i) (below): true of every
+ * lane and copy in both layouts, and every place is taken once. */
+constexpr int oz2_rt_T(bool rows_contig, int l)
+{
+    return rows_contig ? (((l & 3) * OZ2_RT_K) | ((l >> 2) ^ ((l & 2) << 1)) | ((l & 1) << 3)) : (l ^ (l >> 4));
+}
+constexpr int oz2_rt_K(bool rows_contig, int i)
+{
+    return rows_contig ? (((i >> 1) & 3) | (8 * i))
+                       : (((i / 2) * OZ2_RT_K + 32 * (i % 2)) ^ (2 * (i % 2) | ((i / 2) & 2) << 1 | ((i / 2) & 1) << 3));
+}
+constexpr bool oz2_rt_split_ok()
+{
+    for (int c = 0; c < 2; c++) {
+        bool seen[OZ2_RT_WROWS * OZ2_RT_K] = {};
+        for (int l = 0; l < 32; l++)
+            for (int i = 0; i < OZ2_RT_LOADS; i++) {
+                const int row = c ? l & 3 : i / 2, kk = c ? (l >> 2) + 8 * i : l + 32 * (i % 2);
+                const int at = oz2_rt_T(c, l) ^ oz2_rt_K(c, i);
+                if (at != oz2_rt_place(row, kk) || seen[at])
+                    return false;
+                seen[at] = true;
+            }
+    }
+    for (int l = 0; l < 32; l++) /* the reads: element e of lane l at place(l / 8, 8 (l % 8)) ^ e */
+        for (int e = 0; e < OZ2_RT_E; e++)
+            if ((oz2_rt_place(l >> 3, 8 * (l & 7)) ^ e) != oz2_rt_place(l >> 3, 8 * (l & 7) + e))
+                return false;
+    return true;
+}
+static_assert(oz2_rt_split_ok(), "the copies' places T ^ K and the reads' R ^ e are the swizzled places");
 
 /* The doubles are staged through shared memory so that the global reads are
  * coalesced along whichever of r or kk is contiguous: a block works through
@@ -201,25 +235,26 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
     const bool mine = (tx & 3) == (g >> 1); /* B column g's slot is this lane's */
     const int ktiles = (int)(w.kpad / OZ2_RT_K), kgroups = (ktiles + OZ2_RT_TILES - 1) / OZ2_RT_TILES; /* < 2^31: the launch checks */
     double (*tile)[OZ2_RT_WROWS][OZ2_RT_K] = stage[wp];
-    const int R = rr * OZ2_RT_K + oz2_rt_col(rr, kq); /* the place of this thread's first element */
+    const int R = rr * OZ2_RT_K + oz2_rt_col(rr, kq); /* oz2_rt_place(rr, kq); element e at R ^ e */
 
     /* tile kt's doubles of the warp's rows into buffer buf: copy i of lane
      * tx is (row, kk) = (tx % 4, tx / 4 + 8 i) where rows are contiguous,
      * else (i / 2, tx + 32 (i % 2)); zeros past the operand. Its place,
-     * row 64 + oz2_rt_col(row, kk), is T ^ K_i: T of the lane, K_i of the
-     * copy (kk's bits 0-2 and 3 are the lane's and i's, or bits 0-4 the
-     * lane's alone, so the swizzle's XOR splits between them). */
+     * oz2_rt_place(row, kk), is T ^ K_i: T of the lane, K_i of the copy
+     * (kk's bits 0-2 and 3 are the lane's and i's, or bits 0-4 the lane's
+     * alone, so the swizzle's XOR splits between them; oz2_rt_T and
+     * oz2_rt_K, checked at compile time). */
     const bool rows_contig = v.rs == 1;
     const int trow = tx & 3, tcol = tx >> 2;
     const int T = rows_contig ? ((trow * OZ2_RT_K) | (tcol ^ ((trow & 2) << 1)) | ((trow & 1) << 3))
-                              : (tx ^ (tx >> 4));
+                              : (tx ^ (tx >> 4)); /* oz2_rt_T */
     auto fetch = [&](int kt, int buf) {
         const int64_t k0 = kt * OZ2_RT_K;
         double *dst = &tile[buf][0][0];
 #pragma unroll
         for (int i = 0; i < OZ2_RT_LOADS; i++) {
             const int row = rows_contig ? trow : i / 2, kk = rows_contig ? tcol + 8 * i : tx + 32 * (i % 2);
-            const int Kr = ((i >> 1) & 3) | (8 * i), Kc = ((i / 2) * OZ2_RT_K + 32 * (i % 2)) ^ (2 * (i % 2) | ((i / 2) & 2) << 1 | ((i / 2) & 1) << 3);
+            const int Kr = oz2_rt_K(true, i), Kc = oz2_rt_K(false, i);
             const bool in = r0 + row < v.rows && k0 + kk < v.k;
             oz2_cp_async8(dst + (T ^ (rows_contig ? Kr : Kc)), in ? x + (r0 + row) * v.rs + (k0 + kk) * v.ks : x, in);
         }
