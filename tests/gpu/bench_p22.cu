@@ -197,9 +197,11 @@ int main(int argc, char **argv)
         oz_gemm_force_budget(budget);
         /* at least what the shim asks for (oz_gemm_workspace_full: its plan in
          * the bound): the mma.sync layout's residues of all of K (the test
-         * build's minimum) are smaller than the unfused path's planes at small
-         * sizes, which then ran in blocks of C (likely why session 9 read
-         * 0.18 ms at 1024^3 here against the shim's 0.107; not GPU-run yet) */
+         * build's minimum, ~36-44 MiB at 1024^3) are smaller than the engine
+         * path's whole plan at small sizes (1024^3: residues 24 MiB and the
+         * fused kernel's scratch 32 MiB), which then ran in blocks of C
+         * (likely why session 9 read 0.18 ms at 1024^3 here against the
+         * shim's 0.107; not GPU-run yet) */
         size_t wsb = budget ? oz_gemm_workspace_full(&d)
                             : std::max(oz_gemm_workspace_min(&d), oz_gemm_workspace_full(&d));
         void *ws;
