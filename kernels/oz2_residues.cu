@@ -168,11 +168,11 @@ __host__ __device__ constexpr int oz2_rt_place(int r, int kk) { return r * OZ2_R
 
 /* The kernel's copy i of lane l goes to T(l) ^ K(i) (below): true of every
  * lane and copy in both layouts, and every place is taken once. */
-constexpr int oz2_rt_T(bool rows_contig, int l)
+__host__ __device__ constexpr int oz2_rt_T(bool rows_contig, int l)
 {
     return rows_contig ? (((l & 3) * OZ2_RT_K) | ((l >> 2) ^ ((l & 2) << 1)) | ((l & 1) << 3)) : (l ^ (l >> 4));
 }
-constexpr int oz2_rt_K(bool rows_contig, int i)
+__host__ __device__ constexpr int oz2_rt_K(bool rows_contig, int i)
 {
     return rows_contig ? (((i >> 1) & 3) | (8 * i))
                        : (((i / 2) * OZ2_RT_K + 32 * (i % 2)) ^ (2 * (i % 2) | ((i / 2) & 2) << 1 | ((i / 2) & 1) << 3));
@@ -235,7 +235,7 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
     const bool mine = (tx & 3) == (g >> 1); /* B column g's slot is this lane's */
     const int ktiles = (int)(w.kpad / OZ2_RT_K), kgroups = (ktiles + OZ2_RT_TILES - 1) / OZ2_RT_TILES; /* < 2^31: the launch checks */
     double (*tile)[OZ2_RT_WROWS][OZ2_RT_K] = stage[wp];
-    const int R = rr * OZ2_RT_K + oz2_rt_col(rr, kq); /* oz2_rt_place(rr, kq); element e at R ^ e */
+    const int R = oz2_rt_place(rr, kq); /* this thread's first element; element e at R ^ e */
 
     /* tile kt's doubles of the warp's rows into buffer buf: copy i of lane
      * tx is (row, kk) = (tx % 4, tx / 4 + 8 i) where rows are contiguous,
@@ -246,17 +246,15 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
      * oz2_rt_K, checked at compile time). */
     const bool rows_contig = v.rs == 1;
     const int trow = tx & 3, tcol = tx >> 2;
-    const int T = rows_contig ? ((trow * OZ2_RT_K) | (tcol ^ ((trow & 2) << 1)) | ((trow & 1) << 3))
-                              : (tx ^ (tx >> 4)); /* oz2_rt_T */
+    const int T = oz2_rt_T(rows_contig, tx);
     auto fetch = [&](int kt, int buf) {
         const int64_t k0 = kt * OZ2_RT_K;
         double *dst = &tile[buf][0][0];
 #pragma unroll
         for (int i = 0; i < OZ2_RT_LOADS; i++) {
             const int row = rows_contig ? trow : i / 2, kk = rows_contig ? tcol + 8 * i : tx + 32 * (i % 2);
-            const int Kr = oz2_rt_K(true, i), Kc = oz2_rt_K(false, i);
             const bool in = r0 + row < v.rows && k0 + kk < v.k;
-            oz2_cp_async8(dst + (T ^ (rows_contig ? Kr : Kc)), in ? x + (r0 + row) * v.rs + (k0 + kk) * v.ks : x, in);
+            oz2_cp_async8(dst + (T ^ oz2_rt_K(rows_contig, i)), in ? x + (r0 + row) * v.rs + (k0 + kk) * v.ks : x, in);
         }
         oz2_cp_async_commit();
     };
