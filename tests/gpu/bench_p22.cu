@@ -57,6 +57,23 @@ static double sustained_ms(F f, double target_ms = 1000.0)
     return t / iters;
 }
 
+/* The Phase 22 column's workspace: planned for `budget` (test hook) when it
+ * is set, else at least what the shim asks for (oz_gemm_workspace_full: its
+ * plan in the bound). The budget stays forced until the caller clears it. */
+static size_t p22_workspace(const oz_gemm_desc *d, size_t budget)
+{
+    oz_gemm_force_budget(budget);
+    if (budget)
+        return oz_gemm_workspace_full(d);
+    /* the mma.sync layout's residues of all of K (the test
+     * build's minimum, ~36-44 MiB at 1024^3) are smaller than the engine
+     * path's whole plan at small sizes (1024^3: residues 24 MiB and the
+     * fused kernel's scratch 32 MiB), which then ran in blocks of C
+     * (likely why session 9 read 0.18 ms at 1024^3 here against the
+     * shim's 0.107; not GPU-run yet) */
+    return std::max(oz_gemm_workspace_min(d), oz_gemm_workspace_full(d));
+}
+
 int main(int argc, char **argv)
 {
     /* shapes: "n" (square) or "mxnxk" */
@@ -119,8 +136,7 @@ int main(int argc, char **argv)
         const double one = 1.0, zero = 0.0;
         if (p22_only) {
             oz_gemm_desc d = {0, 0, m, n, k, dA, m, 0, dB, k, 0, dC, m, 0, NULL, NULL, NULL, 1, &one, &zero, 0};
-            oz_gemm_force_budget(budget);
-            size_t wsb = budget ? oz_gemm_workspace_full(&d) : oz_gemm_workspace_min(&d);
+            size_t wsb = p22_workspace(&d, budget);
             void *ws;
             CUDA_CHECK(cudaMalloc(&ws, wsb));
             for (int i = 0; i < 2; i++)
@@ -194,16 +210,7 @@ int main(int argc, char **argv)
         }
 
         oz_gemm_desc d = {0, 0, m, n, k, dA, m, 0, dB, k, 0, dC, m, 0, NULL, NULL, NULL, 1, &one, &zero, 0};
-        oz_gemm_force_budget(budget);
-        /* at least what the shim asks for (oz_gemm_workspace_full: its plan in
-         * the bound): the mma.sync layout's residues of all of K (the test
-         * build's minimum, ~36-44 MiB at 1024^3) are smaller than the engine
-         * path's whole plan at small sizes (1024^3: residues 24 MiB and the
-         * fused kernel's scratch 32 MiB), which then ran in blocks of C
-         * (likely why session 9 read 0.18 ms at 1024^3 here against the
-         * shim's 0.107; not GPU-run yet) */
-        size_t wsb = budget ? oz_gemm_workspace_full(&d)
-                            : std::max(oz_gemm_workspace_min(&d), oz_gemm_workspace_full(&d));
+        size_t wsb = p22_workspace(&d, budget);
         void *ws;
         CUDA_CHECK(cudaMalloc(&ws, wsb));
         CUDA_CHECK(cudaMemset(dC, 0xff, 8 * m * n)); /* poison */
