@@ -6,6 +6,7 @@
  * libozcrt.map. */
 #include <cublas_v2.h>
 
+#include "gemm_params.h"
 #include "real.h"
 #include "route.h"
 
@@ -19,14 +20,10 @@
             return st_;                      \
     } while (0)
 
-/* Each family's wrapper, written once for its two integer widths: IT is int
- * for the classic entry points and int64_t for their _64 twins (cuBLAS 12+);
- * strides are long long in both. A definition that does not match cuBLAS's
- * own prototype (cublas_v2.h) fails to compile. */
+/* Each family's wrapper, written once for its two integer widths (IT:
+ * gemm_params.h's parameter lists). */
 #define OZCRT_DGEMM(NAME, IT)                                                                                        \
-    OZCRT_EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m, \
-                                     IT n, IT k, const double *alpha, const double *A, IT lda, const double *B,      \
-                                     IT ldb, const double *beta, double *C, IT ldc)                                  \
+    OZCRT_EXPORT cublasStatus_t NAME(OZCRT_DGEMM_PARAMS(IT))                                                         \
     {                                                                                                                \
         OZCRT_TAKE(.ep = OZCRT_EP_##NAME, .handle = handle, .transa = transa, .transb = transb, .m = m, .n = n,      \
                    .k = k, .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = beta, .C = C,            \
@@ -35,11 +32,7 @@
     }
 
 #define OZCRT_GEMMEX(NAME, IT)                                                                                       \
-    OZCRT_EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m, \
-                                     IT n, IT k, const void *alpha, const void *A, cudaDataType Atype, IT lda,       \
-                                     const void *B, cudaDataType Btype, IT ldb, const void *beta, void *C,           \
-                                     cudaDataType Ctype, IT ldc, cublasComputeType_t computeType,                    \
-                                     cublasGemmAlgo_t algo)                                                          \
+    OZCRT_EXPORT cublasStatus_t NAME(OZCRT_GEMMEX_PARAMS(IT))                                                        \
     {                                                                                                                \
         OZCRT_TAKE(.ep = OZCRT_EP_##NAME, .handle = handle, .transa = transa, .transb = transb, .m = m, .n = n,      \
                    .k = k, .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = beta, .C = C,            \
@@ -50,10 +43,7 @@
     }
 
 #define OZCRT_DGEMM_STRIDED(NAME, IT)                                                                                \
-    OZCRT_EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m, \
-                                     IT n, IT k, const double *alpha, const double *A, IT lda, long long int strideA, \
-                                     const double *B, IT ldb, long long int strideB, const double *beta, double *C,  \
-                                     IT ldc, long long int strideC, IT batchCount)                                   \
+    OZCRT_EXPORT cublasStatus_t NAME(OZCRT_DGEMM_STRIDED_PARAMS(IT))                                                 \
     {                                                                                                                \
         OZCRT_TAKE(.ep = OZCRT_EP_##NAME, .handle = handle, .transa = transa, .transb = transb, .m = m, .n = n,      \
                    .k = k, .alpha = alpha, .A = A, .lda = lda, .strideA = strideA, .B = B, .ldb = ldb,              \
@@ -63,12 +53,7 @@
     }
 
 #define OZCRT_GEMM_STRIDED_EX(NAME, IT)                                                                              \
-    OZCRT_EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m, \
-                                     IT n, IT k, const void *alpha, const void *A, cudaDataType Atype, IT lda,       \
-                                     long long int strideA, const void *B, cudaDataType Btype, IT ldb,               \
-                                     long long int strideB, const void *beta, void *C, cudaDataType Ctype, IT ldc,   \
-                                     long long int strideC, IT batchCount, cublasComputeType_t computeType,          \
-                                     cublasGemmAlgo_t algo)                                                          \
+    OZCRT_EXPORT cublasStatus_t NAME(OZCRT_GEMM_STRIDED_EX_PARAMS(IT))                                               \
     {                                                                                                                \
         OZCRT_TAKE(.ep = OZCRT_EP_##NAME, .handle = handle, .transa = transa, .transb = transb, .m = m, .n = n,      \
                    .k = k, .alpha = alpha, .A = A, .lda = lda, .strideA = strideA, .B = B, .ldb = ldb,              \
@@ -80,10 +65,7 @@
     }
 
 #define OZCRT_DGEMM_BATCHED(NAME, IT)                                                                                \
-    OZCRT_EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m, \
-                                     IT n, IT k, const double *alpha, const double *const Aarray[], IT lda,          \
-                                     const double *const Barray[], IT ldb, const double *beta,                       \
-                                     double *const Carray[], IT ldc, IT batchCount)                                  \
+    OZCRT_EXPORT cublasStatus_t NAME(OZCRT_DGEMM_BATCHED_PARAMS(IT))                                                 \
     {                                                                                                                \
         OZCRT_TAKE(.ep = OZCRT_EP_##NAME, .handle = handle, .transa = transa, .transb = transb, .m = m, .n = n,      \
                    .k = k, .alpha = alpha, .Aarray = (const void *const *)Aarray, .lda = lda,                        \
@@ -94,11 +76,7 @@
     }
 
 #define OZCRT_GEMM_BATCHED_EX(NAME, IT)                                                                              \
-    OZCRT_EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m, \
-                                     IT n, IT k, const void *alpha, const void *const Aarray[], cudaDataType Atype,  \
-                                     IT lda, const void *const Barray[], cudaDataType Btype, IT ldb,                 \
-                                     const void *beta, void *const Carray[], cudaDataType Ctype, IT ldc,             \
-                                     IT batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)          \
+    OZCRT_EXPORT cublasStatus_t NAME(OZCRT_GEMM_BATCHED_EX_PARAMS(IT))                                               \
     {                                                                                                                \
         OZCRT_TAKE(.ep = OZCRT_EP_##NAME, .handle = handle, .transa = transa, .transb = transb, .m = m, .n = n,      \
                    .k = k, .alpha = alpha, .Aarray = Aarray, .lda = lda, .Barray = Barray, .ldb = ldb,               \

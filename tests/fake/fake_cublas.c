@@ -1,5 +1,6 @@
 /* tests/fake/fake_cublas.c: the recording fake libcublas (see fake_cublas.h). */
 #include "fake_cublas.h"
+#include "interpose/gemm_params.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -120,12 +121,10 @@ FAKE_EXPORT cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t
     return CUBLAS_STATUS_SUCCESS;
 }
 
-/* Each GEMM family's fake, written once for its two integer widths (IT: int,
- * or int64_t for the _64 twins); it must match cuBLAS's own prototype. */
+/* Each GEMM family's fake, written once for its two integer widths (IT: the
+ * shim's parameter lists, interpose/gemm_params.h). */
 #define FAKE_DGEMM(NAME, IT)                                                                                         \
-    FAKE_EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m,  \
-                                    IT n, IT k, const double *alpha, const double *A, IT lda, const double *B,       \
-                                    IT ldb, const double *beta, double *C, IT ldc)                                   \
+    FAKE_EXPORT cublasStatus_t NAME(OZCRT_DGEMM_PARAMS(IT))                                                          \
     {                                                                                                                \
         fake_call *r = record(#NAME, handle);                                                                        \
         RECORD_GEMM(r);                                                                                              \
@@ -134,11 +133,7 @@ FAKE_EXPORT cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t
     }
 
 #define FAKE_GEMMEX(NAME, IT)                                                                                        \
-    FAKE_EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m,  \
-                                    IT n, IT k, const void *alpha, const void *A, cudaDataType Atype, IT lda,        \
-                                    const void *B, cudaDataType Btype, IT ldb, const void *beta, void *C,            \
-                                    cudaDataType Ctype, IT ldc, cublasComputeType_t computeType,                     \
-                                    cublasGemmAlgo_t algo)                                                           \
+    FAKE_EXPORT cublasStatus_t NAME(OZCRT_GEMMEX_PARAMS(IT))                                                         \
     {                                                                                                                \
         fake_call *r = record(#NAME, handle);                                                                        \
         RECORD_GEMM(r);                                                                                              \
@@ -148,10 +143,7 @@ FAKE_EXPORT cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t
     }
 
 #define FAKE_DGEMM_STRIDED(NAME, IT)                                                                                 \
-    FAKE_EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m,  \
-                                    IT n, IT k, const double *alpha, const double *A, IT lda, long long int strideA, \
-                                    const double *B, IT ldb, long long int strideB, const double *beta, double *C,   \
-                                    IT ldc, long long int strideC, IT batchCount)                                    \
+    FAKE_EXPORT cublasStatus_t NAME(OZCRT_DGEMM_STRIDED_PARAMS(IT))                                                  \
     {                                                                                                                \
         fake_call *r = record(#NAME, handle);                                                                        \
         RECORD_GEMM(r);                                                                                              \
@@ -161,12 +153,7 @@ FAKE_EXPORT cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t
     }
 
 #define FAKE_GEMM_STRIDED_EX(NAME, IT)                                                                               \
-    FAKE_EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m,  \
-                                    IT n, IT k, const void *alpha, const void *A, cudaDataType Atype, IT lda,        \
-                                    long long int strideA, const void *B, cudaDataType Btype, IT ldb,                \
-                                    long long int strideB, const void *beta, void *C, cudaDataType Ctype, IT ldc,    \
-                                    long long int strideC, IT batchCount, cublasComputeType_t computeType,           \
-                                    cublasGemmAlgo_t algo)                                                           \
+    FAKE_EXPORT cublasStatus_t NAME(OZCRT_GEMM_STRIDED_EX_PARAMS(IT))                                                \
     {                                                                                                                \
         fake_call *r = record(#NAME, handle);                                                                        \
         RECORD_GEMM(r);                                                                                              \
@@ -177,10 +164,7 @@ FAKE_EXPORT cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t
     }
 
 #define FAKE_DGEMM_BATCHED(NAME, IT)                                                                                 \
-    FAKE_EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m,  \
-                                    IT n, IT k, const double *alpha, const double *const Aarray[], IT lda,           \
-                                    const double *const Barray[], IT ldb, const double *beta,                        \
-                                    double *const Carray[], IT ldc, IT batchCount)                                   \
+    FAKE_EXPORT cublasStatus_t NAME(OZCRT_DGEMM_BATCHED_PARAMS(IT))                                                  \
     {                                                                                                                \
         fake_call *r = record(#NAME, handle);                                                                        \
         RECORD_GEMM(r);                                                                                              \
@@ -190,11 +174,7 @@ FAKE_EXPORT cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t
     }
 
 #define FAKE_GEMM_BATCHED_EX(NAME, IT)                                                                               \
-    FAKE_EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m,  \
-                                    IT n, IT k, const void *alpha, const void *const Aarray[], cudaDataType Atype,   \
-                                    IT lda, const void *const Barray[], cudaDataType Btype, IT ldb,                  \
-                                    const void *beta, void *const Carray[], cudaDataType Ctype, IT ldc,              \
-                                    IT batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)           \
+    FAKE_EXPORT cublasStatus_t NAME(OZCRT_GEMM_BATCHED_EX_PARAMS(IT))                                                \
     {                                                                                                                \
         fake_call *r = record(#NAME, handle);                                                                        \
         RECORD_GEMM(r);                                                                                              \
