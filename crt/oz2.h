@@ -811,12 +811,13 @@ OZ_HD void oz2_cf_carry(int nl, double e[OZ2_CF_MAXL])
     }
 }
 
-/* X from the accumulators: its magnitude and sign (1: negative), or -1 when
+/* X from the accumulators: its sign (1: negative) and its magnitude as nl
+ * canonical 36-bit limbs e_l (exact doubles, 0 <= e_l < 2^36), or -1 when
  * X' may lie outside the fold (then use oz2_crt_reconstruct). The limbs stay
  * doubles: sg (acc_l - qr P_l) with sg the sign of D - qr (the sign of X'
  * unless |X'| < about 2^-34 P; then it is flipped below), carries by exact
- * floors, and the bits of e_l + 2^52 give the 36-bit fields. */
-OZ_HD int oz2_cf_finish(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_MAXL], oz2_u192 *mag)
+ * floors. */
+OZ_HD int oz2_cf_finish_limbs(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_MAXL], double e[OZ2_CF_MAXL])
 {
     const double M = 6755399441055744.0; /* 1.5 2^52 */
     double D = 0.0;
@@ -827,9 +828,8 @@ OZ_HD int oz2_cf_finish(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_M
     if (!(fabs(fr) <= 0.5 - 0x1p-30))
         return -1;
     double sg = fr < 0.0 ? -1.0 : 1.0;
-    double e[OZ2_CF_MAXL] = {0.0, 0.0, 0.0, 0.0, 0.0};
-    for (int l = 0; l < nl; l++)
-        e[l] = OZ2_DMUL_(sg, OZ2_DFMA_(qr, -f->Pl[l], acc[l])); /* exact, |e_l| < 2^49 */
+    for (int l = 0; l < OZ2_CF_MAXL; l++)
+        e[l] = l < nl ? OZ2_DMUL_(sg, OZ2_DFMA_(qr, -f->Pl[l], acc[l])) : 0.0; /* exact, |e_l| < 2^49 */
     oz2_cf_carry(nl, e);
     if (e[nl - 1] < 0.0) { /* sg was not X's sign */
         sg = -sg;
@@ -837,6 +837,20 @@ OZ_HD int oz2_cf_finish(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_M
             e[l] = -e[l];
         oz2_cf_carry(nl, e);
     }
+    int nonzero = 0;
+    for (int l = 0; l < nl; l++)
+        nonzero |= e[l] != 0.0;
+    return sg < 0.0 && nonzero;
+}
+
+/* The same with the magnitude packed into three 64-bit words (the form of
+ * oz2_crt_reconstruct's result, for oz2_to_double3 and the tests). */
+OZ_HD int oz2_cf_finish(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_MAXL], oz2_u192 *mag)
+{
+    double e[OZ2_CF_MAXL];
+    const int neg = oz2_cf_finish_limbs(f, nl, acc, e);
+    if (neg < 0)
+        return -1;
     uint64_t W[3] = {0, 0, 0};
     for (int l = 0; l < nl; l++) { /* non-overlapping fields (the top below 2^36): OR them in */
         const uint64_t v = oz_f64_bits(OZ2_DADD_(e[l], 4503599627370496.0)) & ((UINT64_C(1) << OZ2_CF_BITS) - 1);
@@ -848,7 +862,36 @@ OZ_HD int oz2_cf_finish(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_M
     mag->w0 = W[0];
     mag->w1 = W[1];
     mag->w2 = W[2];
-    return sg < 0.0 && (W[0] | W[1] | W[2]) != 0;
+    return neg;
+}
+
+/* RN(X) for X = sum_l e_l 2^(36 l) given by canonical limbs (0 <= e_l <
+ * 2^36), in floating point only: from the top, V = V 2^36 + e_l while that
+ * is exact (V < 2^17: the sum stays below 2^53). At the first limb l where
+ * V >= 2^17, h = RN(V 2^36 + e_l) >= 2^53 and its error r (FastTwoSum:
+ * |V 2^36| >= e_l) are exact; in units of 2^(36 l) X is h + r + L with L
+ * in [0, 1) from the limbs below, and every midpoint between the doubles
+ * at or above 2^53 is an integer, so L only breaks a tie: RN(X) = 2^(36 l)
+ * RN(h + (r + L/2 rounded to 0 or 1/2)), one rounding of exact operands.
+ * Bit for bit oz2_to_double3's RN (test_oz2_fast), without 64-bit integer
+ * work. */
+OZ_HD double oz2_cf_limbs_rn(const double e[OZ2_CF_MAXL], int nl)
+{
+    double V = e[nl - 1];
+    for (int l = nl - 2; l >= 0; l--) {
+        if (V < 131072.0) { /* 2^17: V 2^36 + e_l <= 2^53 - 1, exact */
+            V = OZ2_DFMA_(V, 0x1p36, e[l]);
+            continue;
+        }
+        const double h = OZ2_DFMA_(V, 0x1p36, e[l]);          /* RN(V 2^36 + e_l) >= 2^53 */
+        const double r = OZ2_DADD_(e[l], -OZ2_DFMA_(V, -0x1p36, h)); /* (V 2^36 + e_l) - h, exact */
+        int below = 0;
+        for (int j = 0; j < l; j++)
+            below |= e[j] != 0.0;
+        const double y = OZ2_DADD_(h, OZ2_DADD_(r, below ? 0.5 : 0.0)); /* r + 1/2 exact: |r| <= 2^36 */
+        return OZ2_DMUL_(y, oz2_pow2(OZ2_CF_BITS * l));                 /* exact: below 2^157 */
+    }
+    return V;
 }
 
 /* The whole fast CRT on host or device: oz2_crt_reconstruct's result, bit

@@ -11,10 +11,23 @@
  * warp's 32 words are 64 rows of the pair, 128 bytes a plane, coalesced).
  * X by crt/oz2.h's fast CRT (oz2_cf_*: one FP64 FMA per modulus and 36-bit
  * limb, N and the limb count compile-time, the constants in parameter
- * space), falling back to oz2_crt_reconstruct where the fast path cannot
- * decide the fold; the same bits either way. Elements of special
+ * space) and RN(X) from its limbs in floating point (oz2_cf_limbs_rn: no
+ * packing into 64-bit words, no integer conversion), falling back to
+ * oz2_crt_reconstruct and oz2_to_double3 where the fast path cannot decide
+ * the fold; the same bits either way. Elements of special
  * rows/columns are left to the Inf/NaN fix-up, which runs after this kernel
  * on the same stream. */
+/* The fallback (X within about 2^-30 P of +-P/2, never for typical data):
+ * the exact reconstruction and its conversion, out of line so that the
+ * fast path's registers are not planned around it. */
+static __device__ __noinline__ double oz2_crt_slow(const oz2_crt_consts &cc, const uint8_t *r, int64_t plane)
+{
+    oz2_uint m;
+    const int neg = oz2_crt_reconstruct(&cc, r, plane, &m);
+    const oz2_u192 mag = oz2_u192_of(&m);
+    return oz2_to_double3(&mag, neg, 0); /* RN(X), signed: X < 2^157, no scaling */
+}
+
 template <int N>
 __global__ void __launch_bounds__(256, 3) /* 3 blocks an SM (80 registers; a few spills from N = 13 on): 1.19 -> 1.05 ms at 8192^3 N = 16 against 2 blocks without spills (run 56) */
 oz2_crt_kernel(const __grid_constant__ oz2_crt_consts cc,
@@ -77,14 +90,16 @@ oz2_crt_kernel(const __grid_constant__ oz2_crt_consts cc,
             const int s = e & 1, c = e >> 1;
             if (row[s] >= job.m || col[c] >= job.n || sa[s] == OZ_SCALE_SPECIAL || t[c] == OZ_SCALE_SPECIAL)
                 continue;
-            oz2_u192 mag;
-            int neg = oz2_cf_finish(&cf, NL, acc[e], &mag);
-            if (neg < 0) { /* X near +-P/2: the exact reference decides */
-                oz2_uint m;
-                neg = oz2_crt_reconstruct(&cc, rw + e, plane, &m);
-                mag = oz2_u192_of(&m);
+            double lim[OZ2_CF_MAXL];
+            const int neg = oz2_cf_finish_limbs(&cf, NL, acc[e], lim);
+            double x; /* RN(X) */
+            if (neg >= 0) { /* from the limbs in floating point */
+                x = oz2_cf_limbs_rn(lim, NL);
+                x = neg ? -x : x;
+            } else { /* X near +-P/2: the exact reference decides */
+                x = oz2_crt_slow(cc, rw + e, plane);
             }
-            const double P = oz2_to_double3(&mag, neg, sa[s] + t[c] - 2 * job.w);
+            const double P = x == 0.0 ? 0.0 : oz2_ldexp_normal(x, sa[s] + t[c] - 2 * job.w);
             oz_store_epilogue(&C[col[c] * job.c.ldc + row[s]], alpha, beta, P, false);
         }
     }

@@ -155,8 +155,17 @@ static void check_crt(const oz2_crt_fast *f, const oz2_crt_consts *c, const uint
     for (int q = 0; q < f->n; q++)
         oz2_cf_accumulate(f, q, f->nl, oz2_cf_residue((uint32_t)r[q] << 16 | 0xa5u, 2), acc);
     oz2_u192 m2;
-    if (oz2_cf_finish(f, f->nl, acc, &m2) < 0)
+    const int neg2 = oz2_cf_finish(f, f->nl, acc, &m2);
+    if (neg2 < 0) {
         fast_fallbacks++;
+        return;
+    }
+    /* the kernel's conversion: the limbs straight to RN(X), against the words' */
+    double lim[OZ2_CF_MAXL];
+    assert_int_equal(oz2_cf_finish_limbs(f, f->nl, acc, lim), neg2);
+    const double x = oz2_cf_limbs_rn(lim, f->nl), xw = oz2_to_double3(&m2, 0, 0);
+    if (memcmp(&x, &xw, sizeof x) != 0)
+        fail_msg("limbs_rn of the fast CRT: %a, words give %a (n=%d)", x, xw, c->n);
 }
 
 static void check_crt_of(const oz2_crt_fast *f, const oz2_crt_consts *c, tbig X)
@@ -328,6 +337,80 @@ static void test_to_double3(void **state)
     }
 }
 
+/* oz2_cf_limbs_rn against oz2_to_double3 (whose RN is tested above): X of
+ * every size up to 5 limbs, dense and sparse, and exact ties at 53 bits
+ * with and without a sticky bit far below, the tie at every position
+ * around the 36-bit limb boundaries. */
+static double limbs_rn_want(const uint64_t x[3])
+{
+    oz2_u192 y = {x[0], x[1], x[2]};
+    return oz2_to_double3(&y, 0, 0);
+}
+
+static void check_limbs_rn(const uint64_t x[3], int nl)
+{
+    double e[OZ2_CF_MAXL] = {0.0, 0.0, 0.0, 0.0, 0.0};
+    for (int l = 0; l < nl; l++) { /* 36 bits from bit 36 l */
+        const int pos = OZ2_CF_BITS * l, wi = pos / 64, sh = pos % 64;
+        uint64_t v = x[wi] >> sh;
+        if (sh > 64 - OZ2_CF_BITS && wi + 1 < 3)
+            v |= x[wi + 1] << (64 - sh);
+        e[l] = (double)(v & ((UINT64_C(1) << OZ2_CF_BITS) - 1));
+    }
+    const double got = oz2_cf_limbs_rn(e, nl), want = limbs_rn_want(x);
+    if (memcmp(&got, &want, sizeof got) != 0)
+        fail_msg("limbs_rn: got %a want %a (nl %d, x = %016" PRIx64 " %016" PRIx64 " %016" PRIx64 ")", got, want, nl,
+                 x[2], x[1], x[0]);
+}
+
+static void set_bit(uint64_t x[3], int pos)
+{
+    if (pos >= 0 && pos < 180)
+        x[pos / 64] |= UINT64_C(1) << (pos % 64);
+}
+
+static void test_limbs_rn(void **state)
+{
+    (void)state;
+    int ties = 0;
+    for (int i = 0; i < 400000; i++) {
+        const int nl = 1 + (int)oz_rng_range(0, OZ2_CF_MAXL - 1), top_bits = OZ2_CF_BITS * nl;
+        uint64_t x[3] = {oz_rng_u64(), oz_rng_u64(), oz_rng_u64()};
+        int bits = (int)oz_rng_range(0, top_bits);
+        if (i % 3 == 1 && top_bits > 54) { /* an exact tie at 53 bits: 54 bits ending in 1, then zeros or a sticky bit */
+            x[0] = x[1] = x[2] = 0;
+            const int lsb = (int)oz_rng_range(0, top_bits - 54); /* the tie bit's position */
+            uint64_t m = oz_rng_u64() | UINT64_C(1) << 53 | 1;    /* bit 53 on: 54 significant bits */
+            for (int b = 0; b < 54; b++)
+                if (m >> b & 1)
+                    set_bit(x, lsb + b);
+            const int kind = (int)(i % 4);
+            if (kind == 1 && lsb > 0) /* a sticky bit anywhere below the tie */
+                set_bit(x, (int)oz_rng_range(0, lsb - 1));
+            if (kind == 2 && lsb > 0) { /* just below the tie: its bit off, every bit under it on */
+                x[lsb / 64] &= ~(UINT64_C(1) << (lsb % 64));
+                for (int b = 0; b < lsb; b++)
+                    set_bit(x, b);
+            }
+            ties++;
+            bits = top_bits;
+        }
+        for (int pos = bits; pos < 192; pos++)
+            x[pos / 64] &= ~(UINT64_C(1) << (pos % 64));
+        check_limbs_rn(x, nl);
+    }
+    for (int nl = 1; nl <= OZ2_CF_MAXL; nl++) /* 0, 1, and the top of each limb count */
+        for (int b = -1; b < OZ2_CF_BITS * nl; b++) {
+            uint64_t x[3] = {0, 0, 0};
+            set_bit(x, b);
+            check_limbs_rn(x, nl);
+            for (int c = 0; c < b; c++)
+                set_bit(x, c); /* 2^(b+1) - 1: all ones */
+            check_limbs_rn(x, nl);
+        }
+    assert_true(ties > 100000);
+}
+
 /* oz2_ldexp_normal (to_double3's scaling) against C's ldexp: normal x of
  * every exponent, e across and beyond the normal range, the boundaries. */
 static void test_ldexp_normal(void **state)
@@ -359,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_cf_round_trips),
         cmocka_unit_test(test_cf_small_x),
         cmocka_unit_test(test_to_double3),
+        cmocka_unit_test(test_limbs_rn),
         cmocka_unit_test(test_ldexp_normal),
     };
     return OZ_TEST_RUN("test_oz2_fast", "oz2_fast", tests, seed);
