@@ -26,6 +26,30 @@ OZ_HD int32_t oz_mod_p(int32_t x, int32_t p, uint32_t mu)
     return r;
 }
 
+/* The INT8 engine's reduction of its int32 accumulators (kernels/
+ * sm90_engine.cu), for the engine moduli (128 < m <= 256). A (tile, K chunk,
+ * modulus)'s accumulators start at OZ_ACC_OFFSET(m), the largest multiple of
+ * m below 2^30 (>= 2^30 - 256), instead of 0: the chunk's exact sum x of
+ * products of residues in [-128, 127] over at most 65536 terms lies in
+ * [-(2^30 - 2^23), 2^30], so y = offset + x is in [0, 2^31) (no int32
+ * overflow, never negative) and y == x (mod m). Then, with M =
+ * OZ_ACC_MAGIC(m) = ceil(2^39 / m) (below 2^32 for m > 128),
+ *     y mod m = y - floor(y M / 2^39) m        exactly:
+ * y M / 2^39 = y / m + y e 2^-39 with 0 <= e < 1, the second term below
+ * 2^-8 <= 1/m, and y/m's fraction at most (m - 1)/m, so the floor is
+ * floor(y / m). On the GPU: a multiply-high, a shift, a multiply-add. */
+#define OZ_ACC_OFFSET(m) ((uint32_t)((((UINT32_C(1) << 30) - 1) / (uint32_t)(m)) * (uint32_t)(m)))
+#define OZ_ACC_MAGIC(m) ((uint32_t)(((UINT64_C(1) << 39) + (uint64_t)(m) - 1) / (uint64_t)(m)))
+OZ_HD uint32_t oz_acc_mod(uint32_t y, uint32_t m, uint32_t magic)
+{
+#ifdef __CUDA_ARCH__
+    const uint32_t q = __umulhi(y, magic) >> 7;
+#else
+    const uint32_t q = (uint32_t)(((uint64_t)y * magic) >> 39);
+#endif
+    return y - q * m;
+}
+
 /* sum mod M for sum < 2^63 and M < 2^53. The quotient estimate through a
  * double (a multiplication by 1/M, which the compiler folds for a constant
  * M: no division in the kernel) is off by at most one either way; the

@@ -31,9 +31,17 @@ typedef oz_engine_cfg Cfg;
 #define OZ_EM_(i, m) (m),
 static __constant__ int32_t c_emod[OZ_ENGINE_NMODULI] = {OZ_ENGINE_MODULI(OZ_EM_)};
 #undef OZ_EM_
-#define OZ_EMU_(i, m) (uint32_t)(UINT64_C(4294967296) / (m)),
-static __constant__ uint32_t c_emu[OZ_ENGINE_NMODULI] = {OZ_ENGINE_MODULI(OZ_EMU_)};
-#undef OZ_EMU_
+#define OZ_EMAGIC_(i, m) OZ_ACC_MAGIC(m),
+static __constant__ uint32_t c_emagic[OZ_ENGINE_NMODULI] = {OZ_ENGINE_MODULI(OZ_EMAGIC_)};
+#undef OZ_EMAGIC_
+#define OZ_EOFF_(i, m) OZ_ACC_OFFSET(m),
+static __constant__ uint32_t c_eoff[OZ_ENGINE_NMODULI] = {OZ_ENGINE_MODULI(OZ_EOFF_)};
+#undef OZ_EOFF_
+static_assert(oz_engine_res::KCHUNK <= 65536 && oz_engine_p22::KCHUNK <= 65536,
+              "oz_acc_mod's offset holds the sums of K chunks of up to 65536");
+#define OZ_EGT128_(i, m) static_assert((m) > 128 && (m) <= 256, "oz_acc_mod: engine moduli in (128, 256]");
+OZ_ENGINE_MODULI(OZ_EGT128_)
+#undef OZ_EGT128_
 
 struct oz_engine_params {
     int64_t kpad;                /* K bytes the job sums, a multiple of BLOCK_K */
@@ -98,19 +106,11 @@ struct oz_frag {
     __device__ int col(int idx) const { return col0 + 8 * (idx >> 2) + (idx & 1); }
 };
 
-/* x mod m_q in [0, m_q) for |x| <= 2^30 (every accumulator of a K chunk):
- * shifted by a multiple of m_q above 2^30 to be non-negative, then one
- * multiply-high with floor(2^32 / m_q), whose quotient is exact or one
- * short (y < 2^32), and one correction. */
-#define OZ_EOFF_(i, m) (uint32_t)(((UINT32_C(1) << 30) + (m) - 1) / (m) * (m)),
-static __constant__ uint32_t c_eoff[OZ_ENGINE_NMODULI] = {OZ_ENGINE_MODULI(OZ_EOFF_)};
-#undef OZ_EOFF_
-__device__ __forceinline__ int32_t oz_engine_mod(int32_t x, int q)
+/* The accumulator y of modulus q (started at c_eoff[q]: crt/crt.h's
+ * oz_acc_mod) reduced to [0, m_q). */
+__device__ __forceinline__ int32_t oz_engine_mod(int32_t y, int q)
 {
-    const uint32_t m = (uint32_t)c_emod[q];
-    const uint32_t y = (uint32_t)x + c_eoff[q];
-    const uint32_t r = y - __umulhi(y, c_emu[q]) * m;
-    return (int32_t)(r >= m ? r - m : r);
+    return (int32_t)oz_acc_mod((uint32_t)y, (uint32_t)c_emod[q], c_emagic[q]);
 }
 
 /* Phase 22, per consumer thread. At the end of each modulus's run the
@@ -471,9 +471,10 @@ __global__ void __launch_bounds__(Mode::Cfg::THREADS, 1)
         for (int64_t c = 0; c < nchunks; c++) {
             const int nk = kblocks(c);
             for (int q = q0; q < q1; q++) {
+                const int32_t acc0 = (int32_t)c_eoff[q]; /* a multiple of m_q: oz_engine_mod */
 #pragma unroll
                 for (int i = 0; i < Cfg::ACC_ALL; i++)
-                    acc[i] = 0;
+                    acc[i] = acc0;
                 int prev = -1;
                 for (int kb = 0; kb < nk; kb++) {
                     oz_mbar_wait(full(st), ph);
