@@ -48,6 +48,27 @@ static inline double rng_dist(int dist)
     }
 }
 
+/* Values at the ends of the double range (the GPU bit tests' extreme
+ * cases), for operand A (b = 0) or B (b = 1): regime 0 A subnormal or tiny
+ * and B huge (products in the normal range), 1 both huge (results overflow
+ * to Inf), 2 A near 2^-600 and B near 2^-460 (results in the subnormals, the
+ * last rounding's range), 3 the exponent set by the storage column idx / ld
+ * over the whole range 2^-1074 .. 2^1023, 4 huge and subnormal elements
+ * mixed in one operand (a row's huge maximum puts its tiny elements below
+ * its fixed point). */
+enum { EXTREME_REGIMES = 5 };
+static inline double rng_extreme(int regime, int b, size_t idx, int64_t ld)
+{
+    const int tiny = (int)rng_range(-1074, -1000), huge = (int)rng_range(960, 1024); /* |sym| < 1: below DBL_MAX */
+    switch (regime) {
+    case 0: return ldexp(rng_sym(), b ? huge : tiny);
+    case 1: return ldexp(rng_sym(), huge);
+    case 2: return ldexp(rng_sym(), b ? (int)rng_range(-480, -440) : (int)rng_range(-620, -580));
+    case 3: return ldexp(rng_sym(), (int)(((int64_t)(idx / (size_t)(ld > 0 ? ld : 1)) * 97) % 2098) - 1074);
+    default: return ldexp(rng_sym(), rng_range(0, 1) ? tiny : huge);
+    }
+}
+
 static inline void *dev_upload(const void *host, size_t bytes)
 {
     void *d = NULL;

@@ -21,13 +21,13 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk)
     c.batch = batch_kind >= 2 ? rng_range(1, 3) : 1;
     c.ptr_array = batch_kind == 3;
     c.bcast_a = c.batch > 1 && idx % 5 == 2, c.bcast_b = c.batch > 1 && idx % 5 == 4; /* broadcast operands */
-    int dist = (int)rng_range(0, DIST_COUNT - 1);
+    int dist = (int)rng_range(0, DIST_COUNT + EXTREME_REGIMES - 1); /* from DIST_COUNT: rng_extreme's regimes */
     int special = idx % 9 == 5;  /* Inf/NaN somewhere */
     int nan_c = c.beta == 0.0 && rng_range(0, 1);
 
     gemm_case_alloc(&c);
-    for (size_t i = 0; i < c.a_tot; i++) c.A[i] = rng_dist(dist);
-    for (size_t i = 0; i < c.b_tot; i++) c.B[i] = rng_dist(dist);
+    for (size_t i = 0; i < c.a_tot; i++) c.A[i] = dist < DIST_COUNT ? rng_dist(dist) : rng_extreme(dist - DIST_COUNT, 0, i, c.lda);
+    for (size_t i = 0; i < c.b_tot; i++) c.B[i] = dist < DIST_COUNT ? rng_dist(dist) : rng_extreme(dist - DIST_COUNT, 1, i, c.ldb);
     for (size_t i = 0; i < c.c_tot; i++) c.C[i] = nan_c ? NAN : rng_sym();
     gemm_case_poison_c(&c);
     if (special && c.sa > 0) {

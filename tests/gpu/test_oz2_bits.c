@@ -18,16 +18,17 @@ static int64_t n_seen[OZ2_MAX_MODULI + 1];
 
 /* Beyond gpu_util.h's distributions: exponents 2^-600..2^600 by storage
  * column (rows of op(A) at different scales, or each row spanning the range,
- * as the op decides), by element, and the exact-range hazard data. */
-enum { D_SPAN_COL = DIST_COUNT, D_SPAN_ELEM, D_CONST, D_ALIGNED, D_ALL };
-static double gen(int dist, size_t idx, int64_t ld)
+ * as the op decides), by element, the exact-range hazard data, and the ends
+ * of the double range (rng_extreme's regimes). */
+enum { D_SPAN_COL = DIST_COUNT, D_SPAN_ELEM, D_CONST, D_ALIGNED, D_EXTREME, D_ALL = D_EXTREME + EXTREME_REGIMES };
+static double gen(int dist, int b, size_t idx, int64_t ld)
 {
     switch (dist) {
     case D_SPAN_COL: return ldexp(rng_sym(), (int)(((int64_t)(idx / (size_t)ld) * 37) % 1201) - 600);
     case D_SPAN_ELEM: return ldexp(rng_sym(), (int)rng_range(-600, 600));
     case D_CONST: return 0x1.fffffffffffffp-1; /* a'' = 2^w for w < 53: X = k 4^w, the most the plan allows */
     case D_ALIGNED: return 1.0 - ldexp(rng_unit(), -40);
-    default: return rng_dist(dist);
+    default: return dist >= D_EXTREME ? rng_extreme(dist - D_EXTREME, b, idx, ld) : rng_dist(dist);
     }
 }
 
@@ -87,8 +88,8 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk, int big)
     gemm_case_alloc(&c);
     double *A = c.A, *B = c.B, *C = c.C;
     const size_t sa = c.sa, sb = c.sb;
-    for (size_t i = 0; i < c.a_tot; i++) A[i] = gen(dist, i, lda);
-    for (size_t i = 0; i < c.b_tot; i++) B[i] = gen(dist, i, ldb);
+    for (size_t i = 0; i < c.a_tot; i++) A[i] = gen(dist, 0, i, lda);
+    for (size_t i = 0; i < c.b_tot; i++) B[i] = gen(dist, 1, i, ldb);
     if (dist == D_ALIGNED && (rng_range(0, 1))) /* sign-aligned: all of A negative, B positive */
         for (size_t i = 0; i < c.a_tot; i++) A[i] = -A[i];
     for (size_t i = 0; i < c.c_tot; i++) C[i] = nan_c ? NAN : rng_sym();
@@ -163,8 +164,8 @@ static void run_layers(int idx)
     int64_t lda = (ta ? k : m) + rng_range(0, 3), ldb = (tb ? n : k) + rng_range(0, 3);
     size_t sa = (size_t)lda * (size_t)(ta ? m : k), sb = (size_t)ldb * (size_t)(tb ? k : n);
     double *A = malloc(8 * sa), *B = malloc(8 * sb);
-    for (size_t i = 0; i < sa; i++) A[i] = gen(dist, i, lda);
-    for (size_t i = 0; i < sb; i++) B[i] = gen(dist, i, ldb);
+    for (size_t i = 0; i < sa; i++) A[i] = gen(dist, 0, i, lda);
+    for (size_t i = 0; i < sb; i++) B[i] = gen(dist, 1, i, ldb);
     if (idx % 3 == 2)
         A[rng_range(0, (int64_t)sa - 1)] = NAN;
     double *dA = dev_upload(A, 8 * sa), *dB = dev_upload(B, 8 * sb), *dC = NULL;
