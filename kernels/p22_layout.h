@@ -49,6 +49,13 @@ OZ_HD double oz_p22_rebuild(const uint32_t w[OZ_P22G_NMODULI], int byte)
     return oz_p22g_centered(S);
 }
 
+/* The weight of pass p = 2 slA + slB of phase22.md step 6 (HH 2^-34, HL
+ * and LH 2^-51, LL 2^-68), as constants. */
+OZ_HD double oz_p22_pass_scale(int p)
+{
+    return p == 0 ? 0x1p-34 : p == 3 ? 0x1p-68 : 0x1p-51;
+}
+
 /* One K chunk's four passes for the elements of one word: rows r0 and r0 +
  * 8 (r0 with bit 3 clear), columns j0 and j0 + 1 (j0 even). Their hi and lo
  * slices sit at logical rows and columns oz_p22g_row(., sl), which keep bit
@@ -74,8 +81,7 @@ OZ_HD void oz_p22_crt_word(const uint8_t *res, int64_t res_rows, int64_t plane, 
     for (int e = 0; e < 4; e++)
         OZ_P22_UNROLL
         for (int p = 0; p < OZ_P22_NPASSES; p++) {
-            const double scale = p == 0 ? 0x1p-34 : p == 3 ? 0x1p-68 : 0x1p-51;
-            d[e] = d[e] + oz_p22_rebuild(wd[p], e) * scale;
+            d[e] = d[e] + oz_p22_rebuild(wd[p], e) * oz_p22_pass_scale(p);
         }
 }
 

@@ -254,7 +254,7 @@ struct oz_mode_p22 {
         }
         if (unit + 1 < UNITS)
             prefetch(unit + 1);
-        const double scale = ps == 0 ? 0x1p-34 : ps == 3 ? 0x1p-68 : 0x1p-51;
+        const double scale = oz_p22_pass_scale(ps);
 #pragma unroll
         for (int bb = 0; bb < 4; bb++)
             d[bb] = __dadd_rn(d[bb], __dmul_rn(oz_p22_rebuild(w, bb), scale));
