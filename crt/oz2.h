@@ -671,8 +671,8 @@ OZ_HD uint8_t oz2_byte_residue(double x, int sh, int w, uint32_t m)
  * |X'| <= P/2 - 1), whatever oz2_crt_reconstruct gives; otherwise (X within
  * about 2^-30 P of +-P/2: never for typical data) the caller falls back to
  * oz2_crt_reconstruct. Carries (exact floors in FP64) make the limbs
- * 0 <= e_l < 2^36, and the magnitude is packed into three 64-bit words for
- * oz2_to_double3. */
+ * 0 <= e_l < 2^36, and oz2_cf_limbs_rn rounds X from them (the tests pack
+ * them into oz2_u192 words to compare with the exact reconstruction). */
 
 #define OZ2_CF_BITS 36
 #define OZ2_CF_MAXL 5 /* 5 36 = 180 >= 156 bits of P_20 */
@@ -843,28 +843,6 @@ OZ_HD int oz2_cf_finish_limbs(const oz2_crt_fast *f, int nl, const double acc[OZ
     return sg < 0.0 && nonzero;
 }
 
-/* The same with the magnitude packed into three 64-bit words (the form of
- * oz2_crt_reconstruct's result, for oz2_to_double3 and the tests). */
-OZ_HD int oz2_cf_finish(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_MAXL], oz2_u192 *mag)
-{
-    double e[OZ2_CF_MAXL];
-    const int neg = oz2_cf_finish_limbs(f, nl, acc, e);
-    if (neg < 0)
-        return -1;
-    uint64_t W[3] = {0, 0, 0};
-    for (int l = 0; l < nl; l++) { /* non-overlapping fields (the top below 2^36): OR them in */
-        const uint64_t v = oz_f64_bits(OZ2_DADD_(e[l], 4503599627370496.0)) & ((UINT64_C(1) << OZ2_CF_BITS) - 1);
-        const int pos = OZ2_CF_BITS * l, wi = pos / 64, sh = pos % 64;
-        W[wi] |= v << sh;
-        if (sh > 64 - OZ2_CF_BITS && wi + 1 < 3)
-            W[wi + 1] |= v >> (64 - sh);
-    }
-    mag->w0 = W[0];
-    mag->w1 = W[1];
-    mag->w2 = W[2];
-    return neg;
-}
-
 /* RN(X) for X = sum_l e_l 2^(36 l) given by canonical limbs (0 <= e_l <
  * 2^36), in floating point only: from the top, V = V 2^36 + e_l while that
  * is exact (V < 2^17: the sum stays below 2^53). At the first limb l where
@@ -892,24 +870,6 @@ OZ_HD double oz2_cf_limbs_rn(const double e[OZ2_CF_MAXL], int nl)
         return OZ2_DMUL_(y, oz2_pow2(OZ2_CF_BITS * l));                 /* exact: below 2^157 */
     }
     return V;
-}
-
-/* The whole fast CRT on host or device: oz2_crt_reconstruct's result, bit
- * for bit (its own fallback included). */
-OZ_HD int oz2_crt_reconstruct_fast(const oz2_crt_fast *f, const oz2_crt_consts *c, const uint8_t *r, int64_t stride,
-                                   oz2_u192 *mag)
-{
-    double acc[OZ2_CF_MAXL];
-    oz2_cf_start(f, f->nl, acc);
-    for (int q = 0; q < f->n; q++)
-        oz2_cf_accumulate(f, q, f->nl, oz2_cf_residue(r[(int64_t)q * stride], 0), acc);
-    int neg = oz2_cf_finish(f, f->nl, acc, mag);
-    if (neg < 0) {
-        oz2_uint m;
-        neg = oz2_crt_reconstruct(c, r, stride, &m);
-        *mag = oz2_u192_of(&m);
-    }
-    return neg;
 }
 
 #endif
