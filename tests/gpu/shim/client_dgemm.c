@@ -221,7 +221,8 @@ static cublasStatus_t call(cublasHandle_t h, const problem *p, const dev_problem
     case EP_BATCHED_EX:
         return cublasGemmBatchedEx(h, c->ta, c->tb, c->m, c->n, c->k, al, (const void *const *)Aa, CUDA_R_64F,
                                    p->lda, (const void *const *)Ba, CUDA_R_64F, p->ldb, be, (void *const *)Ca,
-                                   CUDA_R_64F, p->ldc, nb, CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT);    case EP_GEMMEX64:
+                                   CUDA_R_64F, p->ldc, nb, CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT);
+    case EP_GEMMEX64:
         return cublasGemmEx_64(h, c->ta, c->tb, c->m, c->n, c->k, al, d->A, CUDA_R_64F, p->lda, d->B, CUDA_R_64F,
                                p->ldb, be, d->C, CUDA_R_64F, p->ldc, CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT);
     case EP_STRIDED64:
