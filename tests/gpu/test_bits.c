@@ -30,7 +30,7 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk)
     for (size_t i = 0; i < c.b_tot; i++) c.B[i] = dist < DIST_COUNT ? rng_dist(dist) : rng_extreme(dist - DIST_COUNT, 1, i, c.ldb);
     for (size_t i = 0; i < c.c_tot; i++) c.C[i] = nan_c ? NAN : rng_sym();
     gemm_case_poison_c(&c);
-    if (special && c.sa > 0) {
+    if (special && c.sa > 0 && c.sb > 0) { /* k = 0: A or B may hold nothing */
         c.A[rng_range(0, (int64_t)c.sa - 1)] = rng_range(0, 1) ? NAN : INFINITY;
         c.B[rng_range(0, (int64_t)c.sb - 1)] = -INFINITY;
     }
