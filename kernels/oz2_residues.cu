@@ -148,20 +148,25 @@ __device__ __forceinline__ void oz2_cp_async_wait() { asm volatile("cp.async.wai
 
 /* A warp's staging buffer: its own OZ2_RT_WROWS rows of a tile, two
  * buffers, no padding. Element (r, kk) lives at column oz2_rt_col(r, kk):
- * kk with bits 0-2 XORed with kk's 16-group and bit 1 of r, bit 3 with bit 0 of
- * r (a bijection on each row: bits 4-5 of kk are kept). Every one of the
- * warp's three access patterns then touches each of the 16 bank pairs of
- * 8-byte words exactly twice per 32 doubles (two wavefronts, the least): the
- * copies of rows-contiguous operands (lane l: row l & 3, kk = l / 4 + 8 i),
- * those of k-contiguous ones (row i / 2, kk = l + 32 (i % 2)), and the reads
- * (lane l: row l / 8, kk = 8 (l % 8) + e at step e). */
+ * kk with bits 0-1 XORed with kk's 16-group, bit 2 with bit 0 of r and bit 3
+ * with bit 1 of r (a bijection on each row: bits 4-5 of kk are kept). An
+ * 8-byte access goes to shared memory a half-warp at a time (ncu, session
+ * 11: 4.1 wavefronts a read where the previous swizzle, which spread the
+ * whole warp's 32 doubles over the 16 bank pairs twice but each half-warp's
+ * 16 over only 8, had been thought to need 2); now each half-warp of every
+ * one of the warp's three access patterns touches all 16 bank pairs of
+ * 8-byte words once (oz2_rt_banks_ok): the copies of rows-contiguous
+ * operands (lane l: row l & 3, kk = l / 4 + 8 i), those of k-contiguous ones
+ * (row i / 2, kk = l + 32 (i % 2)), and the reads (lane l: row l / 8, kk =
+ * 8 (l % 8) + e at step e; the half-warps' two rows differ in r's bit 0, so
+ * in bit 2 of the column). */
 #define OZ2_RT_WARPS 8
 #define OZ2_RT_WROWS (OZ2_RT_ROWS / OZ2_RT_WARPS)
 static_assert(OZ2_RT_WROWS == 4 && OZ2_RT_K == 64 && 256 / OZ2_RT_WARPS == 32,
               "a warp owns 4 rows of 64 k: lane l makes the 8 elements of row l / 8 from k = 8 (l % 8)");
 __host__ __device__ constexpr int oz2_rt_col(int r, int kk)
 {
-    return kk ^ (((kk >> 4) & 3) | ((r & 2) << 1) | ((r & 1) << 3));
+    return kk ^ (((kk >> 4) & 3) | ((r & 1) << 2) | ((r & 2) << 2));
 }
 /* Element (r, kk)'s index in the warp's buffer. */
 __host__ __device__ constexpr int oz2_rt_place(int r, int kk) { return r * OZ2_RT_K + oz2_rt_col(r, kk); }
@@ -170,12 +175,12 @@ __host__ __device__ constexpr int oz2_rt_place(int r, int kk) { return r * OZ2_R
  * lane and copy in both layouts, and every place is taken once. */
 __host__ __device__ constexpr int oz2_rt_T(bool rows_contig, int l)
 {
-    return rows_contig ? (((l & 3) * OZ2_RT_K) | ((l >> 2) ^ ((l & 2) << 1)) | ((l & 1) << 3)) : (l ^ (l >> 4));
+    return rows_contig ? (((l & 3) * OZ2_RT_K) | ((l >> 2) ^ (((l & 1) << 2) | ((l & 2) << 2)))) : (l ^ (l >> 4));
 }
 __host__ __device__ constexpr int oz2_rt_K(bool rows_contig, int i)
 {
     return rows_contig ? (((i >> 1) & 3) | (8 * i))
-                       : (((i / 2) * OZ2_RT_K + 32 * (i % 2)) ^ (2 * (i % 2) | ((i / 2) & 2) << 1 | ((i / 2) & 1) << 3));
+                       : (((i / 2) * OZ2_RT_K + 32 * (i % 2)) ^ (2 * (i % 2) | ((i / 2) & 1) << 2 | ((i / 2) & 2) << 2));
 }
 constexpr bool oz2_rt_split_ok()
 {
@@ -197,6 +202,25 @@ constexpr bool oz2_rt_split_ok()
     return true;
 }
 static_assert(oz2_rt_split_ok(), "the copies' places T ^ K and the reads' R ^ e are the swizzled places");
+/* Every half-warp of every copy and read touches 16 distinct bank pairs
+ * (place % 16: a row is 64 doubles, whole bank cycles). */
+constexpr bool oz2_rt_banks_ok()
+{
+    for (int h = 0; h < 2; h++) {
+        for (int n = 0; n < 3 * OZ2_RT_LOADS; n++) { /* copies of both layouts (i = n % 8), then reads (e = n % 8) */
+            bool hit[16] = {};
+            for (int l = 16 * h; l < 16 * h + 16; l++) {
+                const int c = n / OZ2_RT_LOADS, i = n % OZ2_RT_LOADS;
+                const int at = c < 2 ? oz2_rt_T(c, l) ^ oz2_rt_K(c, i) : oz2_rt_place(l >> 3, 8 * (l & 7)) ^ i;
+                if (hit[at % 16])
+                    return false;
+                hit[at % 16] = true;
+            }
+        }
+    }
+    return true;
+}
+static_assert(OZ2_RT_LOADS == OZ2_RT_E && oz2_rt_banks_ok(), "conflict-free half-warps: every access one wavefront each");
 
 /* The doubles are staged through shared memory so that the global reads are
  * coalesced along whichever of r or kk is contiguous: a block works through
