@@ -844,20 +844,22 @@ OZ_HD int oz2_cf_finish_limbs(const oz2_crt_fast *f, int nl, const double acc[OZ
 }
 
 /* RN(X) for X = sum_l e_l 2^(36 l) given by canonical limbs (0 <= e_l <
- * 2^36), in floating point only: from the top, V = V 2^36 + e_l while that
- * is exact (V < 2^17: the sum stays below 2^53). At the first limb l where
- * V >= 2^17, h = RN(V 2^36 + e_l) >= 2^53 and its error r (FastTwoSum:
- * |V 2^36| >= e_l) are exact; in units of 2^(36 l) X is h + r + L with L
- * in [0, 1) from the limbs below, and every midpoint between the doubles
- * at or above 2^53 is an integer, so L only breaks a tie: RN(X) = 2^(36 l)
- * RN(h + (r + L/2 rounded to 0 or 1/2)), one rounding of exact operands.
+ * 2^36 below the top; the top limb may be negative, carrying X's sign), in
+ * floating point only: from the top, V = V 2^36 + e_l while that is exact
+ * (-2^17 <= V < 2^17: the sum stays in [-2^53, 2^53 - 1]). At the first
+ * limb l where V is outside, |h| = |RN(V 2^36 + e_l)| >= 2^53 (above 2^53
+ * for V < -2^17) and its error r (FastTwoSum: |V 2^36| >= e_l) are exact; in
+ * units of 2^(36 l) X is h + r + L with L in [0, 1) from the limbs below,
+ * and every midpoint between the doubles of magnitude 2^53 and up is an
+ * integer, so L only breaks a tie: RN(X) = 2^(36 l) RN(h + (r + L/2 rounded
+ * to 0 or 1/2)), one rounding of exact operands, for either sign.
  * Bit for bit oz2_to_double3's RN (test_oz2_fast), without 64-bit integer
  * work. */
 OZ_HD double oz2_cf_limbs_rn(const double e[OZ2_CF_MAXL], int nl)
 {
     double V = e[nl - 1];
     for (int l = nl - 2; l >= 0; l--) {
-        if (V < 131072.0) { /* 2^17: V 2^36 + e_l <= 2^53 - 1, exact */
+        if (V >= -131072.0 && V < 131072.0) { /* |V| <= 2^17: V 2^36 + e_l in [-2^53, 2^53 - 1], exact */
             V = OZ2_DFMA_(V, 0x1p36, e[l]);
             continue;
         }
@@ -870,6 +872,31 @@ OZ_HD double oz2_cf_limbs_rn(const double e[OZ2_CF_MAXL], int nl)
         return OZ2_DMUL_(y, oz2_pow2(OZ2_CF_BITS * l));                 /* exact: below 2^157 */
     }
     return V;
+}
+
+/* RN(X) straight from the accumulators, X signed (the CRT kernel's path):
+ * e_l = acc_l - qr P_l (exact), carries by floors leave the limbs below the
+ * top in [0, 2^36) and X's sign in the top limb, and oz2_cf_limbs_rn takes
+ * that form as it is: no sign folding, no second carry. 0 and *x = RN(X)
+ * (+0 for X = 0), or -1 where the fast path cannot decide the fold
+ * (oz2_cf_finish_limbs's test): the same bits as oz2_cf_finish_limbs and
+ * oz2_cf_limbs_rn with the sign applied (test_oz2_fast). */
+OZ_HD int oz2_cf_fold_rn(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_MAXL], double *x)
+{
+    const double M = 6755399441055744.0; /* 1.5 2^52 */
+    double D = 0.0;
+    for (int l = nl - 1; l >= 0; l--)
+        D = OZ2_DFMA_(acc[l], f->c[l], D);
+    const double qr = OZ2_DADD_(OZ2_DADD_(D, M), -M); /* rint(D), 0 <= D < 2^13 */
+    const double fr = OZ2_DADD_(D, -qr);              /* exact */
+    if (!(fabs(fr) <= 0.5 - 0x1p-30))
+        return -1;
+    double e[OZ2_CF_MAXL];
+    for (int l = 0; l < OZ2_CF_MAXL; l++)
+        e[l] = l < nl ? OZ2_DFMA_(qr, -f->Pl[l], acc[l]) : 0.0; /* exact, |e_l| < 2^49 */
+    oz2_cf_carry(nl, e);
+    *x = oz2_cf_limbs_rn(e, nl);
+    return 0;
 }
 
 #endif

@@ -90,15 +90,9 @@ oz2_crt_kernel(const __grid_constant__ oz2_crt_consts cc,
             const int s = e & 1, c = e >> 1;
             if (row[s] >= job.m || col[c] >= job.n || sa[s] == OZ_SCALE_SPECIAL || t[c] == OZ_SCALE_SPECIAL)
                 continue;
-            double lim[OZ2_CF_MAXL];
-            const int neg = oz2_cf_finish_limbs(&cf, NL, acc[e], lim);
-            double x; /* RN(X) */
-            if (neg >= 0) { /* from the limbs in floating point */
-                x = oz2_cf_limbs_rn(lim, NL);
-                x = neg ? -x : x;
-            } else { /* X near +-P/2: the exact reference decides */
+            double x; /* RN(X): from the signed limbs in floating point */
+            if (oz2_cf_fold_rn(&cf, NL, acc[e], &x) < 0) /* X near +-P/2: the exact reference decides */
                 x = oz2_crt_slow(cc, rw + e, plane);
-            }
             const double P = x == 0.0 ? 0.0 : oz2_ldexp_normal(x, sa[s] + t[c] - 2 * job.w);
             oz_store_epilogue(&C[col[c] * job.c.ldc + row[s]], alpha, beta, P, false);
         }

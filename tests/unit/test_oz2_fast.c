@@ -184,6 +184,20 @@ static tbig tb_of_u192(const oz2_u192 *x)
 static int fast_fallbacks;
 
 /* Residues r (0 <= r_q < m_q, or any byte): the fast CRT equals the reference. */
+/* The kernel's signed path (oz2_cf_fold_rn) against the magnitude and sign
+ * of oz2_cf_finish_limbs: the same fallback decision, the same bits (neg <
+ * 0: the fallback; else X's sign and RN(|X|) = mag). */
+static void check_fold_rn(const oz2_crt_fast *f, const double *acc, int neg, double mag)
+{
+    double got = 0.0;
+    const int rc = oz2_cf_fold_rn(f, f->nl, acc, &got);
+    if ((rc < 0) != (neg < 0))
+        fail_msg("fold_rn's fallback %d, finish_limbs's %d (nl %d)", rc, neg, f->nl);
+    const double want = neg > 0 ? -mag : mag;
+    if (rc == 0 && memcmp(&got, &want, sizeof got) != 0)
+        fail_msg("fold_rn: got %a want %a (nl %d)", got, want, f->nl);
+}
+
 static void check_crt(const oz2_crt_fast *f, const oz2_crt_consts *c, const uint8_t *r)
 {
     oz2_uint want;
@@ -208,6 +222,7 @@ static void check_crt(const oz2_crt_fast *f, const oz2_crt_consts *c, const uint
     const double x = oz2_cf_limbs_rn(lim, f->nl), xw = oz2_to_double3(&m2, 0, 0);
     if (memcmp(&x, &xw, sizeof x) != 0)
         fail_msg("limbs_rn of the fast CRT: %a, words give %a (n=%d)", x, xw, c->n);
+    check_fold_rn(f, acc, neg2, x);
 }
 
 static void check_crt_of(const oz2_crt_fast *f, const oz2_crt_consts *c, tbig X)
@@ -343,6 +358,7 @@ static void test_cf_small_x(void **state)
                     uint64_t ax = (uint64_t)(x < 0 ? -x : x);
                     if (neg != (x < 0) || mag.w0 != ax || mag.w1 || mag.w2)
                         fail_msg("n=%d X=%" PRId64 " qr=%g j=%d: neg %d mag %" PRIu64, n, x, qrs[qi], j, neg, mag.w0);
+                    check_fold_rn(&f, acc, neg, (double)ax); /* +0 for X = 0, tiny X with their sign */
                 }
     }
 }
@@ -403,6 +419,14 @@ static void check_limbs_rn(const uint64_t x[3], int nl)
     if (memcmp(&got, &want, sizeof got) != 0)
         fail_msg("limbs_rn: got %a want %a (nl %d, x = %016" PRIx64 " %016" PRIx64 " %016" PRIx64 ")", got, want, nl,
                  x[2], x[1], x[0]);
+    /* -X in the signed form (floor carries: the limbs below the top in [0, 2^36), the top negative): -RN(X) */
+    for (int l = 0; l < nl; l++)
+        e[l] = 0.0 - e[l]; /* +0 for 0, as the kernel's exact differences give */
+    oz2_cf_carry(nl, e);
+    const double gotn = oz2_cf_limbs_rn(e, nl), wantn = want == 0.0 ? 0.0 : -want;
+    if (memcmp(&gotn, &wantn, sizeof gotn) != 0)
+        fail_msg("limbs_rn of -X: got %a want %a (nl %d, x = %016" PRIx64 " %016" PRIx64 " %016" PRIx64 ")", gotn,
+                 wantn, nl, x[2], x[1], x[0]);
 }
 
 static void set_bit(uint64_t x[3], int pos)
@@ -451,6 +475,25 @@ static void test_limbs_rn(void **state)
             check_limbs_rn(x, nl);
         }
     assert_true(ties > 100000);
+    /* signed tops at the exactness boundary (+-2^17 and beside): against the magnitude's RN, negated */
+    static const double tops[] = {-131073.0, -131072.0, -131071.0, 131071.0, 131072.0, -1.0, -65536.0};
+    for (int nl = 2; nl <= OZ2_CF_MAXL; nl++)
+        for (size_t t = 0; t < sizeof tops / sizeof tops[0]; t++)
+            for (int i = 0; i < 3000; i++) {
+                double e[OZ2_CF_MAXL] = {0.0, 0.0, 0.0, 0.0, 0.0}, m[OZ2_CF_MAXL] = {0.0, 0.0, 0.0, 0.0, 0.0};
+                e[nl - 1] = tops[t];
+                for (int l = 0; l < nl - 1; l++) {
+                    const int kind = (int)oz_rng_range(0, 3);
+                    e[l] = kind == 0 ? 0.0 : kind == 1 ? 0x1p36 - 1.0 : (double)(oz_rng_u64() >> 28);
+                }
+                for (int l = 0; l < nl; l++)
+                    m[l] = 0.0 - e[l];
+                oz2_cf_carry(nl, m); /* |X| in canonical limbs when X < 0, else -X signed */
+                const double got = oz2_cf_limbs_rn(e, nl), mag = oz2_cf_limbs_rn(m, nl);
+                const double want = mag == 0.0 ? 0.0 : -mag; /* RN(-Y) = -RN(Y) */
+                if (memcmp(&got, &want, sizeof got) != 0)
+                    fail_msg("limbs_rn with top %g (nl %d): got %a want %a", tops[t], nl, got, want);
+            }
 }
 
 /* oz2_ldexp_normal (to_double3's scaling) against C's ldexp: normal x of
