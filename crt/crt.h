@@ -40,14 +40,16 @@ OZ_HD int32_t oz_mod_p(int32_t x, int32_t p, uint32_t mu)
  * floor(y / m). On the GPU: a multiply-high, a shift, a multiply-add. */
 #define OZ_ACC_OFFSET(m) ((uint32_t)((((UINT32_C(1) << 30) - 1) / (uint32_t)(m)) * (uint32_t)(m)))
 #define OZ_ACC_MAGIC(m) ((uint32_t)(((UINT64_C(1) << 39) + (uint64_t)(m) - 1) / (uint64_t)(m)))
-OZ_HD uint32_t oz_acc_mod(uint32_t y, uint32_t m, uint32_t magic)
+/* neg_m = 2^32 - m: y - q m as one multiply-add modulo 2^32 (y + q neg_m),
+ * no negation of q */
+OZ_HD uint32_t oz_acc_mod(uint32_t y, uint32_t neg_m, uint32_t magic)
 {
 #ifdef __CUDA_ARCH__
     const uint32_t q = __umulhi(y, magic) >> 7;
 #else
     const uint32_t q = (uint32_t)(((uint64_t)y * magic) >> 39);
 #endif
-    return y - q * m;
+    return y + q * neg_m;
 }
 
 /* sum mod M for sum < 2^63 and M < 2^53. The quotient estimate through a

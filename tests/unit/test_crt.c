@@ -155,14 +155,14 @@ static void test_acc_mod(void **state)
         const uint32_t top = (UINT32_C(1) << 31) - 1;
         for (uint32_t j = 0; (uint64_t)j * m <= top; j++) {
             const uint32_t lo = j * m, hi = (uint64_t)lo + m - 1 > top ? top : lo + m - 1;
-            if (oz_acc_mod(lo, m, OZ_ACC_MAGIC(m)) != 0 || oz_acc_mod(hi, m, OZ_ACC_MAGIC(m)) != hi - lo)
+            if (oz_acc_mod(lo, 0u - m, OZ_ACC_MAGIC(m)) != 0 || oz_acc_mod(hi, 0u - m, OZ_ACC_MAGIC(m)) != hi - lo)
                 fail_msg("oz_acc_mod wrong for m %u at block %u", m, j);
         }
         for (int t = 0; t < 20000; t++) {
             const int64_t x = t < 4 ? (t & 1 ? xmax : xmin) + (t & 2 ? 0 : (t & 1 ? -1 : 1)) : oz_rng_range(xmin, xmax);
             const uint32_t y = (uint32_t)((int64_t)off + x);
             const int64_t want = ((x % (int64_t)m) + m) % m;
-            if ((int64_t)oz_acc_mod(y, m, OZ_ACC_MAGIC(m)) != want)
+            if ((int64_t)oz_acc_mod(y, 0u - m, OZ_ACC_MAGIC(m)) != want)
                 fail_msg("oz_acc_mod(offset + %" PRId64 ") mod %u wrong", x, m);
         }
     }
