@@ -323,32 +323,48 @@ struct oz_mode_res {
         wpos = 4 * (8 * (fr.row0 >> 4) + (fr.row0 & 7));
     }
 
-    __device__ __forceinline__ uint32_t mod(const int32_t (&acc)[Cfg::ACC_ALL], int i, int q)
+    /* The residues of accumulators 4 i + {0, 1, 2, 3} of block blk as one
+     * word: byte 2 c + s is column parity c, row 8 s (accumulator a0 + c + 2 s). */
+    __device__ __forceinline__ static uint32_t word_of(const int32_t (&acc)[Cfg::ACC_ALL], int a0, uint32_t neg,
+                                                       uint32_t magic)
     {
-        return (uint32_t)oz_engine_mod(acc[i], q);
+        auto r = [&](int a) { return oz_acc_mod((uint32_t)acc[a], neg, magic); };
+        return oz_pack4(r(a0), r(a0 + 2), r(a0 + 1), r(a0 + 3));
     }
 
+    /* Thread's word i of block blk goes to column pair (col0 + fr.col0) / 2
+     * + 4 i (columns col0 + fr.col(4 i) and the next: the same in every
+     * block), row block (row0 + 64 blk) / 16: 2 res_rows bytes a column
+     * pair, 8 res_rows bytes from word i to i + 1. Words past res_cols are
+     * not written; a tile wholly inside and not accumulating (the common
+     * case) takes a path without tests. */
     __device__ __forceinline__ void modulus_done(int32_t (&acc)[Cfg::ACC_ALL], int q, int64_t c, int64_t, int64_t b,
                                                  int64_t row0, int64_t col0)
     {
         if (row0 >= P.res_rows) /* res_rows is whole tiles' worth of 64 rows: all of this consumer's rows are beyond it */
             return;
-        const uint32_t mq = (uint32_t)c_emod[q];
+        constexpr int WORDS = Cfg::MMA_N / 8;
+        const uint32_t mq = (uint32_t)c_emod[q], neg = c_eneg[q], magic = c_emagic[q];
         const bool add = c > 0 || P.res_accumulate;
-        uint8_t *plane = P.res + b * P.res_item_bytes + (int64_t)q * P.res_rows * P.res_cols;
+        const int64_t jb = col0 + fr.col0, left = P.res_cols - jb; /* jb even: its pair's words at jb res_rows */
+        const int nw = left >= 8 * WORDS ? WORDS : left > 0 ? (int)((left + 7) / 8) : 0; /* words i with 8 i < left */
+        const int64_t stride = 8 * P.res_rows;
+        uint8_t *plane = P.res + b * P.res_item_bytes + (int64_t)q * P.res_rows * P.res_cols + jb * P.res_rows + wpos;
 #pragma unroll
         for (int blk = 0; blk < Cfg::BLOCKS_PER_CONSUMER; blk++) {
-            /* the block's rows start at row0 + 64 blk: 8 words a row block of 16 */
-            uint8_t *base = plane + 2 * (row0 + 64 * blk) + wpos;
+            uint8_t *base = plane + 2 * (row0 + 64 * blk);
+            if (nw == WORDS && !add) {
 #pragma unroll
-            for (int i = 0; i < Cfg::MMA_N / 8; i++) {
-                const int a0 = blk * Cfg::ACC + 4 * i;
-                const int64_t j = col0 + fr.col(4 * i); /* even (res_cols is even); the same columns in every block */
-                if (j >= P.res_cols)
+                for (int i = 0; i < WORDS; i++)
+                    *(uint32_t *)(base + i * stride) = word_of(acc, blk * Cfg::ACC + 4 * i, neg, magic);
+                continue;
+            }
+#pragma unroll
+            for (int i = 0; i < WORDS; i++) {
+                if (i >= nw)
                     continue;
-                /* byte 2 c + s: column parity c, row 8 s (accumulator a0 + c + 2 s) */
-                uint32_t word = oz_pack4(mod(acc, a0, q), mod(acc, a0 + 2, q), mod(acc, a0 + 1, q), mod(acc, a0 + 3, q));
-                uint32_t *p = (uint32_t *)(base + (j >> 1) * 2 * P.res_rows);
+                uint32_t word = word_of(acc, blk * Cfg::ACC + 4 * i, neg, magic);
+                uint32_t *p = (uint32_t *)(base + i * stride);
                 if (add) {
                     const uint32_t old = *p;
                     uint32_t sum = 0;
