@@ -811,6 +811,20 @@ OZ_HD void oz2_cf_carry(int nl, double e[OZ2_CF_MAXL])
     }
 }
 
+/* The fold's quotient: qr = rint(D) for D = sum_l acc_l c_l (about X' / P,
+ * 0 <= D < 2^13) and fr = D - qr (exact); -1 when |fr| is within 2^-30 of
+ * 1/2 (X' too near +-P/2 for the estimate: the exact CRT decides). */
+OZ_HD int oz2_cf_fold_quotient(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_MAXL], double *qr, double *fr)
+{
+    const double M = 6755399441055744.0; /* 1.5 2^52 */
+    double D = 0.0;
+    for (int l = nl - 1; l >= 0; l--)
+        D = OZ2_DFMA_(acc[l], f->c[l], D);
+    *qr = OZ2_DADD_(OZ2_DADD_(D, M), -M); /* rint(D) */
+    *fr = OZ2_DADD_(D, -*qr);             /* exact */
+    return fabs(*fr) <= 0.5 - 0x1p-30 ? 0 : -1;
+}
+
 /* X from the accumulators: its sign (1: negative) and its magnitude as nl
  * canonical 36-bit limbs e_l (exact doubles, 0 <= e_l < 2^36), or -1 when
  * X' may lie outside the fold (then use oz2_crt_reconstruct). The limbs stay
@@ -819,13 +833,8 @@ OZ_HD void oz2_cf_carry(int nl, double e[OZ2_CF_MAXL])
  * floors. */
 OZ_HD int oz2_cf_finish_limbs(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_MAXL], double e[OZ2_CF_MAXL])
 {
-    const double M = 6755399441055744.0; /* 1.5 2^52 */
-    double D = 0.0;
-    for (int l = nl - 1; l >= 0; l--)
-        D = OZ2_DFMA_(acc[l], f->c[l], D);
-    const double qr = OZ2_DADD_(OZ2_DADD_(D, M), -M); /* rint(D), 0 <= D < 2^13 */
-    const double fr = OZ2_DADD_(D, -qr);              /* exact */
-    if (!(fabs(fr) <= 0.5 - 0x1p-30))
+    double qr, fr;
+    if (oz2_cf_fold_quotient(f, nl, acc, &qr, &fr) < 0)
         return -1;
     double sg = fr < 0.0 ? -1.0 : 1.0;
     for (int l = 0; l < OZ2_CF_MAXL; l++)
@@ -883,13 +892,8 @@ OZ_HD double oz2_cf_limbs_rn(const double e[OZ2_CF_MAXL], int nl)
  * oz2_cf_limbs_rn with the sign applied (test_oz2_fast). */
 OZ_HD int oz2_cf_fold_rn(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_MAXL], double *x)
 {
-    const double M = 6755399441055744.0; /* 1.5 2^52 */
-    double D = 0.0;
-    for (int l = nl - 1; l >= 0; l--)
-        D = OZ2_DFMA_(acc[l], f->c[l], D);
-    const double qr = OZ2_DADD_(OZ2_DADD_(D, M), -M); /* rint(D), 0 <= D < 2^13 */
-    const double fr = OZ2_DADD_(D, -qr);              /* exact */
-    if (!(fabs(fr) <= 0.5 - 0x1p-30))
+    double qr, fr;
+    if (oz2_cf_fold_quotient(f, nl, acc, &qr, &fr) < 0)
         return -1;
     double e[OZ2_CF_MAXL];
     for (int l = 0; l < OZ2_CF_MAXL; l++)
