@@ -109,13 +109,6 @@ struct oz_frag {
     __device__ int col(int idx) const { return col0 + 8 * (idx >> 2) + (idx & 1); }
 };
 
-/* The accumulator y of modulus q (started at c_eoff[q]: crt/crt.h's
- * oz_acc_mod) reduced to [0, m_q). */
-__device__ __forceinline__ int32_t oz_engine_mod(int32_t y, int q)
-{
-    return (int32_t)oz_acc_mod((uint32_t)y, c_eneg[q], c_emagic[q]);
-}
-
 /* b0 | b1 << 8 | b2 << 16 | b3 << 24 for bytes b_i < 256: three byte
  * permutes instead of three shifts and three ORs. */
 __device__ __forceinline__ uint32_t oz_pack4(uint32_t b0, uint32_t b1, uint32_t b2, uint32_t b3)
@@ -172,11 +165,11 @@ struct oz_mode_p22 {
     {
         if (q == 0)
             finish(); /* the previous chunk's words are about to be overwritten */
+        const uint32_t neg = c_eneg[q], magic = c_emagic[q]; /* the accumulators started at c_eoff[q]: oz_acc_mod */
+        auto r = [&](int a) { return oz_acc_mod((uint32_t)acc[a], neg, magic); };
 #pragma unroll
-        for (int w = 0; w < M::WORDS; w++) {
-            word_of(q, w) = oz_pack4(oz_engine_mod(acc[4 * w], q), oz_engine_mod(acc[4 * w + 1], q),
-                                     oz_engine_mod(acc[4 * w + 2], q), oz_engine_mod(acc[4 * w + 3], q));
-        }
+        for (int w = 0; w < M::WORDS; w++)
+            word_of(q, w) = oz_pack4(r(4 * w), r(4 * w + 1), r(4 * w + 2), r(4 * w + 3));
         if (q == M::NMOD - 1) { /* the chunk is complete: its CRT is pending */
             pb = b;
             pi0 = row0 / 2 + fr.row0; /* 128 logical rows per consumer: hi and lo of 64 real rows */
@@ -241,7 +234,6 @@ struct oz_mode_p22 {
             sn[3] = j + 1 < P.t.n ? sB[j + 1] : 0;
         }
     }
-
 
     __device__ __forceinline__ void do_unit()
     {
@@ -491,7 +483,7 @@ __global__ void __launch_bounds__(Mode::Cfg::THREADS, 1)
         for (int64_t c = 0; c < nchunks; c++) {
             const int nk = kblocks(c);
             for (int q = q0; q < q1; q++) {
-                const int32_t acc0 = (int32_t)c_eoff[q]; /* a multiple of m_q: oz_engine_mod */
+                const int32_t acc0 = (int32_t)c_eoff[q]; /* a multiple of m_q: the modes reduce with oz_acc_mod */
 #pragma unroll
                 for (int i = 0; i < Cfg::ACC_ALL; i++)
                     acc[i] = acc0;
