@@ -234,7 +234,9 @@ static_assert(OZ2_RT_LOADS == OZ2_RT_E && oz2_rt_banks_ok(), "conflict-free half
  * k-contiguous operand gains, the rows-contiguous one does not); 8 or 16 K
  * tiles a block were slower (tails). The kernel is latency-bound (~50% of
  * issue slots, long-scoreboard stalls), not by its instruction count (12%
- * fewer changed nothing, session 9) nor by DRAM bandwidth. Each thread turns its
+ * fewer changed nothing, session 9) nor by DRAM bandwidth. Also measured
+ * and no faster (session 12, calls 1, 4, 9): the conflict-free staging
+ * (kept), three staging buffers, and a persistent grid (slower). Each thread turns its
  * 8 elements into z = a'' + 2^(w+1) once (crt/oz2.h's oz2_biased_u64 /
  * _u128, NW 64-bit words); per pair of moduli, 4 NW mma.sync give the
  * biased byte sums, and each residue costs three operations
