@@ -159,7 +159,7 @@ static int cf_finish_words(const oz2_crt_fast *f, int nl, const double acc[OZ2_C
 /* The whole fast CRT as words: oz2_crt_reconstruct's result, bit for bit
  * (its own fallback included). */
 static int crt_reconstruct_fast(const oz2_crt_fast *f, const oz2_crt_consts *c, const uint8_t *r, int64_t stride,
-                                   oz2_u192 *mag)
+                                oz2_u192 *mag)
 {
     double acc[OZ2_CF_MAXL];
     oz2_cf_start(f, f->nl, acc);
@@ -174,7 +174,6 @@ static int crt_reconstruct_fast(const oz2_crt_fast *f, const oz2_crt_consts *c, 
     return neg;
 }
 
-
 static tbig tb_of_u192(const oz2_u192 *x)
 {
     tbig r = {{x->w0, x->w1, x->w2, 0}};
@@ -183,7 +182,6 @@ static tbig tb_of_u192(const oz2_u192 *x)
 
 static int fast_fallbacks;
 
-/* Residues r (0 <= r_q < m_q, or any byte): the fast CRT equals the reference. */
 /* The kernel's signed path (oz2_cf_fold_rn) against the magnitude and sign
  * of oz2_cf_finish_limbs: the same fallback decision, the same bits (neg <
  * 0: the fallback; else X's sign and RN(|X|) = mag). */
@@ -198,6 +196,7 @@ static void check_fold_rn(const oz2_crt_fast *f, const double *acc, int neg, dou
         fail_msg("fold_rn: got %a want %a (nl %d)", got, want, f->nl);
 }
 
+/* Residues r (0 <= r_q < m_q, or any byte): the fast CRT equals the reference. */
 static void check_crt(const oz2_crt_fast *f, const oz2_crt_consts *c, const uint8_t *r)
 {
     oz2_uint want;
