@@ -1,8 +1,8 @@
 /* tests/gpu/shim/client_dgemm.c: an unmodified cuBLAS program, run natively and under libozcrt.so.
  *
  * It knows nothing of the shim: it calls the twelve DGEMM entry points of the
- * real cuBLAS (the 64-bit-integer ones too) (host and device pointer mode, a call captured into a CUDA
- * graph and replayed, 4 threads with their own handles and streams) and
+ * real cuBLAS, the 64-bit-integer ones included (host and device pointer
+ * mode, a call captured into a CUDA graph and replayed, 4 threads with their own handles and streams) and
  * checks every element against a naive CPU double loop within the Phase 22
  * bound (reference/bound.h) plus the CPU loop's own rounding. Inf/NaN inputs
  * must give the non-finite result DGEMM gives. Prints PASS/FAIL per case;
