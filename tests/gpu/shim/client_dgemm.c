@@ -2,8 +2,8 @@
  *
  * It knows nothing of the shim: it calls the twelve DGEMM entry points of the
  * real cuBLAS, the 64-bit-integer ones included (host and device pointer
- * mode, a call captured into a CUDA graph and replayed, 4 threads with their own handles and streams) and
- * checks every element against a naive CPU double loop within the Phase 22
+ * mode, a call captured into a CUDA graph and replayed, 4 threads with
+ * their own handles and streams) and checks every element against a naive CPU double loop within the Phase 22
  * bound (reference/bound.h) plus the CPU loop's own rounding. Inf/NaN inputs
  * must give the non-finite result DGEMM gives. Prints PASS/FAIL per case;
  * exit status 0 only if all pass. Native cuBLAS passes trivially (its error
