@@ -4,6 +4,8 @@
 #include "res_layout.h"
 
 #define OZ2_CRT_E 4 /* the elements of one 32-bit word of a residue plane per thread */
+#define OZ2_CRT_PAIRS_PER_WARP 8 /* column pairs a warp works through (fewer where the grid would be small) */
+#define OZ2_CRT_MIN_BLOCKS 2048  /* ~5 waves of 3 blocks an SM on 132 SMs */
 
 /* A thread per word w of one column pair J of the residue planes: rows r0 =
  * oz_res_word_row(w) and r0 + 8 of columns 2 J and 2 J + 1, byte 2 c + s
@@ -103,8 +105,16 @@ cudaError_t oz2_launch_crt(const oz2_crt_consts &cc, const oz2_crt_job &job, int
 {
     oz2_crt_fast cf;
     oz2_crt_fast_init(&cf, &cc);
-    const int64_t by = ((job.n + 1) / 2 + 7) / 8; /* column pairs, 8 a block */
-    const dim3 grid((unsigned)((job.m + 63) / 64), (unsigned)(by < 65535 ? by : 65535), /* 64 rows a warp */
+    /* column pairs, 8 a block row, each warp OZ2_CRT_PAIRS_PER_WARP of them
+     * (its set-up, ~100 instructions, paid once: session 13's source
+     * counters had it at 8% of the kernel with one pair a warp) while the
+     * grid keeps OZ2_CRT_MIN_BLOCKS blocks */
+    const int64_t gx = (job.m + 63) / 64, pairs8 = ((job.n + 1) / 2 + 7) / 8;
+    const int64_t fill = (OZ2_CRT_MIN_BLOCKS + gx * group - 1) / (gx * group);
+    int64_t by = (pairs8 + OZ2_CRT_PAIRS_PER_WARP - 1) / OZ2_CRT_PAIRS_PER_WARP;
+    by = by > fill ? by : fill;
+    by = by < pairs8 ? by : pairs8;
+    const dim3 grid((unsigned)gx, (unsigned)(by < 65535 ? by : 65535), /* 64 rows a warp */
                     (unsigned)group);
     const dim3 block(32, 8);
     switch (cc.n) {

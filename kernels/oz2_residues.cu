@@ -135,12 +135,11 @@ __device__ __forceinline__ void oz2_residue_pairs(const oz2_frag_elems<NW> &el, 
     }
 }
 
-/* 8 bytes global -> shared, asynchronous; zeros where `live` is false (the
- * source is then not read). */
-__device__ __forceinline__ void oz2_cp_async8(double *dst, const double *src, bool live)
+/* 8 bytes global -> shared (a shared-memory byte address), asynchronous;
+ * zeros where `live` is false (the source is then not read). */
+__device__ __forceinline__ void oz2_cp_async8(uint32_t dst, const double *src, bool live)
 {
-    const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(d), "l"(src), "r"(live ? 8 : 0));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src), "r"(live ? 8 : 0));
 }
 __device__ __forceinline__ void oz2_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N>
@@ -223,45 +222,48 @@ constexpr bool oz2_rt_banks_ok()
 static_assert(OZ2_RT_LOADS == OZ2_RT_E && oz2_rt_banks_ok(), "conflict-free half-warps: every access one wavefront each");
 
 /* The doubles are staged through shared memory so that the global reads are
- * coalesced along whichever of r or kk is contiguous: a block works through
- * up to OZ2_RT_TILES K tiles of its rows, the next tile's doubles copied
- * (cp.async, two buffers) while this one's residues are made. Each warp
- * stages only the 4 rows whose residues it makes, so it waits for nobody
- * but itself (no block barrier; every access conflict-free, oz2_rt_col).
- * Measured on the H200 (BENCHMARKS.md session 10, calls 4-5, at 4 blocks an
- * SM): 2.67 + 2.52 ms for op(A) and op(B) at 16384^3, N = 16, against 2.68
- * + 2.73 with the block staging before (barrier stalls gone; the
- * k-contiguous operand gains, the rows-contiguous one does not); 8 or 16 K
- * tiles a block were slower (tails). The kernel is latency-bound (~50% of
- * issue slots, long-scoreboard stalls), not by its instruction count (12%
- * fewer changed nothing, session 9) nor by DRAM bandwidth. Also measured
- * and no faster (session 12, calls 1, 4, 9): the conflict-free staging
- * (kept), three staging buffers, and a persistent grid (slower). Each thread turns its
- * 8 elements into z = a'' + 2^(w+1) once (crt/oz2.h's oz2_biased_u64 /
+ * coalesced along whichever of r or kk is contiguous (RC: rows, the
+ * template's layout, so that the copies' addresses are a base and
+ * compile-time steps): a block works through up to OZ2_RT_TILES K tiles of
+ * its rows, the next tile's doubles copied (cp.async, two buffers) while
+ * this one's residues are made. Each warp stages only the 4 rows whose
+ * residues it makes, so it waits for nobody but itself (no block barrier;
+ * every access conflict-free, oz2_rt_col). Measured on the H200
+ * (BENCHMARKS.md session 10, calls 4-5, at 4 blocks an SM): 2.67 + 2.52 ms
+ * for op(A) and op(B) at 16384^3, N = 16, against 2.68 + 2.73 with the
+ * block staging before; 8 or 16 K tiles a block were slower (tails). Also
+ * measured and no faster (session 12, calls 1, 4, 9): the conflict-free
+ * staging (kept), three staging buffers, and a persistent grid (slower).
+ * Session 13 (ncu source counters, 16384^3): a fifth of the instructions
+ * were the copies' addresses (both layouts in one body, ~26 a copy) and the
+ * reads' swizzled places recomputed per element (register pressure); the
+ * first copies waited for the row's scale. Now the layout is a template
+ * parameter, each read is one XOR on a byte address kept from the start,
+ * and the first copies go out before the scale is read. Each thread turns
+ * its 8 elements into z = a'' + 2^(w+1) once (crt/oz2.h's oz2_biased_u64 /
  * _u128, NW 64-bit words); per pair of moduli, 4 NW mma.sync give the
  * biased byte sums, and each residue costs three operations
  * (oz2_byte_residue_bits, m a compile-time constant) and a byte permute;
  * 8 residues go out as one 8-byte word per plane. Padding gets zeros, and
  * so do special (Inf/NaN) rows, which the fix-up kernel computes instead. */
-template <int NW>
+template <int NW, bool RC>
 __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
     oz2_residues_kernel(oz_view v, oz_operand_ws w, int nmod, int wbits, const __grid_constant__ oz2_bias bias)
 {
-    __shared__ double stage[OZ2_RT_WARPS][2][OZ2_RT_WROWS][OZ2_RT_K];
+    __shared__ __align__(128) double stage[OZ2_RT_WARPS][2][OZ2_RT_WROWS][OZ2_RT_K];
+    constexpr uint32_t BUF_BYTES = OZ2_RT_WROWS * OZ2_RT_K * sizeof(double);
     const int64_t b = blockIdx.z;
     const double *x = v.ptr(b);
     const int tx = threadIdx.x & 31, wp = threadIdx.x >> 5;
     const int64_t r0 = (int64_t)blockIdx.x * OZ2_RT_ROWS + wp * OZ2_RT_WROWS; /* the warp's rows */
     const int rr = tx >> 3, kq = (tx & 7) * OZ2_RT_E; /* this thread's row of the warp's and first k */
     const int64_t r = r0 + rr;
-    const int sc = w.scale(b)[r];
-    const bool live = r < v.rows && sc != OZ_SCALE_SPECIAL;
-    const oz2_shift shift = oz2_make_shift(live ? wbits - sc : 0);
-    const int g = tx >> 2;
-    const bool mine = (tx & 3) == (g >> 1); /* B column g's slot is this lane's */
     const int ktiles = (int)(w.kpad / OZ2_RT_K), kgroups = (ktiles + OZ2_RT_TILES - 1) / OZ2_RT_TILES; /* < 2^31: the launch checks */
-    double (*tile)[OZ2_RT_WROWS][OZ2_RT_K] = stage[wp];
-    const int R = oz2_rt_place(rr, kq); /* this thread's first element; element e at R ^ e */
+    /* the warp's buffers as a shared-memory byte address (64-byte aligned:
+     * an XOR of bits 3-5 stays inside the thread's 8 doubles); element e of
+     * this thread is at place R ^ e, byte address rb ^ 8 e */
+    const uint32_t sbase = (uint32_t)__cvta_generic_to_shared(&stage[wp][0][0][0]);
+    const uint32_t rb = sbase + 8u * (uint32_t)oz2_rt_place(rr, kq);
 
     /* tile kt's doubles of the warp's rows into buffer buf: copy i of lane
      * tx is (row, kk) = (tx % 4, tx / 4 + 8 i) where rows are contiguous,
@@ -270,23 +272,34 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
      * (kk's bits 0-2 and 3 are the lane's and i's, or bits 0-4 the lane's
      * alone, so the swizzle's XOR splits between them; oz2_rt_T and
      * oz2_rt_K, checked at compile time). */
-    const bool rows_contig = v.rs == 1;
-    const int trow = tx & 3, tcol = tx >> 2;
-    const int T = oz2_rt_T(rows_contig, tx);
+    const int T = oz2_rt_T(RC, tx);
+    /* the lane's source: RC, row r0 + tx % 4 from k = tx / 4 (steps of 8 ks);
+     * else row r0 from k = tx (rows rs apart, the second half 32 on) */
+    const int64_t lrow = RC ? r0 + (tx & 3) : r0, lk = RC ? (tx >> 2) : tx;
+    const double *src0 = x + lrow * v.rs + lk * v.ks;
     auto fetch = [&](int kt, int buf) {
-        const int64_t k0 = kt * OZ2_RT_K;
-        double *dst = &tile[buf][0][0];
+        const int64_t k0 = (int64_t)kt * OZ2_RT_K;
+        const uint32_t dst = sbase + (uint32_t)buf * BUF_BYTES;
+        const double *p = src0 + k0 * v.ks;
 #pragma unroll
         for (int i = 0; i < OZ2_RT_LOADS; i++) {
-            const int row = rows_contig ? trow : i / 2, kk = rows_contig ? tcol + 8 * i : tx + 32 * (i % 2);
-            const bool in = r0 + row < v.rows && k0 + kk < v.k;
-            oz2_cp_async8(dst + (T ^ oz2_rt_K(rows_contig, i)), in ? x + (r0 + row) * v.rs + (k0 + kk) * v.ks : x, in);
+            const int drow = RC ? 0 : i / 2, dk = RC ? 8 * i : 32 * (i % 2);
+            const bool in = lrow + drow < v.rows && k0 + lk + dk < v.k;
+            const double *s = RC ? p + dk * v.ks : p + drow * v.rs + dk;
+            const uint32_t d = dst + 8u * (uint32_t)(T ^ oz2_rt_K(RC, i));
+            oz2_cp_async8(d, in ? s : x, in);
         }
         oz2_cp_async_commit();
     };
+    const int g = tx >> 2;
+    const bool mine = (tx & 3) == (g >> 1); /* B column g's slot is this lane's */
     for (int kg = blockIdx.y; kg < kgroups; kg += gridDim.y) { /* groups of OZ2_RT_TILES K tiles */
         const int kt0 = kg * OZ2_RT_TILES, kt1 = kt0 + OZ2_RT_TILES < ktiles ? kt0 + OZ2_RT_TILES : ktiles;
         fetch(kt0, 0);
+        /* the row's scale after the first copies are out (its load's latency under theirs) */
+        const int sc = w.scale(b)[r];
+        const bool live = r < v.rows && sc != OZ_SCALE_SPECIAL;
+        const oz2_shift shift = oz2_make_shift(live ? wbits - sc : 0);
         for (int kt = kt0; kt < kt1; kt++) {
             const int buf = (kt - kt0) & 1;
             if (kt + 1 < kt1) { /* the next tile's copies in flight under this one's work */
@@ -296,12 +309,15 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
                 oz2_cp_async_wait<0>();
             }
             __syncwarp(); /* every lane's copies of this tile have landed */
-            const int64_t k0 = kt * OZ2_RT_K;
+            const int64_t k0 = (int64_t)kt * OZ2_RT_K;
+            const uint32_t rbb = rb + (uint32_t)buf * BUF_BYTES;
 
             oz2_frag_elems<NW> el;
 #pragma unroll
             for (int e = 0; e < OZ2_RT_E; e++) {
-                const double xe = live ? (&tile[buf][0][0])[R ^ e] : 0.0; /* kq + e's place: e is kk's bits 0-2 */
+                double xe; /* kq + e's place: e is kk's bits 0-2 */
+                asm volatile("ld.shared.f64 %0, [%1];\n" : "=d"(xe) : "r"(rbb ^ (8u * e)));
+                xe = live ? xe : 0.0;
                 uint64_t lo, hi = 0;
                 if constexpr (NW == 1)
                     lo = oz2_biased_u64(xe, shift, wbits);
@@ -335,9 +351,17 @@ cudaError_t oz2_launch_residues(const oz_view &v, const oz_operand_ws &w, int nm
     oz2_bias bias = {};
     for (int q = 0; q < nmod && q < OZ_ENGINE_NMODULI; q++)
         bias.c[q] = oz2_bias_bits(wbits, oz2_modulus(q));
-    if (wbits <= 62) /* z = a'' + 2^(w+1) < 2^64 */
-        oz2_residues_kernel<1><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias);
-    else
-        oz2_residues_kernel<2><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias);
+    const bool rc = v.rs == 1;
+    if (wbits <= 62) { /* z = a'' + 2^(w+1) < 2^64 */
+        if (rc)
+            oz2_residues_kernel<1, true><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias);
+        else
+            oz2_residues_kernel<1, false><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias);
+    } else {
+        if (rc)
+            oz2_residues_kernel<2, true><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias);
+        else
+            oz2_residues_kernel<2, false><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias);
+    }
     return cudaGetLastError();
 }
