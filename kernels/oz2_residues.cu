@@ -255,10 +255,24 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
     const int64_t b = blockIdx.z;
     const double *x = v.ptr(b);
     const int tx = threadIdx.x & 31, wp = threadIdx.x >> 5;
-    const int64_t r0 = (int64_t)blockIdx.x * OZ2_RT_ROWS + wp * OZ2_RT_WROWS; /* the warp's rows */
+    const int ktiles = (int)(w.kpad / OZ2_RT_K), kgroups = (ktiles + OZ2_RT_TILES - 1) / OZ2_RT_TILES; /* < 2^31: the launch checks */
+    /* Which rows and K groups: where the grid has every K group (gridDim.y
+     * == kgroups), consecutive blocks take the K groups of one row block in
+     * turn, so that the blocks in flight write whole plane rows (the 2/3 of
+     * the traffic that is writes goes out in long runs) and read a few
+     * row blocks across all of K; else (K past 65535 groups) block x is row
+     * block x and walks K groups y, y + gridDim.y, ... */
+    int64_t rblk = blockIdx.x;
+    int kg_first = blockIdx.y, kg_step = gridDim.y;
+    if ((int)gridDim.y == kgroups) {
+        const int64_t id = (int64_t)blockIdx.y * gridDim.x + blockIdx.x;
+        rblk = id / kgroups;
+        kg_first = (int)(id - rblk * kgroups);
+        kg_step = kgroups;
+    }
+    const int64_t r0 = rblk * OZ2_RT_ROWS + wp * OZ2_RT_WROWS; /* the warp's rows */
     const int rr = tx >> 3, kq = (tx & 7) * OZ2_RT_E; /* this thread's row of the warp's and first k */
     const int64_t r = r0 + rr;
-    const int ktiles = (int)(w.kpad / OZ2_RT_K), kgroups = (ktiles + OZ2_RT_TILES - 1) / OZ2_RT_TILES; /* < 2^31: the launch checks */
     /* the warp's buffers as a shared-memory byte address (64-byte aligned:
      * an XOR of bits 3-5 stays inside the thread's 8 doubles); element e of
      * this thread is at place R ^ e, byte address rb ^ 8 e */
@@ -293,17 +307,20 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
     };
     const int g = tx >> 2;
     const bool mine = (tx & 3) == (g >> 1); /* B column g's slot is this lane's */
-    for (int kg = blockIdx.y; kg < kgroups; kg += gridDim.y) { /* groups of OZ2_RT_TILES K tiles */
-        const int kt0 = kg * OZ2_RT_TILES, kt1 = kt0 + OZ2_RT_TILES < ktiles ? kt0 + OZ2_RT_TILES : ktiles;
-        fetch(kt0, 0);
+    /* K group kg is the tiles kg, kg + kgroups, kg + 2 kgroups, ... (at most
+     * OZ2_RT_TILES): the blocks of a row block in flight together work on
+     * adjacent tiles at the same time */
+    for (int kg = kg_first; kg < kgroups; kg += kg_step) {
+        fetch(kg, 0);
         /* the row's scale after the first copies are out (its load's latency under theirs) */
         const int sc = w.scale(b)[r];
         const bool live = r < v.rows && sc != OZ_SCALE_SPECIAL;
         const oz2_shift shift = oz2_make_shift(live ? wbits - sc : 0);
-        for (int kt = kt0; kt < kt1; kt++) {
-            const int buf = (kt - kt0) & 1;
-            if (kt + 1 < kt1) { /* the next tile's copies in flight under this one's work */
-                fetch(kt + 1, buf ^ 1);
+        int kt = kg;
+        for (int j = 0; j < OZ2_RT_TILES && kt < ktiles; j++, kt += kgroups) {
+            const int buf = j & 1;
+            if (j + 1 < OZ2_RT_TILES && kt + kgroups < ktiles) { /* the next tile's copies in flight under this one's work */
+                fetch(kt + kgroups, buf ^ 1);
                 oz2_cp_async_wait<1>();
             } else {
                 oz2_cp_async_wait<0>();
@@ -344,7 +361,7 @@ cudaError_t oz2_launch_residues(const oz_view &v, const oz_operand_ws &w, int nm
                                 cudaStream_t s)
 {
     const int64_t ktiles = w.kpad / OZ2_RT_K, kgroups = (ktiles + OZ2_RT_TILES - 1) / OZ2_RT_TILES;
-    if (ktiles > INT32_MAX - OZ2_RT_TILES)
+    if (ktiles > INT32_MAX / 2) /* kt + kgroups stays an int */
         return cudaErrorInvalidValue;
     dim3 grid((unsigned)(w.rows_pad / OZ2_RT_ROWS), (unsigned)(kgroups < 65535 ? (kgroups > 0 ? kgroups : 1) : 65535),
               (unsigned)group);
