@@ -883,22 +883,35 @@ OZ_HD double oz2_cf_limbs_rn(const double e[OZ2_CF_MAXL], int nl)
     return V;
 }
 
-/* RN(X) straight from the accumulators, X signed (the CRT kernel's path):
- * e_l = acc_l - qr P_l (exact), carries by floors leave the limbs below the
- * top in [0, 2^36) and X's sign in the top limb, and oz2_cf_limbs_rn takes
- * that form as it is: no sign folding, no second carry. 0 and *x = RN(X)
- * (+0 for X = 0), or -1 where the fast path cannot decide the fold
- * (oz2_cf_finish_limbs's test): the same bits as oz2_cf_finish_limbs and
- * oz2_cf_limbs_rn with the sign applied (test_oz2_fast). */
-OZ_HD int oz2_cf_fold_rn(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_MAXL], double *x)
+/* X from the accumulators as signed limbs, in place of them: e_l = acc_l -
+ * qr P_l (exact), carries by floors leave the limbs below the top in [0,
+ * 2^36) and X's sign in the top limb, the form oz2_cf_limbs_rn takes as it
+ * is: no sign folding, no second carry. 0, or -1 where the fast path cannot
+ * decide the fold (oz2_cf_finish_limbs's test; the limbs are then not X's).
+ * Branch-free: the CRT kernel folds its four elements side by side before
+ * rounding any. */
+OZ_HD int oz2_cf_fold_limbs(const oz2_crt_fast *f, int nl, double acc[OZ2_CF_MAXL])
 {
     double qr, fr;
-    if (oz2_cf_fold_quotient(f, nl, acc, &qr, &fr) < 0)
-        return -1;
+    const int rc = oz2_cf_fold_quotient(f, nl, acc, &qr, &fr);
+    for (int l = 0; l < OZ2_CF_MAXL; l++)
+        acc[l] = l < nl ? OZ2_DFMA_(qr, -f->Pl[l], acc[l]) : 0.0; /* exact, |e_l| < 2^49 */
+    oz2_cf_carry(nl, acc);
+    return rc;
+}
+
+/* RN(X) straight from the accumulators, X signed (the CRT kernel's path):
+ * oz2_cf_fold_limbs, then oz2_cf_limbs_rn. 0 and *x = RN(X) (+0 for X = 0),
+ * or -1 where the fast path cannot decide the fold: the same bits as
+ * oz2_cf_finish_limbs and oz2_cf_limbs_rn with the sign applied
+ * (test_oz2_fast). */
+OZ_HD int oz2_cf_fold_rn(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_MAXL], double *x)
+{
     double e[OZ2_CF_MAXL];
     for (int l = 0; l < OZ2_CF_MAXL; l++)
-        e[l] = l < nl ? OZ2_DFMA_(qr, -f->Pl[l], acc[l]) : 0.0; /* exact, |e_l| < 2^49 */
-    oz2_cf_carry(nl, e);
+        e[l] = acc[l];
+    if (oz2_cf_fold_limbs(f, nl, e) < 0)
+        return -1;
     *x = oz2_cf_limbs_rn(e, nl);
     return 0;
 }

@@ -87,14 +87,19 @@ oz2_crt_kernel(const __grid_constant__ oz2_crt_consts cc,
                     acc[e][l] = OZ2_DFMA_(R[e], F, acc[e][l]);
             }
         }
+        /* the four folds side by side (branch-free: their FP64 chains
+         * interleave), then each element's rounding and store */
+        int fold[OZ2_CRT_E];
+#pragma unroll
+        for (int e = 0; e < OZ2_CRT_E; e++)
+            fold[e] = oz2_cf_fold_limbs(&cf, NL, acc[e]);
 #pragma unroll
         for (int e = 0; e < OZ2_CRT_E; e++) { /* byte e: row 8 (e % 2), column e / 2 of the pair */
             const int s = e & 1, c = e >> 1;
             if (row[s] >= job.m || col[c] >= job.n || sa[s] == OZ_SCALE_SPECIAL || t[c] == OZ_SCALE_SPECIAL)
                 continue;
-            double x; /* RN(X): from the signed limbs in floating point */
-            if (oz2_cf_fold_rn(&cf, NL, acc[e], &x) < 0) /* X near +-P/2: the exact reference decides */
-                x = oz2_crt_slow(cc, rw + e, plane);
+            const double x = fold[e] < 0 ? oz2_crt_slow(cc, rw + e, plane) /* X near +-P/2: the exact reference decides */
+                                         : oz2_cf_limbs_rn(acc[e], NL);    /* RN(X): from the signed limbs in floating point */
             const double P = x == 0.0 ? 0.0 : oz2_ldexp_normal(x, sa[s] + t[c] - 2 * job.w);
             oz_store_epilogue(&C[col[c] * job.c.ldc + row[s]], alpha, beta, P, false);
         }
