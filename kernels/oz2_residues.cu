@@ -239,7 +239,12 @@ static_assert(OZ2_RT_LOADS == OZ2_RT_E && oz2_rt_banks_ok(), "conflict-free half
  * reads' swizzled places recomputed per element (register pressure); the
  * first copies waited for the row's scale. Now the layout is a template
  * parameter, each read is one XOR on a byte address kept from the start,
- * and the first copies go out before the scale is read. Each thread turns
+ * and the first copies go out before the scale is read (instructions -18%,
+ * time unchanged: the kernel is bound by how its writes reach DRAM). What
+ * moved it is the grid's order (below): 2.27 + 2.23 -> 1.97 + 1.80 ms at
+ * 16384^3, DRAM 59% -> ~72% of peak, against a floor of 1.65 ms for this
+ * traffic (tests/gpu/bench_bw); 4 blocks an SM, 8 or 16 tiles a block, and
+ * K groups in chunks were slower (BENCHMARKS.md session 13). Each thread turns
  * its 8 elements into z = a'' + 2^(w+1) once (crt/oz2.h's oz2_biased_u64 /
  * _u128, NW 64-bit words); per pair of moduli, 4 NW mma.sync give the
  * biased byte sums, and each residue costs three operations
