@@ -1,5 +1,6 @@
 /* kernels/oz2_residues.cu: an operand's scaled integers a'' = rne(x 2^(w - s)) reduced into the symmetric int8 residue planes of the first N engine moduli, their byte sums on the tensor cores (ozaki2.md step 2). */
 #include "oz2_params.h"
+#include "oz2_res_grid.h"
 
 /* The kernel's tile: OZ2_RT_ROWS rows x OZ2_RT_K k of the padded operand,
  * 256 threads, each OZ2_RT_E consecutive k of one row (one 8-byte store per
@@ -260,21 +261,11 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
     const int64_t b = blockIdx.z;
     const double *x = v.ptr(b);
     const int tx = threadIdx.x & 31, wp = threadIdx.x >> 5;
-    const int ktiles = (int)(w.kpad / OZ2_RT_K), kgroups = (ktiles + OZ2_RT_TILES - 1) / OZ2_RT_TILES; /* < 2^31: the launch checks */
-    /* Which rows and K groups: where the grid has every K group (gridDim.y
-     * == kgroups), consecutive blocks take the K groups of one row block in
-     * turn, so that the blocks in flight write whole plane rows (the 2/3 of
-     * the traffic that is writes goes out in long runs) and read a few
-     * row blocks across all of K; else (K past 65535 groups) block x is row
-     * block x and walks K groups y, y + gridDim.y, ... */
-    int64_t rblk = blockIdx.x;
-    int kg_first = blockIdx.y, kg_step = gridDim.y;
-    if ((int)gridDim.y == kgroups) {
-        const int64_t id = (int64_t)blockIdx.y * gridDim.x + blockIdx.x;
-        rblk = id / kgroups;
-        kg_first = (int)(id - rblk * kgroups);
-        kg_step = kgroups;
-    }
+    const int ktiles = (int)(w.kpad / OZ2_RT_K), kgroups = oz2_res_kgroups(ktiles, OZ2_RT_TILES); /* < 2^30: the launch checks */
+    /* which rows and K groups (kernels/oz2_res_grid.h) */
+    int64_t rblk;
+    int kg_first, kg_step;
+    oz2_res_block_of(blockIdx.x, blockIdx.y, gridDim.x, gridDim.y, kgroups, &rblk, &kg_first, &kg_step);
     const int64_t r0 = rblk * OZ2_RT_ROWS + wp * OZ2_RT_WROWS; /* the warp's rows */
     const int rr = tx >> 3, kq = (tx & 7) * OZ2_RT_E; /* this thread's row of the warp's and first k */
     const int64_t r = r0 + rr;
@@ -312,9 +303,7 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
     };
     const int g = tx >> 2;
     const bool mine = (tx & 3) == (g >> 1); /* B column g's slot is this lane's */
-    /* K group kg is the tiles kg, kg + kgroups, kg + 2 kgroups, ... (at most
-     * OZ2_RT_TILES): the blocks of a row block in flight together work on
-     * adjacent tiles at the same time */
+    /* K group kg: the tiles kg, kg + kgroups, ... (oz2_res_grid.h) */
     for (int kg = kg_first; kg < kgroups; kg += kg_step) {
         fetch(kg, 0);
         /* the row's scale after the first copies are out (its load's latency under theirs) */
@@ -365,9 +354,10 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
 cudaError_t oz2_launch_residues(const oz_view &v, const oz_operand_ws &w, int nmod, int wbits, int64_t group,
                                 cudaStream_t s)
 {
-    const int64_t ktiles = w.kpad / OZ2_RT_K, kgroups = (ktiles + OZ2_RT_TILES - 1) / OZ2_RT_TILES;
+    const int64_t ktiles = w.kpad / OZ2_RT_K;
     if (ktiles > INT32_MAX / 2) /* kt + kgroups stays an int */
         return cudaErrorInvalidValue;
+    const int64_t kgroups = oz2_res_kgroups((int)ktiles, OZ2_RT_TILES);
     dim3 grid((unsigned)(w.rows_pad / OZ2_RT_ROWS), (unsigned)(kgroups < 65535 ? (kgroups > 0 ? kgroups : 1) : 65535),
               (unsigned)group);
     oz2_bias bias = {};
