@@ -825,33 +825,6 @@ OZ_HD int oz2_cf_fold_quotient(const oz2_crt_fast *f, int nl, const double acc[O
     return fabs(*fr) <= 0.5 - 0x1p-30 ? 0 : -1;
 }
 
-/* X from the accumulators: its sign (1: negative) and its magnitude as nl
- * canonical 36-bit limbs e_l (exact doubles, 0 <= e_l < 2^36), or -1 when
- * X' may lie outside the fold (then use oz2_crt_reconstruct). The limbs stay
- * doubles: sg (acc_l - qr P_l) with sg the sign of D - qr (the sign of X'
- * unless |X'| < about 2^-34 P; then it is flipped below), carries by exact
- * floors. */
-OZ_HD int oz2_cf_finish_limbs(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_MAXL], double e[OZ2_CF_MAXL])
-{
-    double qr, fr;
-    if (oz2_cf_fold_quotient(f, nl, acc, &qr, &fr) < 0)
-        return -1;
-    double sg = fr < 0.0 ? -1.0 : 1.0;
-    for (int l = 0; l < OZ2_CF_MAXL; l++)
-        e[l] = l < nl ? OZ2_DMUL_(sg, OZ2_DFMA_(qr, -f->Pl[l], acc[l])) : 0.0; /* exact, |e_l| < 2^49 */
-    oz2_cf_carry(nl, e);
-    if (e[nl - 1] < 0.0) { /* sg was not X's sign */
-        sg = -sg;
-        for (int l = 0; l < nl; l++)
-            e[l] = -e[l];
-        oz2_cf_carry(nl, e);
-    }
-    int nonzero = 0;
-    for (int l = 0; l < nl; l++)
-        nonzero |= e[l] != 0.0;
-    return sg < 0.0 && nonzero;
-}
-
 /* RN(X) for X = sum_l e_l 2^(36 l) given by canonical limbs (0 <= e_l <
  * 2^36 below the top; the top limb may be negative, carrying X's sign), in
  * floating point only: from the top, V = V 2^36 + e_l while that is exact
@@ -887,9 +860,10 @@ OZ_HD double oz2_cf_limbs_rn(const double e[OZ2_CF_MAXL], int nl)
  * qr P_l (exact), carries by floors leave the limbs below the top in [0,
  * 2^36) and X's sign in the top limb, the form oz2_cf_limbs_rn takes as it
  * is: no sign folding, no second carry. 0, or -1 where the fast path cannot
- * decide the fold (oz2_cf_finish_limbs's test; the limbs are then not X's).
- * Branch-free: the CRT kernel folds its four elements side by side before
- * rounding any. */
+ * decide the fold (oz2_cf_fold_quotient's margin; the limbs are then not
+ * X's). Branch-free: the CRT kernel folds its four elements side by side
+ * before rounding any, then oz2_cf_limbs_rn gives RN(X) (test_oz2_fast
+ * checks the pair against the magnitude model, sign and limbs of |X|). */
 OZ_HD int oz2_cf_fold_limbs(const oz2_crt_fast *f, int nl, double acc[OZ2_CF_MAXL])
 {
     double qr, fr;
@@ -898,22 +872,6 @@ OZ_HD int oz2_cf_fold_limbs(const oz2_crt_fast *f, int nl, double acc[OZ2_CF_MAX
         acc[l] = l < nl ? OZ2_DFMA_(qr, -f->Pl[l], acc[l]) : 0.0; /* exact, |e_l| < 2^49 */
     oz2_cf_carry(nl, acc);
     return rc;
-}
-
-/* RN(X) straight from the accumulators, X signed (the CRT kernel's path):
- * oz2_cf_fold_limbs, then oz2_cf_limbs_rn. 0 and *x = RN(X) (+0 for X = 0),
- * or -1 where the fast path cannot decide the fold: the same bits as
- * oz2_cf_finish_limbs and oz2_cf_limbs_rn with the sign applied
- * (test_oz2_fast). */
-OZ_HD int oz2_cf_fold_rn(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_MAXL], double *x)
-{
-    double e[OZ2_CF_MAXL];
-    for (int l = 0; l < OZ2_CF_MAXL; l++)
-        e[l] = acc[l];
-    if (oz2_cf_fold_limbs(f, nl, e) < 0)
-        return -1;
-    *x = oz2_cf_limbs_rn(e, nl);
-    return 0;
 }
 
 #endif

@@ -133,13 +133,55 @@ static void test_bytes_edges(void **state)
 
 /* ---- step 3: the fast CRT against oz2_crt_reconstruct ---- */
 
-/* The test model of the fast CRT's result: oz2_cf_finish_limbs's
+/* The test model of the fast CRT's fold: X's sign (1: negative) and its
+ * magnitude as nl canonical 36-bit limbs e_l (exact doubles, 0 <= e_l <
+ * 2^36), or -1 when X' may lie outside the fold (then oz2_crt_reconstruct).
+ * Independent of the kernel's signed form (oz2_cf_fold_limbs): sg (acc_l -
+ * qr P_l) with sg the sign of D - qr (the sign of X' unless |X'| < about
+ * 2^-34 P; then it is flipped below), carries by exact floors. */
+static int cf_finish_limbs(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_MAXL], double e[OZ2_CF_MAXL])
+{
+    double qr, fr;
+    if (oz2_cf_fold_quotient(f, nl, acc, &qr, &fr) < 0)
+        return -1;
+    double sg = fr < 0.0 ? -1.0 : 1.0;
+    for (int l = 0; l < OZ2_CF_MAXL; l++)
+        e[l] = l < nl ? OZ2_DMUL_(sg, OZ2_DFMA_(qr, -f->Pl[l], acc[l])) : 0.0; /* exact, |e_l| < 2^49 */
+    oz2_cf_carry(nl, e);
+    if (e[nl - 1] < 0.0) { /* sg was not X's sign */
+        sg = -sg;
+        for (int l = 0; l < nl; l++)
+            e[l] = -e[l];
+        oz2_cf_carry(nl, e);
+    }
+    int nonzero = 0;
+    for (int l = 0; l < nl; l++)
+        nonzero |= e[l] != 0.0;
+    return sg < 0.0 && nonzero;
+}
+
+/* The CRT kernel's path as it runs there (kernels/oz2_crt.cu): the signed
+ * limbs (oz2_cf_fold_limbs), then RN(X) from them (oz2_cf_limbs_rn). 0 and
+ * *x = RN(X) (+0 for X = 0), or -1 where the fast path cannot decide the
+ * fold. */
+static int cf_fold_rn(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_MAXL], double *x)
+{
+    double e[OZ2_CF_MAXL];
+    for (int l = 0; l < OZ2_CF_MAXL; l++)
+        e[l] = acc[l];
+    if (oz2_cf_fold_limbs(f, nl, e) < 0)
+        return -1;
+    *x = oz2_cf_limbs_rn(e, nl);
+    return 0;
+}
+
+/* The test model of the fast CRT's result: cf_finish_limbs's
  * magnitude packed into three 64-bit words (oz2_crt_reconstruct's form), or
  * -1 where the fast path falls back. */
 static int cf_finish_words(const oz2_crt_fast *f, int nl, const double acc[OZ2_CF_MAXL], oz2_u192 *mag)
 {
     double e[OZ2_CF_MAXL];
-    const int neg = oz2_cf_finish_limbs(f, nl, acc, e);
+    const int neg = cf_finish_limbs(f, nl, acc, e);
     if (neg < 0)
         return -1;
     uint64_t W[3] = {0, 0, 0};
@@ -182,13 +224,13 @@ static tbig tb_of_u192(const oz2_u192 *x)
 
 static int fast_fallbacks;
 
-/* The kernel's signed path (oz2_cf_fold_rn) against the magnitude and sign
- * of oz2_cf_finish_limbs: the same fallback decision, the same bits (neg <
+/* The kernel's signed path (cf_fold_rn) against the magnitude and sign
+ * of cf_finish_limbs: the same fallback decision, the same bits (neg <
  * 0: the fallback; else X's sign and RN(|X|) = mag). */
 static void check_fold_rn(const oz2_crt_fast *f, const double *acc, int neg, double mag)
 {
     double got = 0.0;
-    const int rc = oz2_cf_fold_rn(f, f->nl, acc, &got);
+    const int rc = cf_fold_rn(f, f->nl, acc, &got);
     if ((rc < 0) != (neg < 0))
         fail_msg("fold_rn's fallback %d, finish_limbs's %d (nl %d)", rc, neg, f->nl);
     const double want = neg > 0 ? -mag : mag;
@@ -217,7 +259,7 @@ static void check_crt(const oz2_crt_fast *f, const oz2_crt_consts *c, const uint
     }
     /* the kernel's conversion: the limbs straight to RN(X), against the words' */
     double lim[OZ2_CF_MAXL];
-    assert_int_equal(oz2_cf_finish_limbs(f, f->nl, acc, lim), neg2);
+    assert_int_equal(cf_finish_limbs(f, f->nl, acc, lim), neg2);
     const double x = oz2_cf_limbs_rn(lim, f->nl), xw = oz2_to_double3(&m2, 0, 0);
     if (memcmp(&x, &xw, sizeof x) != 0)
         fail_msg("limbs_rn of the fast CRT: %a, words give %a (n=%d)", x, xw, c->n);
