@@ -122,66 +122,33 @@ FAKE_EXPORT cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t
 }
 
 /* Each GEMM family's fake, written once for its two integer widths (IT: the
- * shim's parameter lists, interpose/gemm_params.h). */
-#define FAKE_DGEMM(NAME, IT)                                                                                         \
-    FAKE_EXPORT cublasStatus_t NAME(OZCRT_DGEMM_PARAMS(IT))                                                          \
+ * shim's parameter lists, interpose/gemm_params.h): records the call, the
+ * common arguments (RECORD_GEMM) and the family's own (the statements
+ * after PARAMS), then answers g_status. */
+#define FAKE_GEMM_ENTRY(NAME, PARAMS, IT, ...)                                                                       \
+    FAKE_EXPORT cublasStatus_t NAME(PARAMS(IT))                                                                      \
     {                                                                                                                \
         fake_call *r = record(#NAME, handle);                                                                        \
         RECORD_GEMM(r);                                                                                              \
-        r->A = A, r->B = B, r->C = C;                                                                                \
+        __VA_ARGS__;                                                                                                 \
         return g_status;                                                                                             \
     }
+/* the families' own arguments */
+#define FAKE_PTRS r->A = A, r->B = B, r->C = C
+#define FAKE_STRIDES r->strideA = strideA, r->strideB = strideB, r->strideC = strideC, r->batch = batchCount
+#define FAKE_TYPES r->Atype = Atype, r->Btype = Btype, r->Ctype = Ctype, r->compute = computeType, r->algo = algo
+#define FAKE_ARRAYS(cast_in, cast_out)                                                                               \
+    r->Aarray = cast_in Aarray, r->Barray = cast_in Barray, r->Carray = cast_out Carray, r->batch = batchCount
 
-#define FAKE_GEMMEX(NAME, IT)                                                                                        \
-    FAKE_EXPORT cublasStatus_t NAME(OZCRT_GEMMEX_PARAMS(IT))                                                         \
-    {                                                                                                                \
-        fake_call *r = record(#NAME, handle);                                                                        \
-        RECORD_GEMM(r);                                                                                              \
-        r->A = A, r->B = B, r->C = C;                                                                                \
-        r->Atype = Atype, r->Btype = Btype, r->Ctype = Ctype, r->compute = computeType, r->algo = algo;              \
-        return g_status;                                                                                             \
-    }
-
-#define FAKE_DGEMM_STRIDED(NAME, IT)                                                                                 \
-    FAKE_EXPORT cublasStatus_t NAME(OZCRT_DGEMM_STRIDED_PARAMS(IT))                                                  \
-    {                                                                                                                \
-        fake_call *r = record(#NAME, handle);                                                                        \
-        RECORD_GEMM(r);                                                                                              \
-        r->A = A, r->B = B, r->C = C;                                                                                \
-        r->strideA = strideA, r->strideB = strideB, r->strideC = strideC, r->batch = batchCount;                     \
-        return g_status;                                                                                             \
-    }
-
+#define FAKE_DGEMM(NAME, IT) FAKE_GEMM_ENTRY(NAME, OZCRT_DGEMM_PARAMS, IT, FAKE_PTRS)
+#define FAKE_GEMMEX(NAME, IT) FAKE_GEMM_ENTRY(NAME, OZCRT_GEMMEX_PARAMS, IT, FAKE_PTRS, FAKE_TYPES)
+#define FAKE_DGEMM_STRIDED(NAME, IT) FAKE_GEMM_ENTRY(NAME, OZCRT_DGEMM_STRIDED_PARAMS, IT, FAKE_PTRS, FAKE_STRIDES)
 #define FAKE_GEMM_STRIDED_EX(NAME, IT)                                                                               \
-    FAKE_EXPORT cublasStatus_t NAME(OZCRT_GEMM_STRIDED_EX_PARAMS(IT))                                                \
-    {                                                                                                                \
-        fake_call *r = record(#NAME, handle);                                                                        \
-        RECORD_GEMM(r);                                                                                              \
-        r->A = A, r->B = B, r->C = C;                                                                                \
-        r->strideA = strideA, r->strideB = strideB, r->strideC = strideC, r->batch = batchCount;                     \
-        r->Atype = Atype, r->Btype = Btype, r->Ctype = Ctype, r->compute = computeType, r->algo = algo;              \
-        return g_status;                                                                                             \
-    }
-
+    FAKE_GEMM_ENTRY(NAME, OZCRT_GEMM_STRIDED_EX_PARAMS, IT, FAKE_PTRS, FAKE_STRIDES, FAKE_TYPES)
 #define FAKE_DGEMM_BATCHED(NAME, IT)                                                                                 \
-    FAKE_EXPORT cublasStatus_t NAME(OZCRT_DGEMM_BATCHED_PARAMS(IT))                                                  \
-    {                                                                                                                \
-        fake_call *r = record(#NAME, handle);                                                                        \
-        RECORD_GEMM(r);                                                                                              \
-        r->Aarray = (const void *const *)Aarray, r->Barray = (const void *const *)Barray;                            \
-        r->Carray = (void *const *)Carray, r->batch = batchCount;                                                    \
-        return g_status;                                                                                             \
-    }
-
+    FAKE_GEMM_ENTRY(NAME, OZCRT_DGEMM_BATCHED_PARAMS, IT, FAKE_ARRAYS((const void *const *), (void *const *)))
 #define FAKE_GEMM_BATCHED_EX(NAME, IT)                                                                               \
-    FAKE_EXPORT cublasStatus_t NAME(OZCRT_GEMM_BATCHED_EX_PARAMS(IT))                                                \
-    {                                                                                                                \
-        fake_call *r = record(#NAME, handle);                                                                        \
-        RECORD_GEMM(r);                                                                                              \
-        r->Aarray = Aarray, r->Barray = Barray, r->Carray = Carray, r->batch = batchCount;                           \
-        r->Atype = Atype, r->Btype = Btype, r->Ctype = Ctype, r->compute = computeType, r->algo = algo;              \
-        return g_status;                                                                                             \
-    }
+    FAKE_GEMM_ENTRY(NAME, OZCRT_GEMM_BATCHED_EX_PARAMS, IT, FAKE_ARRAYS(, ), FAKE_TYPES)
 
 FAKE_DGEMM(cublasDgemm_v2, int)
 FAKE_DGEMM(cublasDgemm_v2_64, int64_t)
