@@ -1,6 +1,7 @@
 /* kernels/oz2_residues.cu: an operand's scaled integers a'' = rne(x 2^(w - s)) reduced into the symmetric int8 residue planes of the first N engine moduli, their byte sums on the tensor cores (ozaki2.md step 2). */
 #include "oz2_params.h"
 #include "oz2_res_grid.h"
+#include "../slicing/slice_fast.h" /* oz_fast_pack4 */
 
 /* The kernel's tile: OZ2_RT_ROWS rows x OZ2_RT_K k of the padded operand,
  * 256 threads, each OZ2_RT_E consecutive k of one row (one 8-byte store per
@@ -123,8 +124,8 @@ __device__ __forceinline__ void oz2_residue_pairs(const oz2_frag_elems<NW> &el, 
                 for (int e = 0; e < OZ2_RT_E; e++)
                     u[e] = oz2_byte_residue_bits(d[e / 2][2 * (e % 2) + qi], m);
                 uint2 word;
-                word.x = __byte_perm(__byte_perm(u[0], u[1], 0x0040), __byte_perm(u[2], u[3], 0x0040), 0x5410);
-                word.y = __byte_perm(__byte_perm(u[4], u[5], 0x0040), __byte_perm(u[6], u[7], 0x0040), 0x5410);
+                word.x = oz_fast_pack4(u[0], u[1], u[2], u[3]); /* the low bytes */
+                word.y = oz_fast_pack4(u[4], u[5], u[6], u[7]);
                 *(uint2 *)(out + (2 * P + qi) * plane_bytes) = word;
             }
         }

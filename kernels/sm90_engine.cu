@@ -20,6 +20,7 @@
 #include <cudaTypedefs.h>
 
 #include "../crt/crt.h"
+#include "../slicing/slice_fast.h" /* oz_fast_pack4 */
 #include "engine.h"
 #include "engine_cfg.h"
 #include "epilogue.cuh"
@@ -109,13 +110,6 @@ struct oz_frag {
     __device__ int col(int idx) const { return col0 + 8 * (idx >> 2) + (idx & 1); }
 };
 
-/* b0 | b1 << 8 | b2 << 16 | b3 << 24 for bytes b_i < 256: three byte
- * permutes instead of three shifts and three ORs. */
-__device__ __forceinline__ uint32_t oz_pack4(uint32_t b0, uint32_t b1, uint32_t b2, uint32_t b3)
-{
-    return __byte_perm(__byte_perm(b0, b1, 0x0040), __byte_perm(b2, b3, 0x0040), 0x5410);
-}
-
 /* Phase 22, per consumer thread. At the end of each modulus's run the
  * accumulators are reduced mod m_q and packed as bytes into the thread's
  * words of the CTA scratch. The CRT of a (tile, K chunk) is deferred to the
@@ -169,7 +163,7 @@ struct oz_mode_p22 {
         auto r = [&](int a) { return oz_acc_mod((uint32_t)acc[a], neg, magic); };
 #pragma unroll
         for (int w = 0; w < M::WORDS; w++)
-            word_of(q, w) = oz_pack4(r(4 * w), r(4 * w + 1), r(4 * w + 2), r(4 * w + 3));
+            word_of(q, w) = oz_fast_pack4(r(4 * w), r(4 * w + 1), r(4 * w + 2), r(4 * w + 3));
         if (q == M::NMOD - 1) { /* the chunk is complete: its CRT is pending */
             pb = b;
             pi0 = row0 / 2 + fr.row0; /* 128 logical rows per consumer: hi and lo of 64 real rows */
@@ -315,13 +309,13 @@ struct oz_mode_res {
         wpos = 4 * (8 * (fr.row0 >> 4) + (fr.row0 & 7));
     }
 
-    /* The residues of accumulators 4 i + {0, 1, 2, 3} of block blk as one
-     * word: byte 2 c + s is column parity c, row 8 s (accumulator a0 + c + 2 s). */
+    /* The residues of accumulators a0 + {0, 1, 2, 3} as one word: byte
+     * 2 c + s is column parity c, row 8 s (accumulator a0 + c + 2 s). */
     __device__ __forceinline__ static uint32_t word_of(const int32_t (&acc)[Cfg::ACC_ALL], int a0, uint32_t neg,
                                                        uint32_t magic)
     {
         auto r = [&](int a) { return oz_acc_mod((uint32_t)acc[a], neg, magic); };
-        return oz_pack4(r(a0), r(a0 + 2), r(a0 + 1), r(a0 + 3));
+        return oz_fast_pack4(r(a0), r(a0 + 2), r(a0 + 1), r(a0 + 3));
     }
 
     /* Thread's word i of block blk goes to column pair (col0 + fr.col0) / 2
