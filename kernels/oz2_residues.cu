@@ -2,6 +2,7 @@
 #include "oz2_params.h"
 #include "oz2_res_grid.h"
 #include "../slicing/slice_fast.h" /* oz_fast_pack4 */
+#include "cp_async.cuh"
 
 /* The kernel's tile: OZ2_RT_ROWS rows x OZ2_RT_K k of the padded operand,
  * 256 threads, each OZ2_RT_E consecutive k of one row (one 8-byte store per
@@ -136,16 +137,6 @@ __device__ __forceinline__ void oz2_residue_pairs(const oz2_frag_elems<NW> &el, 
         }
     }
 }
-
-/* 8 bytes global -> shared (a shared-memory byte address), asynchronous;
- * zeros where `live` is false (the source is then not read). */
-__device__ __forceinline__ void oz2_cp_async8(uint32_t dst, const double *src, bool live)
-{
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src), "r"(live ? 8 : 0));
-}
-__device__ __forceinline__ void oz2_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void oz2_cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
 
 /* A warp's staging buffer: its own OZ2_RT_WROWS rows of a tile, two
  * buffers, no padding. Element (r, kk) lives at column oz2_rt_col(r, kk):
@@ -298,9 +289,9 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
             const bool in = lrow + drow < v.rows && k0 + lk + dk < v.k;
             const double *s = RC ? p + dk * v.ks : p + drow * v.rs + dk;
             const uint32_t d = dst + 8u * (uint32_t)(T ^ oz2_rt_K(RC, i));
-            oz2_cp_async8(d, in ? s : x, in);
+            oz_cp_async8(d, in ? s : x, in);
         }
-        oz2_cp_async_commit();
+        oz_cp_async_commit();
     };
     const int g = tx >> 2;
     const bool mine = (tx & 3) == (g >> 1); /* B column g's slot is this lane's */
@@ -316,9 +307,9 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
             const int buf = j & 1;
             if (j + 1 < OZ2_RT_TILES && kt + kgroups < ktiles) { /* the next tile's copies in flight under this one's work */
                 fetch(kt + kgroups, buf ^ 1);
-                oz2_cp_async_wait<1>();
+                oz_cp_async_wait<1>();
             } else {
-                oz2_cp_async_wait<0>();
+                oz_cp_async_wait<0>();
             }
             __syncwarp(); /* every lane's copies of this tile have landed */
             const int64_t k0 = (int64_t)kt * OZ2_RT_K;

@@ -8,6 +8,7 @@
 #ifndef OZCRT_KERNELS_P22_FUSED_CUH
 #define OZCRT_KERNELS_P22_FUSED_CUH
 #include "../crt/crt.h"
+#include "cp_async.cuh"
 #include "epilogue.cuh"
 #include "p22_params.h"
 
@@ -60,14 +61,6 @@ struct oz_schedule {
         u.steps = steps_of(u.c);
     }
 };
-
-__device__ __forceinline__ void oz_cp_async16(uint32_t smem, const void *gmem)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem), "l"(gmem));
-}
-__device__ __forceinline__ void oz_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void oz_cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
 
 /* Keeps the compiler from batching the per-element work of the reductions
  * (which would hold every element's temporaries at once and spill). */
