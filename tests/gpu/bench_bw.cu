@@ -1,6 +1,4 @@
-/* tests/gpu/bench_bw.cu: the DRAM floors of the ozaki2 path's memory-bound kernels: a residue-like stream (8 bytes
- * read, 16 written an element), a CRT-like one (16 read, 8 written) and a read-only one (the scales), at 16384^2
- * elements, N = 16 planes (BENCHMARKS.md session 13, call 1). */
+/* tests/gpu/bench_bw.cu: the DRAM floors of the ozaki2 path's memory-bound kernels: a residue-like stream (8 bytes read, 16 written an element), a CRT-like one (16 read, 8 written) and a read-only one (the scales), at 16384^2 elements, N = 16 planes (BENCHMARKS.md session 13, call 1). */
 #include <cstdint>
 #include <cstdio>
 
