@@ -80,6 +80,18 @@ static inline double oz_rng_any_finite(void)
     }
 }
 
+/* a double of any kind, each a quarter of the time: random bits (any finite
+ * value), any exponent, subnormal, or moderate (|x| up to 2^60) */
+static inline double oz_rng_double_any(void)
+{
+    switch (oz_rng_range(0, 3)) {
+    case 0: return oz_rng_any_finite();
+    case 1: return ldexp(oz_rng_sym(), (int)oz_rng_range(-1074, 1023));
+    case 2: return ldexp((double)oz_rng_range(1, 1000), (int)oz_rng_range(-1080, -1060)); /* subnormal */
+    default: return ldexp(oz_rng_sym(), (int)oz_rng_range(-60, 60));
+    }
+}
+
 /* ---- an independent integer model of the spec's scaling and slicing ---- */
 
 /* Smallest s with |x| < 2^s for x != 0 (ilogb-based, not frexp), 0 for 0. */

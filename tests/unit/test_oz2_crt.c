@@ -215,21 +215,11 @@ static void test_crt_round_trips(void **state)
 
 /* ---- step 2: scaled integers and residues ---- */
 
-static double random_double_any(void)
-{
-    switch (oz_rng_range(0, 3)) {
-    case 0: return oz_rng_any_finite();
-    case 1: return ldexp(oz_rng_sym(), (int)oz_rng_range(-1074, 1023));
-    case 2: return ldexp((double)oz_rng_range(1, 1000), (int)oz_rng_range(-1080, -1060)); /* subnormal */
-    default: return ldexp(oz_rng_sym(), (int)oz_rng_range(-60, 60));
-    }
-}
-
 static void test_scaled_int_and_residues(void **state)
 {
     (void)state;
     for (int i = 0; i < 200000; i++) {
-        double x = random_double_any();
+        double x = oz_rng_double_any();
         int s = oz_model_scale_exponent(fabs(x));
         if (oz_rng_range(0, 3) == 0)
             s += (int)oz_rng_range(0, 80); /* the row's max is larger than x */
@@ -282,7 +272,7 @@ static void test_ldexp(void **state)
 {
     (void)state;
     for (int i = 0; i < 500000; i++) {
-        double x = random_double_any();
+        double x = oz_rng_double_any();
         int e = (int)oz_rng_range(-2300, 2300);
         if (i % 3 == 0)
             e = (int)oz_rng_range(-1140, -1000) - ilogb(x == 0.0 ? 1.0 : x); /* subnormal results */
