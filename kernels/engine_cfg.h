@@ -81,15 +81,19 @@ struct oz_engine_tile_cfg {
 };
 /* Phase 22: 8 tile rows of 256 (BENCHMARKS.md run 49: the best of six).
  * The wide tiles (residue mode, the dynamic scheduler): up to 16 rows of
- * 128, A's panel within 16 MiB (session 7, call 4: at K = 16384 8 rows were
- * 2.3% faster than 16, at K = 8192 16 rows 1.6% faster than 8; 4 and 32
- * slower at both, column groups slower). */
+ * 128, A's panel within 24 MiB: 16 rows up to K = 12288, 12 at 16384, 6 at
+ * 32768 (session 7, call 4: at K = 16384 8 rows were 2.3% faster than 16,
+ * at K = 8192 16 rows 1.6% faster than 8; 4 and 32 slower at both, column
+ * groups slower; session 15, call 4, with tickets: 24 MiB against 16, five
+ * alternating pairs at 16384^3 all faster, -0.9%, 8192x8192x32768 -1.0%,
+ * 12288^3 -0.4%; the engine's DRAM reads (89-110 GB at 16384^3 for 8 to 16
+ * rows) do not set its time). */
 typedef oz_engine_tile_cfg<128, 2, 8, 0> oz_engine_cfg;
 /* The residue mode runs these wide tiles at every K: with residue words of
  * two rows by two columns (res_layout.h) they need no exchange, and they
  * were as fast or faster than the 256 x 128 ones from k = 1024 to 16384
  * (BENCHMARKS.md session 7, call 3). */
-typedef oz_engine_tile_cfg<256, 1, 16, 16> oz_engine_cfg_res;
+typedef oz_engine_tile_cfg<256, 1, 16, 24> oz_engine_cfg_res;
 
 /* Phase 22 on the engine: the moduli set, the K chunk, and the per-CTA
  * scratch: the residues of all NMOD moduli of a (tile, K chunk) (uint32
