@@ -1,4 +1,4 @@
-/* kernels/cp_async.cuh: the sm_80+ asynchronous global -> shared copies (cp.async) the mma.sync-era kernels use, one wrapper each. */
+/* kernels/cp_async.cuh: the sm_80+ asynchronous global -> shared copies (cp.async) and L2 prefetches the mma.sync-era kernels use, one wrapper each. */
 #ifndef OZCRT_KERNELS_CP_ASYNC_CUH
 #define OZCRT_KERNELS_CP_ASYNC_CUH
 #include <stdint.h>
@@ -17,5 +17,10 @@ __device__ __forceinline__ void oz_cp_async_commit() { asm volatile("cp.async.co
 /* Until at most N of this thread's committed groups are in flight. */
 template <int N>
 __device__ __forceinline__ void oz_cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+/* Brings the line holding p into L2 (no register, no wait). */
+__device__ __forceinline__ void oz_prefetch_l2(const void *p)
+{
+    asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p));
+}
 
 #endif

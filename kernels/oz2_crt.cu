@@ -1,4 +1,5 @@
 /* kernels/oz2_crt.cu: the ozaki2 CRT and epilogue: N residue bytes per element -> exact X, signed fold, RN to double, ldexp(s + t - 2w), alpha/beta (ozaki2.md steps 3-4). */
+#include "cp_async.cuh"
 #include "epilogue.cuh"
 #include "oz2_params.h"
 #include "res_layout.h"
@@ -66,6 +67,13 @@ oz2_crt_kernel(const __grid_constant__ oz2_crt_consts cc,
 #pragma unroll
         for (int q = 0; q < N; q++)
             word[q] = *(const uint32_t *)(rw + q * plane);
+        /* the warp's next column pair into L2 while this one computes: lane
+         * q < N its 128-byte line of plane q (ncu, session 16: -2.4% of
+         * the kernel's cycles at 8192^3 and 16384^3; into L1 the same, two
+         * pairs ahead or cp.async into shared memory less) */
+        const int64_t Jn = J + (int64_t)gridDim.y * 8;
+        if (threadIdx.x < N && 2 * Jn < job.n)
+            oz_prefetch_l2(res + Jn * 2 * job.Mpad + 128 * (int64_t)blockIdx.x + threadIdx.x * plane);
         /* the four elements' limb sums side by side: each constant F[q][l]
          * (a uniform-register load on sm_90) serves four FMAs; every
          * element's sums see the same operations in the same order as alone */
