@@ -1,4 +1,4 @@
-/* interpose/exported.c: the only symbols libozcrt.so exports, a few lines each (one macro per entry-point family and its two integer widths).
+/* interpose/exported.c: the only symbols libozcrt.so exports, a few lines each (one macro per entry-point family and its two integer widths; the legacy API's four by hand).
  *
  * Each wrapper packs its arguments into an ozcrt_call, lets route.c take the
  * call, and otherwise forwards the caller's own arguments, untouched, to the
@@ -7,6 +7,7 @@
 #include <cublas_v2.h>
 
 #include "gemm_params.h"
+#include "policy.h"
 #include "real.h"
 #include "route.h"
 
@@ -118,4 +119,68 @@ OZCRT_EXPORT cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
 {
     ozcrt_on_destroy(handle);
     OZCRT_FORWARD_TO(ozcrt_real_forget(handle), cublasDestroy_v2, handle);
+}
+
+/* The legacy handle-less API (cublas.h; route.h says how its context is
+ * followed): its context goes to the library its caller links, as a
+ * handle does. */
+OZCRT_EXPORT cublasStatus_t cublasInit(void)
+{
+    const ozcrt_real_table *real = ozcrt_real_for_caller(__builtin_return_address(0));
+    if (!real->cublasInit)
+        return ozcrt_real_missing("cublasInit");
+    ozcrt_in_real++;
+    cublasStatus_t status = real->cublasInit();
+    ozcrt_in_real--;
+    if (status == CUBLAS_STATUS_SUCCESS) {
+        ozcrt_real_remember(ozcrt_legacy_handle(), real);
+        ozcrt_legacy_on_init();
+    }
+    return status;
+}
+
+OZCRT_EXPORT cublasStatus_t cublasShutdown(void)
+{
+    ozcrt_legacy_on_shutdown();
+    OZCRT_FORWARD_TO(ozcrt_real_forget(ozcrt_legacy_handle()), cublasShutdown);
+}
+
+OZCRT_EXPORT cublasStatus_t cublasSetKernelStream(cudaStream_t stream)
+{
+    const ozcrt_real_table *real = ozcrt_real_for(ozcrt_legacy_handle());
+    if (!real->cublasSetKernelStream)
+        return ozcrt_real_missing("cublasSetKernelStream");
+    ozcrt_in_real++;
+    cublasStatus_t status = real->cublasSetKernelStream(stream);
+    ozcrt_in_real--;
+    if (status == CUBLAS_STATUS_SUCCESS)
+        ozcrt_legacy_on_stream(stream);
+    return status;
+}
+
+/* Scalars by value and no status: a forwarded call sets the legacy error
+ * state (cublasGetError) in cuBLAS itself, as without the shim. */
+OZCRT_EXPORT void cublasDgemm(char transa, char transb, int m, int n, int k, double alpha, const double *A, int lda,
+                              const double *B, int ldb, double beta, double *C, int ldc)
+{
+    const cublasHandle_t handle = ozcrt_legacy_handle();
+    ozcrt_call c = {.ep = OZCRT_EP_cublasDgemm, .handle = handle, .transa = ozcrt_legacy_op(transa),
+                    .transb = ozcrt_legacy_op(transb), .m = m, .n = n, .k = k, .alpha = &alpha, .A = A, .lda = lda,
+                    .B = B, .ldb = ldb, .beta = &beta, .C = C, .ldc = ldc, .batch = 1};
+    cublasStatus_t st;
+    if (ozcrt_route(&c, &st)) {
+        if (st != CUBLAS_STATUS_SUCCESS)
+            ozcrt_error("ozcrt: cublasDgemm (legacy API) m=%d n=%d k=%d: the emulated call failed with cuBLAS "
+                        "status %d, which the legacy API cannot return",
+                        m, n, k, (int)st);
+        return;
+    }
+    const ozcrt_real_table *real = ozcrt_real_for(handle);
+    if (!real->cublasDgemm) {
+        (void)ozcrt_real_missing("cublasDgemm");
+        return;
+    }
+    ozcrt_in_real++;
+    real->cublasDgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    ozcrt_in_real--;
 }

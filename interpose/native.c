@@ -60,6 +60,12 @@ int ozcrt_native_into(void *ctx, const oz_gemm_desc *into)
         OZCRT_NATIVE_DGEMM_BATCHED(cublasDgemmBatched_64)
         OZCRT_NATIVE_GEMM_BATCHED_EX(cublasGemmBatchedEx)
         OZCRT_NATIVE_GEMM_BATCHED_EX(cublasGemmBatchedEx_64)
+    case OZCRT_EP_cublasDgemm: /* legacy: no status but cuBLAS's error state, read (and cleared) after */
+        r->cublasDgemm(ozcrt_op_char(c->transa), ozcrt_op_char(c->transb), (int)c->m, (int)c->n,
+                       (int)c->k, *(const double *)al, c->A, (int)c->lda, c->B, (int)c->ldb, *(const double *)be,
+                       into->C, (int)into->ldc);
+        st = r->cublasGetError ? r->cublasGetError() : CUBLAS_STATUS_SUCCESS;
+        break;
     default:
         break;
     }

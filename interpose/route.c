@@ -12,7 +12,10 @@
  * engine moduli (ozaki2.md step 1: OZCRT_BITS too high for its k) is
  * forwarded (bits-unreachable), checked right after the thresholds, and
  * then so is a call whose predicted speed-up over native DGEMM is below
- * OZCRT_MIN_SPEEDUP (slower-than-native: speed_model.h). */
+ * OZCRT_MIN_SPEEDUP (slower-than-native: speed_model.h). A call of the
+ * legacy API (route.h) has no handle to ask: host scalars, default math,
+ * and the legacy context's state as the shim saw it set up
+ * (legacy-context). */
 #include "route.h"
 
 #include <pthread.h>
@@ -66,6 +69,55 @@ ozcrt_reason ozcrt_check_args(const ozcrt_call *c)
     if (ozcrt_entry_arrays(c->ep) ? (!c->Aarray || !c->Barray || !c->Carray) : (!c->A || !c->B || !c->C))
         return OZCRT_R_INVALID_ARGS; /* let cuBLAS decide what a NULL matrix means */
     return OZCRT_R_EMULATED;
+}
+
+/* The legacy API's context (route.h): ready between a successful
+ * cublasInit and cublasShutdown, its device, its stream and whether that is
+ * known (a stream set before cublasInit may or may not survive it in
+ * cuBLAS: not known until the next cublasSetKernelStream). */
+static char g_legacy_key; /* its address is the stand-in handle */
+static atomic_int g_legacy_ready, g_legacy_dev, g_legacy_stream_known, g_legacy_stream_early;
+static _Atomic(uintptr_t) g_legacy_stream;
+
+cublasHandle_t ozcrt_legacy_handle(void)
+{
+    return (cublasHandle_t)(void *)&g_legacy_key;
+}
+
+void ozcrt_legacy_on_init(void)
+{
+    int dev = -1;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        dev = -1; /* no device: its calls are forwarded */
+    }
+    atomic_store(&g_legacy_dev, dev);
+    if (atomic_exchange(&g_legacy_stream_early, 0)) {
+        atomic_store(&g_legacy_stream_known, 0);
+    } else {
+        atomic_store(&g_legacy_stream, (uintptr_t)0);
+        atomic_store(&g_legacy_stream_known, 1);
+    }
+    atomic_store(&g_legacy_ready, 1);
+}
+
+void ozcrt_legacy_on_shutdown(void)
+{
+    atomic_store(&g_legacy_ready, 0);
+    atomic_store(&g_legacy_stream_known, 0);
+    atomic_store(&g_legacy_stream_early, 0);
+    ozcrt_on_destroy(ozcrt_legacy_handle());
+}
+
+void ozcrt_legacy_on_stream(cudaStream_t stream)
+{
+    atomic_store(&g_legacy_stream, (uintptr_t)stream);
+    if (atomic_load(&g_legacy_ready)) {
+        atomic_store(&g_legacy_stream_known, 1);
+    } else {
+        atomic_store(&g_legacy_stream_early, 1);
+        atomic_store(&g_legacy_stream_known, 0);
+    }
 }
 
 /* The GPU: count once per process, compute capability once per device. */
@@ -240,8 +292,9 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
             }
         }
     }
-    cublasPointerMode_t pm;
-    if (real->cublasGetPointerMode_v2(c->handle, &pm) != CUBLAS_STATUS_SUCCESS)
+    const int legacy = ozcrt_entry_legacy(c->ep); /* no handle to ask: scalars by value, default math */
+    cublasPointerMode_t pm = CUBLAS_POINTER_MODE_HOST;
+    if (!legacy && real->cublasGetPointerMode_v2(c->handle, &pm) != CUBLAS_STATUS_SUCCESS)
         return OZCRT_R_HANDLE_QUERY;
     int on_device = pm == CUBLAS_POINTER_MODE_DEVICE;
     if (!on_device && *(const double *)c->alpha == 0.0)
@@ -249,16 +302,22 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
     /* The handle asks for exact FP64 or for cuBLAS's own emulation: its call.
      * (cublasGetMathMode is optional: a cuBLAS without it has neither mode.) */
     cublasMath_t math = CUBLAS_DEFAULT_MATH;
-    if (real->cublasGetMathMode && real->cublasGetMathMode(c->handle, &math) != CUBLAS_STATUS_SUCCESS)
+    if (!legacy && real->cublasGetMathMode && real->cublasGetMathMode(c->handle, &math) != CUBLAS_STATUS_SUCCESS)
         return OZCRT_R_HANDLE_QUERY;
     if ((math & 0xf) == CUBLAS_PEDANTIC_MATH || (math & 0xf) == CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH)
         return OZCRT_R_MATH_MODE;
+    if (legacy && !(atomic_load(&g_legacy_ready) && atomic_load(&g_legacy_stream_known)))
+        return OZCRT_R_LEGACY_CONTEXT;
     int dev = -1;
     ozcrt_reason r = check_gpu(&dev);
     if (r != OZCRT_R_EMULATED)
         return r;
+    if (legacy && dev != atomic_load(&g_legacy_dev))
+        return OZCRT_R_LEGACY_CONTEXT; /* its context lives on the device of cublasInit */
     cudaStream_t stream = NULL;
-    if (real->cublasGetStream_v2(c->handle, &stream) != CUBLAS_STATUS_SUCCESS)
+    if (legacy)
+        stream = (cudaStream_t)atomic_load(&g_legacy_stream);
+    else if (real->cublasGetStream_v2(c->handle, &stream) != CUBLAS_STATUS_SUCCESS)
         return OZCRT_R_HANDLE_QUERY;
     oz_gemm_desc d = make_desc(c, on_device);
     int bits = s->bits;
@@ -300,11 +359,6 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
     return OZCRT_R_EMULATED;
 }
 
-static char op_char(cublasOperation_t op)
-{
-    return op == CUBLAS_OP_N ? 'N' : op == CUBLAS_OP_T ? 'T' : op == CUBLAS_OP_C ? 'C' : '?';
-}
-
 int ozcrt_route(const ozcrt_call *c, cublasStatus_t *status)
 {
     const ozcrt_policy *p = ozcrt_policy_get();
@@ -333,7 +387,7 @@ int ozcrt_route(const ozcrt_call *c, cublasStatus_t *status)
         else if (taken)
             snprintf(path, sizeof path, " (phase22)");
         ozcrt_log(r == OZCRT_R_NESTED ? 2 : 1, "ozcrt: %s m=%lld n=%lld k=%lld ops=%c%c batch=%lld -> %s%s%s", ozcrt_entry_name(c->ep),
-                  (long long)c->m, (long long)c->n, (long long)c->k, op_char(c->transa), op_char(c->transb),
+                  (long long)c->m, (long long)c->n, (long long)c->k, ozcrt_op_char(c->transa), ozcrt_op_char(c->transb),
                   (long long)c->batch, taken ? "" : "forward: ", ozcrt_reason_name(r), path);
     }
     return taken;

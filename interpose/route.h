@@ -42,4 +42,37 @@ ozcrt_reason ozcrt_check_args(const ozcrt_call *c);
 /* cublasDestroy_v2: frees the handle's workspaces. */
 void ozcrt_on_destroy(cublasHandle_t handle);
 
+/* The legacy handle-less API (cublas.h: cublasInit, cublasSetKernelStream,
+ * cublasDgemm with scalars by value, cublasShutdown). Its context is a
+ * stand-in handle, ozcrt_legacy_handle(), that the wrappers tie at
+ * cublasInit to the cuBLAS its caller links (as cublasCreate_v2 ties a
+ * handle) and whose workspaces go at cublasShutdown. A legacy call is
+ * emulated only while the shim has seen cublasInit succeed and no
+ * cublasShutdown since, on the device that was current at cublasInit, on
+ * the stream of the last successful cublasSetKernelStream (the NULL stream
+ * before one; after one made before cublasInit, not until the next), its
+ * scalars on the host; otherwise it is forwarded (legacy-context). The legacy API returns no status: a taken call that
+ * fails (shadow mode) is reported on stderr. */
+cublasHandle_t ozcrt_legacy_handle(void);
+void ozcrt_legacy_on_init(void);
+void ozcrt_legacy_on_shutdown(void);
+void ozcrt_legacy_on_stream(cudaStream_t stream);
+
+/* The legacy API's operation letters: 'N'/'n', 'T'/'t', 'C'/'c'; anything
+ * else is no valid operation (the call is forwarded, cuBLAS reports it). */
+static inline cublasOperation_t ozcrt_legacy_op(char op)
+{
+    return op == 'N' || op == 'n' ? CUBLAS_OP_N
+           : op == 'T' || op == 't' ? CUBLAS_OP_T
+           : op == 'C' || op == 'c' ? CUBLAS_OP_C
+                                    : (cublasOperation_t)-1;
+}
+
+/* An operation's letter ('?' for none): the log, and the legacy call of
+ * shadow mode's native run. */
+static inline char ozcrt_op_char(cublasOperation_t op)
+{
+    return op == CUBLAS_OP_N ? 'N' : op == CUBLAS_OP_T ? 'T' : op == CUBLAS_OP_C ? 'C' : '?';
+}
+
 #endif

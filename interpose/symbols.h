@@ -10,11 +10,17 @@
 #define OZCRT_INTERPOSE_SYMBOLS_H
 
 #include <cublas_v2.h>
+/* The legacy handle-less API's names (cublas.h) beside the _v2 ones:
+ * cublas_v2.h maps cublasDgemm to cublasDgemm_v2, the shim needs both. */
+#undef cublasDgemm
+#include "legacy_decl.h"
 
 /* Exported by libozcrt.so. The GEMMs first: their index is the stats row
  * (the 64-bit-integer twins of the batched and Ex entry points after the
- * others, so that the older rows keep their index).
- * cublasCreate_v2 ties the new handle to the caller's cuBLAS (real.h). */
+ * others, then the legacy API's cublasDgemm, so that the older rows keep
+ * their index). cublasCreate_v2 ties the new handle to the caller's cuBLAS
+ * (real.h); cublasInit, cublasShutdown and cublasSetKernelStream follow the
+ * legacy API's context (route.h). */
 #define OZCRT_INTERCEPTED(X)        \
     X(cublasDgemm_v2)               \
     X(cublasDgemm_v2_64)            \
@@ -28,14 +34,19 @@
     X(cublasGemmStridedBatchedEx_64) \
     X(cublasDgemmBatched_64)        \
     X(cublasGemmBatchedEx_64)       \
+    X(cublasDgemm)                  \
     X(cublasDestroy_v2)             \
-    X(cublasCreate_v2)
+    X(cublasCreate_v2)              \
+    X(cublasInit)                   \
+    X(cublasShutdown)               \
+    X(cublasSetKernelStream)
 
 /* Not exported: only resolved from the same library, for the call path. */
 #define OZCRT_HELPERS(X)            \
     X(cublasGetStream_v2)           \
     X(cublasGetPointerMode_v2)      \
-    X(cublasGetMathMode)
+    X(cublasGetMathMode)            \
+    X(cublasGetError)
 
 #define OZCRT_ALL_SYMBOLS(X) OZCRT_INTERCEPTED(X) OZCRT_HELPERS(X)
 
@@ -59,6 +70,13 @@ static inline int ozcrt_entry_arrays(ozcrt_entry ep)
 {
     return ep == OZCRT_EP_cublasDgemmBatched || ep == OZCRT_EP_cublasGemmBatchedEx ||
            ep == OZCRT_EP_cublasDgemmBatched_64 || ep == OZCRT_EP_cublasGemmBatchedEx_64;
+}
+
+/* Whether the entry point is the legacy handle-less API's (cublas.h): its
+ * handle is the shim's stand-in for the legacy context (route.h). */
+static inline int ozcrt_entry_legacy(ozcrt_entry ep)
+{
+    return ep == OZCRT_EP_cublasDgemm;
 }
 
 /* The entry point's name, "?" when out of range. */

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/fake/check_exports.sh: libozcrt.so exports exactly the 14 intercepted names (and the ozcrt_* API of its map) and needs neither libcublas nor the shared cudart.
+# tests/fake/check_exports.sh: libozcrt.so exports exactly the 18 intercepted names (and the ozcrt_* API of its map) and needs neither libcublas nor the shared cudart.
 # usage: check_exports.sh LIBOZCRT [NM] [READELF]
 set -u
 lib=$1
@@ -7,6 +7,7 @@ nm=${2:-nm}
 readelf=${3:-readelf}
 expected='cublasCreate_v2
 cublasDestroy_v2
+cublasDgemm
 cublasDgemmBatched
 cublasDgemmBatched_64
 cublasDgemmStridedBatched
@@ -18,7 +19,10 @@ cublasGemmBatchedEx_64
 cublasGemmEx
 cublasGemmEx_64
 cublasGemmStridedBatchedEx
-cublasGemmStridedBatchedEx_64'
+cublasGemmStridedBatchedEx_64
+cublasInit
+cublasSetKernelStream
+cublasShutdown'
 all=$("$nm" -D --defined-only "$lib" | awk '{print $NF}' | LC_ALL=C sort)
 # The public API (interpose/ozcrt.h): exactly the ozcrt_* names of the linker map.
 map=$(dirname "$0")/../../interpose/libozcrt.map
@@ -32,7 +36,7 @@ if [ -z "$want_api" ] || [ "$api" != "$want_api" ]; then
 fi
 actual=$(printf '%s\n' "$all" | grep -v '^ozcrt_')
 if [ "$actual" != "$(printf '%s\n' "$expected" | LC_ALL=C sort)" ]; then
-    echo "FAIL: exports of $lib differ from the 14 intercepted names:"
+    echo "FAIL: exports of $lib differ from the 18 intercepted names:"
     echo "expected:"; printf '%s\n' "$expected"
     echo "actual:"; printf '%s\n' "$actual"
     exit 1

@@ -1,6 +1,8 @@
 /* tests/fake/fake_cublas.c: the recording fake libcublas (see fake_cublas.h). */
 #include "fake_cublas.h"
 #include "interpose/gemm_params.h"
+#undef cublasDgemm /* cublas_v2.h's name for cublasDgemm_v2: the legacy one is defined below */
+#include "interpose/legacy_decl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +22,14 @@ struct cublasContext {
 static fake_call g_last;
 static int g_count, g_queries;
 static cublasStatus_t g_status = CUBLAS_STATUS_SUCCESS;
+static cublasStatus_t g_legacy_error = CUBLAS_STATUS_SUCCESS;
 
 FAKE_EXPORT const fake_call *fake_cublas_last(void) { return &g_last; }
 FAKE_EXPORT int fake_cublas_count(void) { return g_count; }
 FAKE_EXPORT int fake_cublas_id(void) { return FAKE_CUBLAS_ID; }
 FAKE_EXPORT int fake_cublas_queries(void) { return g_queries; }
 FAKE_EXPORT void fake_cublas_set_status(cublasStatus_t status) { g_status = status; }
+FAKE_EXPORT void fake_cublas_set_legacy_error(cublasStatus_t status) { g_legacy_error = status; }
 
 FAKE_EXPORT void fake_cublas_reset(void)
 {
@@ -33,6 +37,7 @@ FAKE_EXPORT void fake_cublas_reset(void)
     g_count = 0;
     g_queries = 0;
     g_status = CUBLAS_STATUS_SUCCESS;
+    g_legacy_error = CUBLAS_STATUS_SUCCESS;
 }
 
 static fake_call *record(const char *name, cublasHandle_t handle)
@@ -162,3 +167,42 @@ FAKE_DGEMM_BATCHED(cublasDgemmBatched, int)
 FAKE_DGEMM_BATCHED(cublasDgemmBatched_64, int64_t)
 FAKE_GEMM_BATCHED_EX(cublasGemmBatchedEx, int)
 FAKE_GEMM_BATCHED_EX(cublasGemmBatchedEx_64, int64_t)
+
+/* The legacy handle-less API (cublas.h). */
+FAKE_EXPORT cublasStatus_t cublasInit(void)
+{
+    record("cublasInit", NULL);
+    return g_status;
+}
+
+FAKE_EXPORT cublasStatus_t cublasShutdown(void)
+{
+    record("cublasShutdown", NULL);
+    return g_status;
+}
+
+FAKE_EXPORT cublasStatus_t cublasSetKernelStream(cudaStream_t stream)
+{
+    record("cublasSetKernelStream", NULL)->stream = stream;
+    return g_status;
+}
+
+FAKE_EXPORT cublasStatus_t cublasGetError(void)
+{
+    g_queries++;
+    const cublasStatus_t e = g_legacy_error;
+    g_legacy_error = CUBLAS_STATUS_SUCCESS;
+    return e;
+}
+
+FAKE_EXPORT void cublasDgemm(char transa, char transb, int m, int n, int k, double alpha, const double *A, int lda,
+                             const double *B, int ldb, double beta, double *C, int ldc)
+{
+    fake_call *r = record("cublasDgemm", NULL);
+    r->transa = transa, r->transb = transb;
+    r->m = m, r->n = n, r->k = k;
+    r->alpha_v = alpha, r->beta_v = beta;
+    r->A = A, r->B = B, r->C = C;
+    r->lda = lda, r->ldb = ldb, r->ldc = ldc;
+    g_legacy_error = g_status;
+}

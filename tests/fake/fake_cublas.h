@@ -3,7 +3,8 @@
  * Built as libcublas.so.13 (and libcublas.so.99, a copy with its own state).
  * Every exported cuBLAS function records its name and all its arguments and
  * returns the status set by fake_cublas_set_status (default SUCCESS); it
- * never touches the matrices. */
+ * never touches the matrices. The legacy API's functions (cublas.h) too,
+ * its cublasDgemm leaving that status in the legacy error state. */
 #ifndef OZCRT_TESTS_FAKE_CUBLAS_H
 #define OZCRT_TESTS_FAKE_CUBLAS_H
 
@@ -24,7 +25,10 @@ typedef struct fake_call {
     void *const *Carray;
     int64_t batch;
     int Atype, Btype, Ctype, compute, algo;
-    int id; /* fake_cublas_id() of the library that recorded it (last: tests/python mirrors the layout) */
+    int id; /* fake_cublas_id() of the library that recorded it (tests/python mirrors the layout up to here) */
+    /* the legacy API (cublas.h): transa/transb hold the letters; the scalars by value; cublasSetKernelStream's stream */
+    double alpha_v, beta_v;
+    cudaStream_t stream;
 } fake_call;
 
 /* The last recorded call, and how many calls were recorded since the reset. */
@@ -39,5 +43,9 @@ int fake_cublas_id(void);
  * cublasGetMathMode) this library answered since the reset; not recorded
  * as calls. */
 int fake_cublas_queries(void);
+/* The legacy API's error state: what the next cublasGetError returns (then
+ * SUCCESS); a recorded legacy cublasDgemm sets it to the status set by
+ * fake_cublas_set_status. */
+void fake_cublas_set_legacy_error(cublasStatus_t status);
 
 #endif

@@ -14,7 +14,10 @@
  *    CUDA error fails cuBLAS too);
  *  - shadow mode (OZCRT_COMPARE) in both modes: the call goes to ozcmp_gemm
  *    with the path of its mode (name, run function, error bound); running
- *    that path runs oz_gemm_run, or oz2_gemm_run with the settings' bits. */
+ *    that path runs oz_gemm_run, or oz2_gemm_run with the settings' bits;
+ *  - the legacy API (cublasInit, cublasSetKernelStream, cublasDgemm,
+ *    cublasShutdown): its context followed, its calls emulated on its stream
+ *    or forwarded untouched, its shadow native run. */
 #include "../../interpose/route.c"
 
 #include <setjmp.h>
@@ -78,9 +81,23 @@ void oz_gemm_workspace_sizes(const oz_gemm_desc *d, size_t cap, size_t sizes[OZ_
     g_sizes_cap = cap;
     memcpy(sizes, k_p22_sizes, sizeof k_p22_sizes);
 }
+/* what the last run of either path was given: stream, alpha's value (host scalars) or pointer */
+static struct {
+    void *stream;
+    int on_device;
+    double alpha, beta;
+} g_ran;
+static void record_run(const oz_gemm_desc *d, void *stream)
+{
+    g_ran.stream = stream;
+    g_ran.on_device = d->scalars_on_device;
+    g_ran.alpha = d->scalars_on_device ? 0.0 : *(const double *)d->alpha;
+    g_ran.beta = d->scalars_on_device ? 0.0 : *(const double *)d->beta;
+}
 int oz_gemm_run(const oz_gemm_desc *d, void *ws, size_t bytes, void *stream)
 {
-    (void)d, (void)ws, (void)bytes, (void)stream;
+    (void)ws, (void)bytes;
+    record_run(d, stream);
     g_runs++;
     return g_run_err;
 }
@@ -104,17 +121,20 @@ void oz2_gemm_workspace_sizes(const oz_gemm_desc *d, int bits, size_t cap, size_
 }
 int oz2_gemm_run(const oz_gemm_desc *d, int bits, void *ws, size_t bytes, void *stream)
 {
-    (void)d, (void)ws, (void)bytes, (void)stream;
+    (void)ws, (void)bytes;
+    record_run(d, stream);
     if (g_settings.mode != OZCRT_MODE_OZAKI2)
         fail_msg("oz2_gemm_run called in the phase22 mode");
     g_oz2_runs++;
     g_oz2_bits = bits;
     return g_run_err;
 }
+static cublasHandle_t g_ws_handle, g_ws_destroyed; /* the handle of the last lease, of the last destroy */
 ozcrt_reason ozcrt_workspace_acquire(cublasHandle_t h, int dev, cudaStream_t s, const size_t sizes[OZCRT_WS_SIZES],
                                      ozcrt_ws_lease *lease)
 {
-    (void)h, (void)dev, (void)s;
+    (void)dev, (void)s;
+    g_ws_handle = h;
     memcpy(g_sizes, sizes, sizeof g_sizes);
     g_leases++;
     lease->ptr = g_ws;
@@ -128,11 +148,11 @@ void ozcrt_workspace_release(ozcrt_ws_lease *lease)
 }
 void ozcrt_workspace_destroy_handle(cublasHandle_t h)
 {
-    (void)h;
+    g_ws_destroyed = h;
 }
 /* shadow mode: what ozcmp_gemm was given (the path's mode copied), and its answer */
 static struct {
-    int calls, status, path_run;
+    int calls, status, path_run, run_native, native_status;
     char entry[64], mode[OZCMP_SITE_MODE_MAX];
     int64_t m, n, k, batch;
     ozcmp_bound bound;
@@ -144,7 +164,6 @@ static struct {
 int ozcmp_gemm(const ozcmp_site *site, const ozcmp_path *path, const oz_gemm_desc *d, ozcmp_native_fn native,
                void *ctx, void *ws, size_t ws_bytes, void *stream, ozcmp_result result)
 {
-    (void)ctx;
     if (!g_settings.compare)
         fail_msg("ozcmp_gemm called with shadow mode off");
     g_cmp.calls++;
@@ -155,6 +174,12 @@ int ozcmp_gemm(const ozcmp_site *site, const ozcmp_path *path, const oz_gemm_des
     g_cmp.result = result;
     g_cmp.d = d;
     g_cmp.native = native;
+    if (g_cmp.run_native) { /* the native call into a scratch C (the real ozcmp_gemm's step 4) */
+        oz_gemm_desc into = *d;
+        into.C = (double *)0x7000;
+        into.ldc = d->ldc + 1;
+        g_cmp.native_status = native(ctx, &into);
+    }
     /* the emulated path, as the real ozcmp_gemm runs it (step 5) */
     g_cmp.path_run = path->run(path->ctx, d, ws, ws_bytes, stream);
     return g_cmp.status;
@@ -402,6 +427,226 @@ static void t_shadow_ozaki2(void **state)
     set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
 }
 
+
+/* ---- the legacy handle-less API (cublas.h) ---- */
+static uint64_t legacy_count_of(ozcrt_reason r)
+{
+    uint64_t calls, by[OZCRT_R_COUNT];
+    double flop;
+    assert_int_equal(ozcrt_stats_read(OZCRT_EP_cublasDgemm, &calls, by, &flop), 0);
+    return by[r];
+}
+
+/* cublasDgemm (legacy) through the shim: 300 x 200 x 100, A not transposed, B transposed ('t'), alpha 1.5, beta 0.25 */
+static void legacy_dgemm(char ta, double alpha)
+{
+    fake_cublas_reset();
+    cublasDgemm(ta, 't', 300, 200, 100, alpha, PA, 300, PB, 200, 0.25, PC, 300);
+}
+
+static void assert_legacy_forwarded(char ta, double alpha)
+{
+    const fake_call *r = fake_cublas_last();
+    assert_int_equal(fake_cublas_count(), 1);
+    assert_string_equal(r->name, "cublasDgemm");
+    assert_int_equal(r->transa, ta); /* the caller's own letters */
+    assert_int_equal(r->transb, 't');
+    assert_int_equal(r->m, 300);
+    assert_int_equal(r->n, 200);
+    assert_int_equal(r->k, 100);
+    assert_true(r->alpha_v == alpha);
+    assert_true(r->beta_v == 0.25);
+    assert_ptr_equal(r->A, PA);
+    assert_ptr_equal(r->B, PB);
+    assert_ptr_equal(r->C, PC);
+    assert_int_equal(r->lda, 300);
+    assert_int_equal(r->ldb, 200);
+    assert_int_equal(r->ldc, 300);
+}
+
+/* Before cublasInit the shim knows no legacy context: forwarded untouched (legacy-context). */
+static void t_legacy_before_init(void **state)
+{
+    (void)state;
+    g_dev = 0;
+    g_run_err = 0;
+    int runs = g_runs;
+    uint64_t before = legacy_count_of(OZCRT_R_LEGACY_CONTEXT);
+    legacy_dgemm('N', 1.5);
+    assert_legacy_forwarded('N', 1.5);
+    assert_int_equal(g_runs, runs);
+    assert_int_equal(legacy_count_of(OZCRT_R_LEGACY_CONTEXT), before + 1);
+    assert_logged("ozcrt: cublasDgemm m=300 n=200 k=100 ops=NT batch=1 -> forward: legacy-context");
+}
+
+/* After cublasInit: emulated on the legacy context's stream (NULL, then the
+ * one cublasSetKernelStream set, not one it failed to set), scalars by
+ * value from the host, no handle query, the stand-in handle's workspace;
+ * cuBLAS is not called. */
+static void t_legacy_emulated(void **state)
+{
+    (void)state;
+    g_dev = 0;
+    g_run_err = 0;
+    fake_cublas_reset();
+    assert_int_equal(cublasInit(), CUBLAS_STATUS_SUCCESS);
+    assert_string_equal(fake_cublas_last()->name, "cublasInit");
+    int runs = g_runs;
+    uint64_t emulated = legacy_count_of(OZCRT_R_EMULATED);
+    g_ran.stream = (void *)0x1;
+    legacy_dgemm('n', 1.5);
+    assert_int_equal(fake_cublas_count(), 0);
+    assert_int_equal(fake_cublas_queries(), 0);
+    assert_int_equal(g_runs, runs + 1);
+    assert_ptr_equal(g_ran.stream, NULL);
+    assert_int_equal(g_ran.on_device, 0);
+    assert_true(g_ran.alpha == 1.5 && g_ran.beta == 0.25);
+    assert_ptr_equal(g_ws_handle, ozcrt_legacy_handle());
+    assert_int_equal(g_leases, 0);
+    assert_int_equal(legacy_count_of(OZCRT_R_EMULATED), emulated + 1);
+
+    cudaStream_t s1 = (cudaStream_t)0x5150, s2 = (cudaStream_t)0x6160;
+    fake_cublas_reset();
+    assert_int_equal(cublasSetKernelStream(s1), CUBLAS_STATUS_SUCCESS);
+    assert_string_equal(fake_cublas_last()->name, "cublasSetKernelStream");
+    assert_ptr_equal(fake_cublas_last()->stream, s1);
+    legacy_dgemm('N', 1.5);
+    assert_ptr_equal(g_ran.stream, s1);
+    fake_cublas_reset();
+    fake_cublas_set_status(CUBLAS_STATUS_NOT_INITIALIZED);
+    assert_int_equal(cublasSetKernelStream(s2), CUBLAS_STATUS_NOT_INITIALIZED); /* cuBLAS's answer, and s1 stays */
+    legacy_dgemm('N', 1.5);
+    assert_ptr_equal(g_ran.stream, s1);
+    assert_int_equal(g_runs, runs + 3);
+
+    /* in the ozaki2 mode too */
+    g_settings.mode = OZCRT_MODE_OZAKI2;
+    g_settings.bits = 53;
+    int oz2 = g_oz2_runs;
+    legacy_dgemm('N', -2.0);
+    assert_int_equal(g_oz2_runs, oz2 + 1);
+    assert_true(g_ran.alpha == -2.0);
+    assert_ptr_equal(g_ran.stream, s1);
+    g_settings.mode = OZCRT_MODE_PHASE22;
+}
+
+/* What the emulated path must not take: a bad letter (cuBLAS reports it),
+ * alpha 0 (k0-or-alpha0), another device than cublasInit's
+ * (legacy-context), a launch that fails: each forwarded untouched. */
+static void t_legacy_forwarded(void **state)
+{
+    (void)state;
+    g_dev = 0;
+    g_run_err = 0;
+    int runs = g_runs;
+    uint64_t invalid = legacy_count_of(OZCRT_R_INVALID_ARGS), trivial = legacy_count_of(OZCRT_R_TRIVIAL);
+    uint64_t context = legacy_count_of(OZCRT_R_LEGACY_CONTEXT), launch = legacy_count_of(OZCRT_R_LAUNCH_FAILED);
+    legacy_dgemm('x', 1.5);
+    assert_legacy_forwarded('x', 1.5);
+    assert_int_equal(legacy_count_of(OZCRT_R_INVALID_ARGS), invalid + 1);
+    legacy_dgemm('N', 0.0);
+    assert_legacy_forwarded('N', 0.0);
+    assert_int_equal(legacy_count_of(OZCRT_R_TRIVIAL), trivial + 1);
+    g_dev = 1; /* the legacy context on device 1, the call on device 0 (which the shim could run on) */
+    assert_int_equal(cublasInit(), CUBLAS_STATUS_SUCCESS);
+    g_dev = 0;
+    legacy_dgemm('N', 1.5);
+    assert_legacy_forwarded('N', 1.5);
+    assert_int_equal(legacy_count_of(OZCRT_R_LEGACY_CONTEXT), context + 1);
+    assert_int_equal(cublasInit(), CUBLAS_STATUS_SUCCESS); /* again on device 0 */
+    g_run_err = cudaErrorLaunchOutOfResources;
+    legacy_dgemm('C', 1.5);
+    assert_legacy_forwarded('C', 1.5);
+    assert_int_equal(legacy_count_of(OZCRT_R_LAUNCH_FAILED), launch + 1);
+    g_run_err = 0;
+    assert_int_equal(g_runs, runs + 1); /* only the launch that failed ran */
+    assert_int_equal(g_leases, 0);
+}
+
+/* Shadow mode: the native run is the legacy call into the scratch C, its
+ * status cuBLAS's legacy error state. */
+static void t_legacy_shadow(void **state)
+{
+    (void)state;
+    set_shadow(OZCRT_MODE_PHASE22, 53, 1, 0, CUBLAS_STATUS_SUCCESS);
+    g_cmp.run_native = 1;
+    g_cmp.native_status = -1;
+    legacy_dgemm('n', 1.5);
+    assert_int_equal(g_cmp.calls, 1);
+    assert_string_equal(g_cmp.entry, "cublasDgemm");
+    assert_int_equal(g_cmp.native_status, CUBLAS_STATUS_SUCCESS);
+    const fake_call *r = fake_cublas_last();
+    assert_int_equal(fake_cublas_count(), 1);
+    assert_string_equal(r->name, "cublasDgemm");
+    assert_int_equal(r->transa, 'N');
+    assert_int_equal(r->transb, 'T');
+    assert_int_equal(r->m, 300);
+    assert_true(r->alpha_v == 1.5 && r->beta_v == 0.25);
+    assert_ptr_equal(r->C, (double *)0x7000);
+    assert_int_equal(r->ldc, 301);
+    /* a native failure comes back through cublasGetError */
+    set_shadow(OZCRT_MODE_PHASE22, 53, 1, 0, CUBLAS_STATUS_SUCCESS);
+    g_cmp.run_native = 1;
+    fake_cublas_reset();
+    fake_cublas_set_status(CUBLAS_STATUS_EXECUTION_FAILED);
+    cublasDgemm('N', 'T', 300, 200, 100, 1.5, PA, 300, PB, 200, 0.25, PC, 300);
+    assert_int_equal(g_cmp.native_status, CUBLAS_STATUS_EXECUTION_FAILED);
+    set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
+}
+
+/* cublasShutdown: forwarded, the stand-in handle's workspaces freed, and
+ * legacy calls forwarded again until the next cublasInit. */
+static void t_legacy_shutdown(void **state)
+{
+    (void)state;
+    g_dev = 0;
+    g_ws_destroyed = NULL;
+    fake_cublas_reset();
+    assert_int_equal(cublasShutdown(), CUBLAS_STATUS_SUCCESS);
+    assert_string_equal(fake_cublas_last()->name, "cublasShutdown");
+    assert_ptr_equal(g_ws_destroyed, ozcrt_legacy_handle());
+    int runs = g_runs;
+    legacy_dgemm('N', 1.5);
+    assert_legacy_forwarded('N', 1.5);
+    assert_int_equal(g_runs, runs);
+    /* a cublasInit that fails leaves it so */
+    fake_cublas_reset();
+    fake_cublas_set_status(CUBLAS_STATUS_NOT_INITIALIZED);
+    assert_int_equal(cublasInit(), CUBLAS_STATUS_NOT_INITIALIZED);
+    legacy_dgemm('N', 1.5);
+    assert_legacy_forwarded('N', 1.5);
+    assert_int_equal(g_runs, runs);
+}
+
+/* A stream set before cublasInit may not survive it in cuBLAS: legacy
+ * calls are forwarded until the next cublasSetKernelStream says which. */
+static void t_legacy_stream_before_init(void **state)
+{
+    (void)state;
+    g_dev = 0;
+    g_run_err = 0;
+    cudaStream_t s1 = (cudaStream_t)0x7170, s2 = (cudaStream_t)0x8180;
+    fake_cublas_reset();
+    assert_int_equal(cublasSetKernelStream(s1), CUBLAS_STATUS_SUCCESS);
+    assert_int_equal(cublasInit(), CUBLAS_STATUS_SUCCESS);
+    int runs = g_runs;
+    uint64_t context = legacy_count_of(OZCRT_R_LEGACY_CONTEXT);
+    legacy_dgemm('N', 1.5);
+    assert_legacy_forwarded('N', 1.5);
+    assert_int_equal(legacy_count_of(OZCRT_R_LEGACY_CONTEXT), context + 1);
+    assert_int_equal(cublasSetKernelStream(s2), CUBLAS_STATUS_SUCCESS);
+    legacy_dgemm('N', 1.5);
+    assert_int_equal(g_runs, runs + 1);
+    assert_ptr_equal(g_ran.stream, s2);
+    /* shut down and initialised again: the NULL stream */
+    assert_int_equal(cublasShutdown(), CUBLAS_STATUS_SUCCESS);
+    assert_int_equal(cublasInit(), CUBLAS_STATUS_SUCCESS);
+    legacy_dgemm('N', 1.5);
+    assert_int_equal(g_runs, runs + 2);
+    assert_ptr_equal(g_ran.stream, NULL);
+    assert_int_equal(cublasShutdown(), CUBLAS_STATUS_SUCCESS);
+}
+
 int main(void)
 {
     const char *log = getenv("OZCRT_LOG_FILE"); /* appended to by the shim: start it empty */
@@ -419,6 +664,12 @@ int main(void)
         cmocka_unit_test(t_workspace_sizes),
         cmocka_unit_test(t_shadow_phase22),
         cmocka_unit_test(t_shadow_ozaki2),
+        cmocka_unit_test(t_legacy_before_init),
+        cmocka_unit_test(t_legacy_emulated),
+        cmocka_unit_test(t_legacy_forwarded),
+        cmocka_unit_test(t_legacy_shadow),
+        cmocka_unit_test(t_legacy_shutdown),
+        cmocka_unit_test(t_legacy_stream_before_init),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     cublasDestroy_v2(g_h);

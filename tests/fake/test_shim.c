@@ -23,6 +23,8 @@
 
 #include "fake_cublas.h"
 #include "stderr_capture.h"
+#undef cublasDgemm /* cublas_v2.h's name for cublasDgemm_v2: t_legacy calls the legacy one */
+#include "../../interpose/legacy_decl.h"
 
 #define PA ((const double *)0x1000)
 #define PB ((const double *)0x2000)
@@ -453,6 +455,54 @@ static void t_destroy(void **state)
     assert_ptr_equal(fk_last()->handle, h);
 }
 
+/* The legacy handle-less API (cublas.h): cublasInit, cublasSetKernelStream
+ * and cublasShutdown reach cuBLAS and its status comes back; cublasDgemm
+ * is forwarded with the caller's own letters and scalars (before
+ * cublasInit: legacy-context; after it, for the suite's reason). */
+static void legacy_forwarded(char ta, int m, const char *reason)
+{
+    before();
+    cublasDgemm(ta, 't', m, 256, 256, 1.5, PA, 300, PB, 256, 0.25, PC, 300);
+    const fake_call *r = fk_last();
+    assert_int_equal(fk_count(), 1);
+    assert_string_equal(r->name, "cublasDgemm");
+    assert_int_equal(r->transa, ta);
+    assert_int_equal(r->transb, 't');
+    assert_int_equal(r->m, m);
+    assert_int_equal(r->n, 256);
+    assert_int_equal(r->k, 256);
+    assert_true(r->alpha_v == 1.5 && r->beta_v == 0.25);
+    assert_int_equal(r->lda, 300);
+    assert_int_equal(r->ldb, 256);
+    assert_int_equal(r->ldc, 300);
+    assert_matrices(PA, PB, PC);
+    assert_logged("cublasDgemm", expect(reason));
+}
+
+static void t_legacy(void **state)
+{
+    (void)state;
+    legacy_forwarded('N', 300, unless_small("legacy-context"));
+    before();
+    assert_int_equal(cublasInit(), FAKE_STATUS); /* failed: still no context */
+    assert_string_equal(fk_last()->name, "cublasInit");
+    legacy_forwarded('n', 300, unless_small("legacy-context"));
+    fk_reset();
+    assert_int_equal(cublasInit(), CUBLAS_STATUS_SUCCESS);
+    before();
+    assert_int_equal(cublasSetKernelStream((cudaStream_t)0x5150), FAKE_STATUS);
+    assert_string_equal(fk_last()->name, "cublasSetKernelStream");
+    assert_ptr_equal(fk_last()->stream, (cudaStream_t)0x5150);
+    legacy_forwarded('T', 300, g_valid_reason);
+    legacy_forwarded('q', 300, "invalid-args");
+    legacy_forwarded('N', 301, "invalid-args"); /* lda < m */
+    before();
+    assert_int_equal(cublasShutdown(), FAKE_STATUS);
+    assert_int_equal(fk_count(), 1);
+    assert_string_equal(fk_last()->name, "cublasShutdown");
+    legacy_forwarded('N', 300, unless_small("legacy-context"));
+}
+
 static int count_of(const char *hay, const char *needle)
 {
     int n = 0;
@@ -594,6 +644,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(t_strided_64),
         cmocka_unit_test(t_batched_64),
         cmocka_unit_test(t_destroy),
+        cmocka_unit_test(t_legacy),
     };
     const struct CMUnitTest override_bad[] = {cmocka_unit_test(t_override_bad)};
     const struct CMUnitTest override_ok[] = {cmocka_unit_test(t_override_took_all)};

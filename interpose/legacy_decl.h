@@ -1,0 +1,27 @@
+/* interpose/legacy_decl.h: the legacy handle-less cuBLAS functions the shim intercepts, declared as cublas.h declares them (tests/fake/legacy_proto.c compiles these declarations after cublas.h: a mismatch fails the build).
+ *
+ * cublas.h and cublas_v2.h cannot be included together, and cublas_v2.h
+ * makes the name cublasDgemm a macro for cublasDgemm_v2; interpose/symbols.h
+ * removes that macro and includes this header for the legacy names. */
+#ifndef OZCRT_INTERPOSE_LEGACY_DECL_H
+#define OZCRT_INTERPOSE_LEGACY_DECL_H
+
+#include <cuda_runtime_api.h>
+#include <cublas_api.h>
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+cublasStatus_t cublasInit(void);
+cublasStatus_t cublasShutdown(void);
+cublasStatus_t cublasGetError(void);
+cublasStatus_t cublasSetKernelStream(cudaStream_t stream);
+void cublasDgemm(char transa, char transb, int m, int n, int k, double alpha, const double *A, int lda,
+                 const double *B, int ldb, double beta, double *C, int ldc);
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif
