@@ -105,11 +105,8 @@ OZCRT_GEMM_BATCHED_EX(cublasGemmBatchedEx_64, int64_t)
 OZCRT_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
 {
     const ozcrt_real_table *real = ozcrt_real_for_caller(__builtin_return_address(0));
-    if (!real->cublasCreate_v2)
-        return ozcrt_real_missing("cublasCreate_v2");
-    ozcrt_in_real++;
-    cublasStatus_t status = real->cublasCreate_v2(handle);
-    ozcrt_in_real--;
+    cublasStatus_t status;
+    OZCRT_CALL_INTO(status, real, cublasCreate_v2, handle);
     if (status == CUBLAS_STATUS_SUCCESS && handle)
         ozcrt_real_remember(*handle, real);
     return status;
@@ -127,11 +124,8 @@ OZCRT_EXPORT cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
 OZCRT_EXPORT cublasStatus_t cublasInit(void)
 {
     const ozcrt_real_table *real = ozcrt_real_for_caller(__builtin_return_address(0));
-    if (!real->cublasInit)
-        return ozcrt_real_missing("cublasInit");
-    ozcrt_in_real++;
-    cublasStatus_t status = real->cublasInit();
-    ozcrt_in_real--;
+    cublasStatus_t status;
+    OZCRT_CALL_INTO(status, real, cublasInit);
     if (status == CUBLAS_STATUS_SUCCESS) {
         ozcrt_real_remember(ozcrt_legacy_handle(), real);
         ozcrt_legacy_on_init();
@@ -147,12 +141,8 @@ OZCRT_EXPORT cublasStatus_t cublasShutdown(void)
 
 OZCRT_EXPORT cublasStatus_t cublasSetKernelStream(cudaStream_t stream)
 {
-    const ozcrt_real_table *real = ozcrt_real_for(ozcrt_legacy_handle());
-    if (!real->cublasSetKernelStream)
-        return ozcrt_real_missing("cublasSetKernelStream");
-    ozcrt_in_real++;
-    cublasStatus_t status = real->cublasSetKernelStream(stream);
-    ozcrt_in_real--;
+    cublasStatus_t status;
+    OZCRT_CALL_INTO(status, ozcrt_real_for(ozcrt_legacy_handle()), cublasSetKernelStream, stream);
     if (status == CUBLAS_STATUS_SUCCESS)
         ozcrt_legacy_on_stream(stream);
     return status;

@@ -42,16 +42,26 @@ cublasStatus_t ozcrt_real_missing(const char *name);
  * makes while we forward to it is forwarded too, never emulated. */
 extern _Thread_local int ozcrt_in_real;
 
-/* Calls `name` of `table` (a const ozcrt_real_table *) with the arguments,
- * or reports it missing. */
-#define OZCRT_FORWARD_TO(table, name, ...)                          \
+/* Calls `name` of `table` (a const ozcrt_real_table *) with the arguments
+ * and stores its status in `status`, or reports it missing (status
+ * NOT_INITIALIZED). */
+#define OZCRT_CALL_INTO(status, table, name, ...)                   \
     do {                                                            \
         const ozcrt_real_table *real_ = (table);                    \
-        if (!real_->name)                                           \
-            return ozcrt_real_missing(#name);                       \
+        if (!real_->name) {                                         \
+            (status) = ozcrt_real_missing(#name);                   \
+            break;                                                  \
+        }                                                           \
         ozcrt_in_real++;                                            \
-        cublasStatus_t status_ = real_->name(__VA_ARGS__);          \
+        (status) = real_->name(__VA_ARGS__);                        \
         ozcrt_in_real--;                                            \
+    } while (0)
+
+/* The same, returning the status. */
+#define OZCRT_FORWARD_TO(table, name, ...)                          \
+    do {                                                            \
+        cublasStatus_t status_;                                     \
+        OZCRT_CALL_INTO(status_, table, name, __VA_ARGS__);         \
         return status_;                                             \
     } while (0)
 

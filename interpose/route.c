@@ -71,12 +71,14 @@ ozcrt_reason ozcrt_check_args(const ozcrt_call *c)
     return OZCRT_R_EMULATED;
 }
 
-/* The legacy API's context (route.h): ready between a successful
- * cublasInit and cublasShutdown, its device, its stream and whether that is
- * known (a stream set before cublasInit may or may not survive it in
- * cuBLAS: not known until the next cublasSetKernelStream). */
+/* The legacy API's context (route.h), one state so that it is read whole:
+ * OFF (no cublasInit seen, or a cublasShutdown since), OFF_EARLY (OFF, and
+ * a stream was set meanwhile: whether cuBLAS keeps it across cublasInit
+ * the shim cannot see), READY (its stream is g_legacy_stream), UNSURE
+ * (initialised, stream not known until the next cublasSetKernelStream). */
+enum { LEGACY_OFF, LEGACY_OFF_EARLY, LEGACY_READY, LEGACY_UNSURE };
 static char g_legacy_key; /* its address is the stand-in handle */
-static atomic_int g_legacy_ready, g_legacy_dev, g_legacy_stream_known, g_legacy_stream_early;
+static atomic_int g_legacy_state, g_legacy_dev;
 static _Atomic(uintptr_t) g_legacy_stream;
 
 cublasHandle_t ozcrt_legacy_handle(void)
@@ -92,32 +94,25 @@ void ozcrt_legacy_on_init(void)
         dev = -1; /* no device: its calls are forwarded */
     }
     atomic_store(&g_legacy_dev, dev);
-    if (atomic_exchange(&g_legacy_stream_early, 0)) {
-        atomic_store(&g_legacy_stream_known, 0);
-    } else {
-        atomic_store(&g_legacy_stream, (uintptr_t)0);
-        atomic_store(&g_legacy_stream_known, 1);
-    }
-    atomic_store(&g_legacy_ready, 1);
+    const int was = atomic_load(&g_legacy_state);
+    if (was == LEGACY_OFF)
+        atomic_store(&g_legacy_stream, (uintptr_t)0); /* a new context: the NULL stream */
+    /* once a stream was set, a new cublasInit may or may not keep it */
+    const int known = was == LEGACY_OFF || (was == LEGACY_READY && atomic_load(&g_legacy_stream) == 0);
+    atomic_store(&g_legacy_state, known ? LEGACY_READY : LEGACY_UNSURE);
 }
 
 void ozcrt_legacy_on_shutdown(void)
 {
-    atomic_store(&g_legacy_ready, 0);
-    atomic_store(&g_legacy_stream_known, 0);
-    atomic_store(&g_legacy_stream_early, 0);
+    atomic_store(&g_legacy_state, LEGACY_OFF);
     ozcrt_on_destroy(ozcrt_legacy_handle());
 }
 
 void ozcrt_legacy_on_stream(cudaStream_t stream)
 {
     atomic_store(&g_legacy_stream, (uintptr_t)stream);
-    if (atomic_load(&g_legacy_ready)) {
-        atomic_store(&g_legacy_stream_known, 1);
-    } else {
-        atomic_store(&g_legacy_stream_early, 1);
-        atomic_store(&g_legacy_stream_known, 0);
-    }
+    const int was = atomic_load(&g_legacy_state);
+    atomic_store(&g_legacy_state, was == LEGACY_OFF || was == LEGACY_OFF_EARLY ? LEGACY_OFF_EARLY : LEGACY_READY);
 }
 
 /* The GPU: count once per process, compute capability once per device. */
@@ -306,18 +301,21 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
         return OZCRT_R_HANDLE_QUERY;
     if ((math & 0xf) == CUBLAS_PEDANTIC_MATH || (math & 0xf) == CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH)
         return OZCRT_R_MATH_MODE;
-    if (legacy && !(atomic_load(&g_legacy_ready) && atomic_load(&g_legacy_stream_known)))
-        return OZCRT_R_LEGACY_CONTEXT;
+    cudaStream_t stream = NULL;
+    int legacy_dev = -1; /* the legacy context, read once: its device and stream */
+    if (legacy) {
+        if (atomic_load(&g_legacy_state) != LEGACY_READY)
+            return OZCRT_R_LEGACY_CONTEXT;
+        legacy_dev = atomic_load(&g_legacy_dev);
+        stream = (cudaStream_t)atomic_load(&g_legacy_stream);
+    }
     int dev = -1;
     ozcrt_reason r = check_gpu(&dev);
     if (r != OZCRT_R_EMULATED)
         return r;
-    if (legacy && dev != atomic_load(&g_legacy_dev))
+    if (legacy && dev != legacy_dev)
         return OZCRT_R_LEGACY_CONTEXT; /* its context lives on the device of cublasInit */
-    cudaStream_t stream = NULL;
-    if (legacy)
-        stream = (cudaStream_t)atomic_load(&g_legacy_stream);
-    else if (real->cublasGetStream_v2(c->handle, &stream) != CUBLAS_STATUS_SUCCESS)
+    if (!legacy && real->cublasGetStream_v2(c->handle, &stream) != CUBLAS_STATUS_SUCCESS)
         return OZCRT_R_HANDLE_QUERY;
     oz_gemm_desc d = make_desc(c, on_device);
     int bits = s->bits;

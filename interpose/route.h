@@ -50,8 +50,9 @@ void ozcrt_on_destroy(cublasHandle_t handle);
  * emulated only while the shim has seen cublasInit succeed and no
  * cublasShutdown since, on the device that was current at cublasInit, on
  * the stream of the last successful cublasSetKernelStream (the NULL stream
- * before one; after one made before cublasInit, not until the next), its
- * scalars on the host; otherwise it is forwarded (legacy-context). The legacy API returns no status: a taken call that
+ * before one; when a stream was set before a cublasInit, not until the
+ * next), its scalars on the host; otherwise it is forwarded
+ * (legacy-context). The legacy API returns no status: a taken call that
  * fails (shadow mode) is reported on stderr. */
 cublasHandle_t ozcrt_legacy_handle(void);
 void ozcrt_legacy_on_init(void);

@@ -29,7 +29,7 @@
     X(BITS_UNREACHABLE, "bits-unreachable")                \
     X(NO_KERNEL_IMAGE, "no-kernel-image")                  \
     X(LAUNCH_FAILED, "launch-failed")                      \
-    X(SLOWER, "slower-than-native")                    \
+    X(SLOWER, "slower-than-native")                        \
     X(LEGACY_CONTEXT, "legacy-context")
 
 typedef enum ozcrt_reason {

@@ -549,11 +549,12 @@ static void t_legacy_forwarded(void **state)
     assert_int_equal(legacy_count_of(OZCRT_R_TRIVIAL), trivial + 1);
     g_dev = 1; /* the legacy context on device 1, the call on device 0 (which the shim could run on) */
     assert_int_equal(cublasInit(), CUBLAS_STATUS_SUCCESS);
+    assert_int_equal(cublasSetKernelStream(NULL), CUBLAS_STATUS_SUCCESS); /* the stream known: only the device differs */
     g_dev = 0;
     legacy_dgemm('N', 1.5);
     assert_legacy_forwarded('N', 1.5);
     assert_int_equal(legacy_count_of(OZCRT_R_LEGACY_CONTEXT), context + 1);
-    assert_int_equal(cublasInit(), CUBLAS_STATUS_SUCCESS); /* again on device 0 */
+    assert_int_equal(cublasInit(), CUBLAS_STATUS_SUCCESS); /* again on device 0, the NULL stream kept */
     g_run_err = cudaErrorLaunchOutOfResources;
     legacy_dgemm('C', 1.5);
     assert_legacy_forwarded('C', 1.5);
@@ -638,11 +639,20 @@ static void t_legacy_stream_before_init(void **state)
     legacy_dgemm('N', 1.5);
     assert_int_equal(g_runs, runs + 1);
     assert_ptr_equal(g_ran.stream, s2);
+    /* cublasInit again while a stream is set: unknown again until the next set */
+    assert_int_equal(cublasInit(), CUBLAS_STATUS_SUCCESS);
+    legacy_dgemm('N', 1.5);
+    assert_legacy_forwarded('N', 1.5);
+    assert_int_equal(legacy_count_of(OZCRT_R_LEGACY_CONTEXT), context + 2);
+    assert_int_equal(cublasSetKernelStream(s1), CUBLAS_STATUS_SUCCESS);
+    legacy_dgemm('N', 1.5);
+    assert_int_equal(g_runs, runs + 2);
+    assert_ptr_equal(g_ran.stream, s1);
     /* shut down and initialised again: the NULL stream */
     assert_int_equal(cublasShutdown(), CUBLAS_STATUS_SUCCESS);
     assert_int_equal(cublasInit(), CUBLAS_STATUS_SUCCESS);
     legacy_dgemm('N', 1.5);
-    assert_int_equal(g_runs, runs + 2);
+    assert_int_equal(g_runs, runs + 3);
     assert_ptr_equal(g_ran.stream, NULL);
     assert_int_equal(cublasShutdown(), CUBLAS_STATUS_SUCCESS);
 }
