@@ -87,6 +87,71 @@
                       Carray, Ctype, ldc, batchCount, computeType, algo);                                            \
     }
 
+/* The grouped families (route.h says how they go): group g as one
+ * pointer-array batch, its products from `off` on; the Ex family's scalar
+ * arrays are read as doubles only once every group's types are FP64
+ * (ozcrt_check_args). GROUP_ALONE: the real entry point's arguments for
+ * group g alone. */
+#define OZCRT_AT(p, g) ((const double *)(p) + (g))
+#define OZCRT_GROUP_CALL(NAME, g, off, ...)                                                                          \
+    {.ep = OZCRT_EP_##NAME, .handle = handle, .transa = transa_array[g], .transb = transb_array[g],                 \
+     .m = m_array[g], .n = n_array[g], .k = k_array[g], .alpha = OZCRT_AT(alpha_array, g),                          \
+     .Aarray = (const void *const *)Aarray + (off), .lda = lda_array[g],                                             \
+     .Barray = (const void *const *)Barray + (off), .ldb = ldb_array[g], .beta = OZCRT_AT(beta_array, g),            \
+     .Carray = (void *const *)Carray + (off), .ldc = ldc_array[g], .batch = group_size[g], __VA_ARGS__}
+
+#define OZCRT_GROUPED(NAME, PARAMS, IT, TYPED, GROUP_ALONE, ...)                                                     \
+    OZCRT_EXPORT cublasStatus_t NAME(PARAMS(IT))                                                                     \
+    {                                                                                                                \
+        ozcrt_reason r_ = ozcrt_grouped_gate(OZCRT_EP_##NAME, handle, group_count,                                  \
+                                             transa_array && transb_array && m_array && n_array && k_array &&        \
+                                                 alpha_array && lda_array && ldb_array && beta_array &&              \
+                                                 ldc_array && group_size);                                           \
+        int64_t off = 0; /* the products before group g */                                                          \
+        for (IT g = 0; r_ == OZCRT_R_EMULATED && g < group_count; off += group_size[g], g++) {                      \
+            const ozcrt_call c_ = OZCRT_GROUP_CALL(NAME, g, off, TYPED);                                             \
+            const ozcrt_reason a_ = ozcrt_check_args(&c_);                                                           \
+            if (a_ == OZCRT_R_INVALID_ARGS || a_ == OZCRT_R_TYPE)                                                    \
+                r_ = a_;                                                                                             \
+        }                                                                                                            \
+        if (r_ != OZCRT_R_EMULATED) {                                                                                \
+            ozcrt_grouped_forwarded(OZCRT_EP_##NAME, group_count, r_);                                               \
+            OZCRT_FORWARD(NAME, handle, __VA_ARGS__);                                                                \
+        }                                                                                                            \
+        off = 0;                                                                                                     \
+        for (IT g = 0; g < group_count; off += group_size[g], g++) {                                                 \
+            const ozcrt_call c_ = OZCRT_GROUP_CALL(NAME, g, off, TYPED);                                             \
+            cublasStatus_t st_;                                                                                      \
+            if (!ozcrt_route(&c_, &st_))                                                                             \
+                OZCRT_CALL_INTO(st_, ozcrt_real_for(handle), NAME, GROUP_ALONE);                                     \
+            if (st_ != CUBLAS_STATUS_SUCCESS)                                                                        \
+                return st_;                                                                                          \
+        }                                                                                                            \
+        return CUBLAS_STATUS_SUCCESS;                                                                                \
+    }
+
+#define OZCRT_DGEMM_GROUPED(NAME, IT)                                                                                \
+    OZCRT_GROUPED(NAME, OZCRT_DGEMM_GROUPED_PARAMS, IT, .typed = 0,                                                  \
+                  OZCRT_ARGS(handle, transa_array + g, transb_array + g, m_array + g, n_array + g, k_array + g,      \
+                             alpha_array + g, Aarray + off, lda_array + g, Barray + off, ldb_array + g,              \
+                             beta_array + g, Carray + off, ldc_array + g, (IT)1, group_size + g),                    \
+                  transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray,     \
+                  ldb_array, beta_array, Carray, ldc_array, group_count, group_size)
+
+#define OZCRT_GEMM_GROUPED_EX(NAME, IT)                                                                              \
+    OZCRT_GROUPED(NAME, OZCRT_GEMM_GROUPED_EX_PARAMS, IT,                                                            \
+                  OZCRT_ARGS(.typed = 1, .Atype = Atype, .Btype = Btype, .Ctype = Ctype, .compute = computeType),    \
+                  OZCRT_ARGS(handle, transa_array + g, transb_array + g, m_array + g, n_array + g, k_array + g,      \
+                             OZCRT_AT(alpha_array, g), Aarray + off, Atype, lda_array + g, Barray + off, Btype,      \
+                             ldb_array + g, OZCRT_AT(beta_array, g), Carray + off, Ctype, ldc_array + g, (IT)1,      \
+                             group_size + g, computeType),                                                           \
+                  transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array,      \
+                  Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size,           \
+                  computeType)
+
+/* a macro argument that holds commas */
+#define OZCRT_ARGS(...) __VA_ARGS__
+
 OZCRT_DGEMM(cublasDgemm_v2, int)
 OZCRT_DGEMM(cublasDgemm_v2_64, int64_t)
 OZCRT_GEMMEX(cublasGemmEx, int)
@@ -99,6 +164,10 @@ OZCRT_DGEMM_BATCHED(cublasDgemmBatched, int)
 OZCRT_DGEMM_BATCHED(cublasDgemmBatched_64, int64_t)
 OZCRT_GEMM_BATCHED_EX(cublasGemmBatchedEx, int)
 OZCRT_GEMM_BATCHED_EX(cublasGemmBatchedEx_64, int64_t)
+OZCRT_DGEMM_GROUPED(cublasDgemmGroupedBatched, int)
+OZCRT_DGEMM_GROUPED(cublasDgemmGroupedBatched_64, int64_t)
+OZCRT_GEMM_GROUPED_EX(cublasGemmGroupedBatchedEx, int)
+OZCRT_GEMM_GROUPED_EX(cublasGemmGroupedBatchedEx_64, int64_t)
 
 /* The handle goes to the library that created it (real.h): the caller's own
  * cuBLAS, where a process holds two. */

@@ -1,7 +1,8 @@
-/* interpose/gemm_params.h: the parameter lists of the six intercepted GEMM families, written once for both integer widths.
+/* interpose/gemm_params.h: the parameter lists of the eight intercepted GEMM families, written once for both integer widths.
  *
  * IT is int for the classic entry points and int64_t for their _64 twins
- * (cuBLAS 12+); strides are long long in both. The shim's wrappers
+ * (cuBLAS 12+); strides are long long in both; the grouped entry points'
+ * sizes are host arrays of IT, one element a group. The shim's wrappers
  * (exported.c) and the fake cuBLAS of the CPU tests define their functions
  * with these lists; a list that does not match cuBLAS's own prototype
  * (cublas_v2.h) fails to compile in both. */
@@ -41,5 +42,19 @@
         const void *const Aarray[], cudaDataType Atype, IT lda, const void *const Barray[], cudaDataType Btype,       \
         IT ldb, const void *beta, void *const Carray[], cudaDataType Ctype, IT ldc, IT batchCount,                    \
         cublasComputeType_t computeType, cublasGemmAlgo_t algo
+
+#define OZCRT_DGEMM_GROUPED_PARAMS(IT)                                                                               \
+    cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[],           \
+        const IT m_array[], const IT n_array[], const IT k_array[], const double alpha_array[],                      \
+        const double *const Aarray[], const IT lda_array[], const double *const Barray[], const IT ldb_array[],      \
+        const double beta_array[], double *const Carray[], const IT ldc_array[], IT group_count, const IT group_size[]
+
+#define OZCRT_GEMM_GROUPED_EX_PARAMS(IT)                                                                             \
+    cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[],           \
+        const IT m_array[], const IT n_array[], const IT k_array[], const void *alpha_array,                         \
+        const void *const Aarray[], cudaDataType_t Atype, const IT lda_array[], const void *const Barray[],          \
+        cudaDataType_t Btype, const IT ldb_array[], const void *beta_array, void *const Carray[],                    \
+        cudaDataType_t Ctype, const IT ldc_array[], IT group_count, const IT group_size[],                           \
+        cublasComputeType_t computeType
 
 #endif

@@ -40,6 +40,22 @@
                      c->algo);                                                                                       \
         break;
 
+/* A group of a grouped call (route.h) alone: its sizes as one-element host arrays. */
+#define OZCRT_NATIVE_GROUPED(NAME, IT, ...)                                                                          \
+    case OZCRT_EP_##NAME: {                                                                                          \
+        const cublasOperation_t ta = c->transa, tb = c->transb;                                                      \
+        const IT m = (IT)c->m, n = (IT)c->n, k = (IT)c->k, lda = (IT)c->lda, ldb = (IT)c->ldb;                       \
+        const IT ldc = (IT)into->ldc, size = (IT)c->batch;                                                           \
+        st = r->NAME(c->handle, &ta, &tb, &m, &n, &k, __VA_ARGS__);                                                  \
+        break;                                                                                                       \
+    }
+#define OZCRT_NATIVE_DGEMM_GROUPED(NAME, IT)                                                                         \
+    OZCRT_NATIVE_GROUPED(NAME, IT, al, (const double *const *)c->Aarray, &lda, (const double *const *)c->Barray,     \
+                         &ldb, be, into->Carray, &ldc, (IT)1, &size)
+#define OZCRT_NATIVE_GEMM_GROUPED_EX(NAME, IT)                                                                       \
+    OZCRT_NATIVE_GROUPED(NAME, IT, al, c->Aarray, c->Atype, &lda, c->Barray, c->Btype, &ldb, be,                     \
+                         (void *const *)into->Carray, c->Ctype, &ldc, (IT)1, &size, c->compute)
+
 int ozcrt_native_into(void *ctx, const oz_gemm_desc *into)
 {
     const ozcrt_call *c = ctx;
@@ -60,6 +76,10 @@ int ozcrt_native_into(void *ctx, const oz_gemm_desc *into)
         OZCRT_NATIVE_DGEMM_BATCHED(cublasDgemmBatched_64)
         OZCRT_NATIVE_GEMM_BATCHED_EX(cublasGemmBatchedEx)
         OZCRT_NATIVE_GEMM_BATCHED_EX(cublasGemmBatchedEx_64)
+        OZCRT_NATIVE_DGEMM_GROUPED(cublasDgemmGroupedBatched, int)
+        OZCRT_NATIVE_DGEMM_GROUPED(cublasDgemmGroupedBatched_64, int64_t)
+        OZCRT_NATIVE_GEMM_GROUPED_EX(cublasGemmGroupedBatchedEx, int)
+        OZCRT_NATIVE_GEMM_GROUPED_EX(cublasGemmGroupedBatchedEx_64, int64_t)
     case OZCRT_EP_cublasDgemm: /* legacy: no status but cuBLAS's error state, read (and cleared) after */
         r->cublasDgemm(ozcrt_op_char(c->transa), ozcrt_op_char(c->transb), (int)c->m, (int)c->n,
                        (int)c->k, *(const double *)al, c->A, (int)c->lda, c->B, (int)c->ldb, *(const double *)be,

@@ -15,7 +15,8 @@
  * OZCRT_MIN_SPEEDUP (slower-than-native: speed_model.h). A call of the
  * legacy API (route.h) has no handle to ask: host scalars, default math,
  * and the legacy context's state as the shim saw it set up
- * (legacy-context). */
+ * (legacy-context). A grouped call is routed group by group after a gate
+ * on the whole call (route.h). */
 #include "route.h"
 
 #include <pthread.h>
@@ -389,6 +390,33 @@ int ozcrt_route(const ozcrt_call *c, cublasStatus_t *status)
                   (long long)c->batch, taken ? "" : "forward: ", ozcrt_reason_name(r), path);
     }
     return taken;
+}
+
+ozcrt_reason ozcrt_grouped_gate(ozcrt_entry ep, cublasHandle_t handle, int64_t group_count, int host_arrays_given)
+{
+    if (ozcrt_in_real)
+        return OZCRT_R_NESTED;
+    if (ozcrt_effective_policy()->mode == OZCRT_MODE_OFF)
+        return OZCRT_R_MODE_OFF;
+    const ozcrt_real_table *real = ozcrt_real_for(handle);
+    if (!has_real(real, ep))
+        return OZCRT_R_COUNT;
+    if (!handle || group_count <= 0 || !host_arrays_given)
+        return group_count == 0 && handle && host_arrays_given ? OZCRT_R_EMPTY : OZCRT_R_INVALID_ARGS;
+    cublasPointerMode_t pm = CUBLAS_POINTER_MODE_HOST;
+    if (real->cublasGetPointerMode_v2(handle, &pm) != CUBLAS_STATUS_SUCCESS)
+        return OZCRT_R_HANDLE_QUERY;
+    return pm == CUBLAS_POINTER_MODE_HOST ? OZCRT_R_EMULATED : OZCRT_R_GROUPED_DEVICE_MODE;
+}
+
+void ozcrt_grouped_forwarded(ozcrt_entry ep, int64_t group_count, ozcrt_reason r)
+{
+    if (r == OZCRT_R_COUNT)
+        return; /* the real entry point is missing: the forward reports it */
+    ozcrt_stats_record(ep, r, 0.0);
+    if (ozcrt_policy_get()->log_level >= 1)
+        ozcrt_log(r == OZCRT_R_NESTED ? 2 : 1, "ozcrt: %s group_count=%lld -> forward: %s", ozcrt_entry_name(ep),
+                  (long long)group_count, ozcrt_reason_name(r));
 }
 
 void ozcrt_on_destroy(cublasHandle_t handle)

@@ -59,6 +59,27 @@ void ozcrt_legacy_on_init(void);
 void ozcrt_legacy_on_shutdown(void);
 void ozcrt_legacy_on_stream(cudaStream_t stream);
 
+/* The grouped entry points (cublasDgemmGroupedBatched, cublasGemmGroupedBatchedEx
+ * and their _64 twins): group g is a batch of group_size[g] products through
+ * the pointer arrays from the sum of the earlier groups' sizes on, with its
+ * own operations, sizes and scalars, all in host arrays. The wrapper asks
+ * ozcrt_grouped_gate whether the call can go group by group: not when nested
+ * in a forwarded call, in the mode off, with no or a negative group count or
+ * a host array missing, with the handle in device pointer mode (the scalars'
+ * arrays are host memory: cuBLAS's own answer), or with the real entry point
+ * or handle queries missing (OZCRT_R_COUNT: not counted, the forward reports
+ * it); then, when a group fails the pure checks with invalid arguments or
+ * types other than FP64 (ozcrt_check_args), the whole call goes to cuBLAS
+ * untouched too, so that cuBLAS gives its own status before any product
+ * runs (ozcrt_grouped_forwarded counts and logs it once). Otherwise each
+ * group is one call of ozcrt_route (counted, logged, taken or not: a grouped
+ * call counts once a group) and a group not taken goes alone to the same
+ * real entry point (group_count 1, the arrays from that group on), in
+ * order, on the handle's stream; the first status that is not SUCCESS is
+ * returned. */
+ozcrt_reason ozcrt_grouped_gate(ozcrt_entry ep, cublasHandle_t handle, int64_t group_count, int host_arrays_given);
+void ozcrt_grouped_forwarded(ozcrt_entry ep, int64_t group_count, ozcrt_reason r);
+
 /* The legacy API's operation letters: 'N'/'n', 'T'/'t', 'C'/'c'; anything
  * else is no valid operation (the call is forwarded, cuBLAS reports it). */
 static inline cublasOperation_t ozcrt_legacy_op(char op)

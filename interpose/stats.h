@@ -30,7 +30,8 @@
     X(NO_KERNEL_IMAGE, "no-kernel-image")                  \
     X(LAUNCH_FAILED, "launch-failed")                      \
     X(SLOWER, "slower-than-native")                        \
-    X(LEGACY_CONTEXT, "legacy-context")
+    X(LEGACY_CONTEXT, "legacy-context")                    \
+    X(GROUPED_DEVICE_MODE, "grouped-device-pointer-mode")
 
 typedef enum ozcrt_reason {
 #define OZCRT_X_REASON(id, str) OZCRT_R_##id,

@@ -17,8 +17,8 @@
 
 /* Exported by libozcrt.so. The GEMMs first: their index is the stats row
  * (the 64-bit-integer twins of the batched and Ex entry points after the
- * others, then the legacy API's cublasDgemm, so that the older rows keep
- * their index). cublasCreate_v2 ties the new handle to the caller's cuBLAS
+ * others, then the legacy API's cublasDgemm, then the grouped ones, so that
+ * the older rows keep their index; a grouped call counts once a group). cublasCreate_v2 ties the new handle to the caller's cuBLAS
  * (real.h); cublasInit, cublasShutdown and cublasSetKernelStream follow the
  * legacy API's context (route.h). */
 #define OZCRT_INTERCEPTED(X)        \
@@ -35,6 +35,10 @@
     X(cublasDgemmBatched_64)        \
     X(cublasGemmBatchedEx_64)       \
     X(cublasDgemm)                  \
+    X(cublasDgemmGroupedBatched)    \
+    X(cublasDgemmGroupedBatched_64) \
+    X(cublasGemmGroupedBatchedEx)   \
+    X(cublasGemmGroupedBatchedEx_64) \
     X(cublasDestroy_v2)             \
     X(cublasCreate_v2)              \
     X(cublasInit)                   \
@@ -65,11 +69,20 @@ typedef enum ozcrt_entry {
 /* The GEMM entry points are the ones before cublasDestroy_v2. */
 #define OZCRT_EP_GEMM_COUNT OZCRT_EP_cublasDestroy_v2
 
-/* Whether the entry point takes arrays of matrix pointers (the Batched ones). */
+/* Whether the entry point is a grouped one (a batch of pointer arrays a
+ * group, its sizes and scalars in host arrays): route.h says how it goes. */
+static inline int ozcrt_entry_grouped(ozcrt_entry ep)
+{
+    return ep == OZCRT_EP_cublasDgemmGroupedBatched || ep == OZCRT_EP_cublasDgemmGroupedBatched_64 ||
+           ep == OZCRT_EP_cublasGemmGroupedBatchedEx || ep == OZCRT_EP_cublasGemmGroupedBatchedEx_64;
+}
+
+/* Whether the entry point takes arrays of matrix pointers (the Batched and
+ * the grouped ones). */
 static inline int ozcrt_entry_arrays(ozcrt_entry ep)
 {
     return ep == OZCRT_EP_cublasDgemmBatched || ep == OZCRT_EP_cublasGemmBatchedEx ||
-           ep == OZCRT_EP_cublasDgemmBatched_64 || ep == OZCRT_EP_cublasGemmBatchedEx_64;
+           ep == OZCRT_EP_cublasDgemmBatched_64 || ep == OZCRT_EP_cublasGemmBatchedEx_64 || ozcrt_entry_grouped(ep);
 }
 
 /* Whether the entry point is the legacy handle-less API's (cublas.h): its

@@ -155,6 +155,27 @@ FAKE_EXPORT cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t
 #define FAKE_GEMM_BATCHED_EX(NAME, IT)                                                                               \
     FAKE_GEMM_ENTRY(NAME, OZCRT_GEMM_BATCHED_EX_PARAMS, IT, FAKE_ARRAYS(, ), FAKE_TYPES)
 
+/* The grouped families: group 0's values (when there is one and its arrays
+ * are given) and the arrays' addresses. */
+#define FAKE_GROUPED(NAME, PARAMS, IT, ...)                                                                          \
+    FAKE_EXPORT cublasStatus_t NAME(PARAMS(IT))                                                                      \
+    {                                                                                                                \
+        fake_call *r = record(#NAME, handle);                                                                        \
+        r->group_count = group_count, r->m_array = m_array, r->group_size = group_size;                             \
+        r->alpha = alpha_array, r->beta = beta_array;                                                                \
+        r->Aarray = (const void *const *)Aarray, r->Barray = (const void *const *)Barray;                           \
+        r->Carray = (void *const *)Carray;                                                                           \
+        if (group_count > 0 && transa_array && transb_array && m_array && n_array && k_array && lda_array &&        \
+            ldb_array && ldc_array && group_size) {                                                                  \
+            r->transa = transa_array[0], r->transb = transb_array[0];                                                \
+            r->m = m_array[0], r->n = n_array[0], r->k = k_array[0];                                                 \
+            r->lda = lda_array[0], r->ldb = ldb_array[0], r->ldc = ldc_array[0], r->batch = group_size[0];           \
+        }                                                                                                            \
+        __VA_ARGS__;                                                                                                 \
+        return g_status;                                                                                             \
+    }
+#define FAKE_GROUPED_TYPES r->Atype = Atype, r->Btype = Btype, r->Ctype = Ctype, r->compute = computeType
+
 FAKE_DGEMM(cublasDgemm_v2, int)
 FAKE_DGEMM(cublasDgemm_v2_64, int64_t)
 FAKE_GEMMEX(cublasGemmEx, int)
@@ -167,6 +188,10 @@ FAKE_DGEMM_BATCHED(cublasDgemmBatched, int)
 FAKE_DGEMM_BATCHED(cublasDgemmBatched_64, int64_t)
 FAKE_GEMM_BATCHED_EX(cublasGemmBatchedEx, int)
 FAKE_GEMM_BATCHED_EX(cublasGemmBatchedEx_64, int64_t)
+FAKE_GROUPED(cublasDgemmGroupedBatched, OZCRT_DGEMM_GROUPED_PARAMS, int, (void)0)
+FAKE_GROUPED(cublasDgemmGroupedBatched_64, OZCRT_DGEMM_GROUPED_PARAMS, int64_t, (void)0)
+FAKE_GROUPED(cublasGemmGroupedBatchedEx, OZCRT_GEMM_GROUPED_EX_PARAMS, int, FAKE_GROUPED_TYPES)
+FAKE_GROUPED(cublasGemmGroupedBatchedEx_64, OZCRT_GEMM_GROUPED_EX_PARAMS, int64_t, FAKE_GROUPED_TYPES)
 
 /* The legacy handle-less API (cublas.h). */
 FAKE_EXPORT cublasStatus_t cublasInit(void)

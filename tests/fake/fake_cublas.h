@@ -29,6 +29,11 @@ typedef struct fake_call {
     /* the legacy API (cublas.h): transa/transb hold the letters; the scalars by value; cublasSetKernelStream's stream */
     double alpha_v, beta_v;
     cudaStream_t stream;
+    /* the grouped entry points: the count, and the arrays as passed (group
+     * 0's values in the fields above, alpha/beta its scalars' addresses,
+     * batch its size) */
+    int64_t group_count;
+    const void *m_array, *group_size;
 } fake_call;
 
 /* The last recorded call, and how many calls were recorded since the reset. */

@@ -17,7 +17,10 @@
  *    that path runs oz_gemm_run, or oz2_gemm_run with the settings' bits;
  *  - the legacy API (cublasInit, cublasSetKernelStream, cublasDgemm,
  *    cublasShutdown): its context followed, its calls emulated on its stream
- *    or forwarded untouched, its shadow native run. */
+ *    or forwarded untouched, its shadow native run;
+ *  - the grouped entry points: group by group, a group not taken alone to
+ *    cuBLAS, the whole call untouched when cuBLAS must judge it, a group's
+ *    shadow native run. */
 #include "../../interpose/route.c"
 
 #include <setjmp.h>
@@ -657,6 +660,257 @@ static void t_legacy_stream_before_init(void **state)
     assert_int_equal(cublasShutdown(), CUBLAS_STATUS_SUCCESS);
 }
 
+/* ---- the grouped entry points (route.h) ---- */
+#define GMAX 4
+/* A grouped call's groups as the caller writes them; the host arrays it
+ * passes (int or int64_t by the entry point) stay in place, so that a group
+ * forwarded alone is seen to get the arrays from that group on. */
+typedef struct grp {
+    int count;
+    cublasOperation_t ta[GMAX], tb[GMAX];
+    int64_t m[GMAX], n[GMAX], k[GMAX], lda[GMAX], ldb[GMAX], ldc[GMAX], size[GMAX];
+    double alpha[GMAX], beta[GMAX];
+} grp;
+static int gi[8][GMAX];     /* m n k lda ldb ldc size */
+static int64_t gl[8][GMAX];
+static const double *const g_gA[16] = {PA, PA, PA, PA, PA, PA, PA, PA, PA, PA, PA, PA, PA, PA, PA, PA};
+static const double *const g_gB[16] = {PB, PB, PB, PB, PB, PB, PB, PB, PB, PB, PB, PB, PB, PB, PB, PB};
+static double *const g_gC[16] = {PC, PC, PC, PC, PC, PC, PC, PC, PC, PC, PC, PC, PC, PC, PC, PC};
+static const ozcrt_entry k_grouped[4] = {OZCRT_EP_cublasDgemmGroupedBatched, OZCRT_EP_cublasDgemmGroupedBatched_64,
+                                         OZCRT_EP_cublasGemmGroupedBatchedEx,
+                                         OZCRT_EP_cublasGemmGroupedBatchedEx_64};
+static int wide(ozcrt_entry ep)
+{
+    return ep == OZCRT_EP_cublasDgemmGroupedBatched_64 || ep == OZCRT_EP_cublasGemmGroupedBatchedEx_64;
+}
+/* the address of the caller's array a (0 m, 1 n, 2 k, 3 lda, 4 ldb, 5 ldc, 6 size) from group g on */
+static const void *garr(ozcrt_entry ep, int a, int g)
+{
+    return wide(ep) ? (const void *)&gl[a][g] : (const void *)&gi[a][g];
+}
+
+/* The call through the shim's entry point ep (types t for the Ex ones, a
+ * NULL ldc array when drop_ldc); the fake cuBLAS answers `fake`. */
+static cublasStatus_t grouped(ozcrt_entry ep, const grp *G, cudaDataType t, int drop_ldc, cublasStatus_t fake)
+{
+    fake_cublas_reset();
+    fake_cublas_set_status(fake);
+    for (int g = 0; g < GMAX; g++) {
+        const int64_t v[7] = {G->m[g], G->n[g], G->k[g], G->lda[g], G->ldb[g], G->ldc[g], G->size[g]};
+        for (int a = 0; a < 7; a++)
+            gi[a][g] = (int)v[a], gl[a][g] = v[a];
+    }
+    const int *ldci = drop_ldc ? NULL : gi[5];
+    const int64_t *ldcl = drop_ldc ? NULL : gl[5];
+    switch (ep) {
+    case OZCRT_EP_cublasDgemmGroupedBatched:
+        return cublasDgemmGroupedBatched(g_h, G->ta, G->tb, gi[0], gi[1], gi[2], G->alpha, g_gA, gi[3], g_gB, gi[4],
+                                         G->beta, g_gC, ldci, G->count, gi[6]);
+    case OZCRT_EP_cublasDgemmGroupedBatched_64:
+        return cublasDgemmGroupedBatched_64(g_h, G->ta, G->tb, gl[0], gl[1], gl[2], G->alpha, g_gA, gl[3], g_gB,
+                                            gl[4], G->beta, g_gC, ldcl, G->count, gl[6]);
+    case OZCRT_EP_cublasGemmGroupedBatchedEx:
+        return cublasGemmGroupedBatchedEx(g_h, G->ta, G->tb, gi[0], gi[1], gi[2], G->alpha,
+                                          (const void *const *)g_gA, t, gi[3], (const void *const *)g_gB, t, gi[4],
+                                          G->beta, (void *const *)g_gC, t, ldci, G->count, gi[6],
+                                          t == CUDA_R_64F ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F);
+    default:
+        return cublasGemmGroupedBatchedEx_64(g_h, G->ta, G->tb, gl[0], gl[1], gl[2], G->alpha,
+                                             (const void *const *)g_gA, t, gl[3], (const void *const *)g_gB, t, gl[4],
+                                             G->beta, (void *const *)g_gC, t, ldcl, G->count, gl[6],
+                                             t == CUDA_R_64F ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F);
+    }
+}
+
+/* Three groups: 300 x 200 x 100 NT (2 products, alpha 1.5, beta 0.5), an
+ * empty one (size 0), 64 x 32 x 16 TN (3 products, alpha 2, beta 0). */
+static grp three_groups(void)
+{
+    grp G = {.count = 3,
+             .ta = {CUBLAS_OP_N, CUBLAS_OP_N, CUBLAS_OP_T},
+             .tb = {CUBLAS_OP_T, CUBLAS_OP_N, CUBLAS_OP_N},
+             .m = {300, 50, 64}, .n = {200, 50, 32}, .k = {100, 50, 16},
+             .lda = {300, 50, 16}, .ldb = {200, 50, 16}, .ldc = {300, 50, 64},
+             .size = {2, 0, 3},
+             .alpha = {1.5, 1.0, 2.0}, .beta = {0.5, 1.0, 0.0}};
+    return G;
+}
+
+static uint64_t grouped_count_of(ozcrt_entry ep, ozcrt_reason r, uint64_t *calls)
+{
+    uint64_t by[OZCRT_R_COUNT], n;
+    double flop;
+    assert_int_equal(ozcrt_stats_read(ep, &n, by, &flop), 0);
+    if (calls)
+        *calls = n;
+    return by[r];
+}
+
+/* The fake's last call is group g of G alone, through entry point ep. */
+static void assert_group_alone(ozcrt_entry ep, const grp *G, int g, int64_t off)
+{
+    const fake_call *r = fake_cublas_last();
+    assert_string_equal(r->name, ozcrt_entry_name(ep));
+    assert_ptr_equal(r->handle, g_h);
+    assert_int_equal(r->group_count, 1);
+    assert_ptr_equal(r->m_array, garr(ep, 0, g));
+    assert_ptr_equal(r->group_size, garr(ep, 6, g));
+    assert_ptr_equal(r->alpha, &G->alpha[g]);
+    assert_ptr_equal(r->beta, &G->beta[g]);
+    assert_ptr_equal(r->Aarray, (const void *const *)g_gA + off);
+    assert_ptr_equal(r->Barray, (const void *const *)g_gB + off);
+    assert_ptr_equal(r->Carray, (void *const *)g_gC + off);
+    assert_int_equal(r->m, G->m[g]);
+    assert_int_equal(r->ldc, G->ldc[g]);
+    assert_int_equal(r->batch, G->size[g]);
+    assert_int_equal(r->transa, G->ta[g]);
+}
+
+/* The fake's last call is G's whole call, untouched. */
+static void assert_grouped_whole(ozcrt_entry ep, const grp *G)
+{
+    const fake_call *r = fake_cublas_last();
+    assert_int_equal(fake_cublas_count(), 1);
+    assert_string_equal(r->name, ozcrt_entry_name(ep));
+    assert_int_equal(r->group_count, G->count);
+    assert_ptr_equal(r->m_array, garr(ep, 0, 0));
+    assert_ptr_equal(r->group_size, garr(ep, 6, 0));
+    assert_ptr_equal(r->alpha, G->alpha);
+    assert_ptr_equal(r->Aarray, (const void *const *)g_gA);
+}
+
+/* Group by group: the two non-empty groups emulated in order (the last run
+ * has the third group's host scalars), the empty one alone to cuBLAS with
+ * the arrays from it on; one count a group. All four entry points. */
+static void t_grouped(void **state)
+{
+    (void)state;
+    set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
+    for (int e = 0; e < 4; e++) {
+        const ozcrt_entry ep = k_grouped[e];
+        grp G = three_groups();
+        uint64_t calls0, calls;
+        const uint64_t emu = grouped_count_of(ep, OZCRT_R_EMULATED, &calls0), empty = grouped_count_of(ep, OZCRT_R_EMPTY, NULL);
+        int runs = g_runs;
+        assert_int_equal(grouped(ep, &G, CUDA_R_64F, 0, CUBLAS_STATUS_SUCCESS), CUBLAS_STATUS_SUCCESS);
+        assert_int_equal(g_runs, runs + 2);
+        assert_true(g_ran.alpha == 2.0 && g_ran.beta == 0.0);
+        assert_int_equal(fake_cublas_count(), 1);
+        assert_group_alone(ep, &G, 1, 2);
+        assert_int_equal(grouped_count_of(ep, OZCRT_R_EMULATED, &calls), emu + 2);
+        assert_int_equal(grouped_count_of(ep, OZCRT_R_EMPTY, NULL), empty + 1);
+        assert_int_equal(calls, calls0 + 3);
+        assert_int_equal(g_leases, 0);
+    }
+    assert_logged("cublasGemmGroupedBatchedEx_64 m=64 n=32 k=16 ops=TN batch=3 -> emulated (phase22)");
+}
+
+/* A group cuBLAS must judge (invalid arguments, types other than FP64), a
+ * missing host array, no groups, or the handle in device pointer mode: the
+ * whole call to cuBLAS untouched, nothing run, counted once. */
+static void t_grouped_whole(void **state)
+{
+    (void)state;
+    set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
+    for (int e = 0; e < 4; e++) {
+        const ozcrt_entry ep = k_grouped[e];
+        const int ex = e >= 2;
+        int runs = g_runs;
+        uint64_t calls0, calls;
+        const uint64_t inval = grouped_count_of(ep, OZCRT_R_INVALID_ARGS, &calls0);
+        grp G = three_groups();
+        G.lda[2] = 15; /* < k for TN: invalid, in the last group */
+        assert_int_equal(grouped(ep, &G, CUDA_R_64F, 0, CUBLAS_STATUS_INVALID_VALUE), CUBLAS_STATUS_INVALID_VALUE);
+        assert_grouped_whole(ep, &G);
+        G = three_groups();
+        G.size[1] = -1;
+        assert_int_equal(grouped(ep, &G, CUDA_R_64F, 0, CUBLAS_STATUS_INVALID_VALUE), CUBLAS_STATUS_INVALID_VALUE);
+        assert_grouped_whole(ep, &G);
+        G = three_groups();
+        assert_int_equal(grouped(ep, &G, CUDA_R_64F, 1, CUBLAS_STATUS_INVALID_VALUE), CUBLAS_STATUS_INVALID_VALUE);
+        assert_grouped_whole(ep, &G);
+        assert_int_equal(grouped_count_of(ep, OZCRT_R_INVALID_ARGS, &calls), inval + 3);
+        assert_int_equal(calls, calls0 + 3);
+        G.count = 0;
+        assert_int_equal(grouped(ep, &G, CUDA_R_64F, 0, CUBLAS_STATUS_SUCCESS), CUBLAS_STATUS_SUCCESS);
+        assert_grouped_whole(ep, &G);
+        G = three_groups();
+        assert_int_equal(cublasSetPointerMode_v2(g_h, CUBLAS_POINTER_MODE_DEVICE), CUBLAS_STATUS_SUCCESS);
+        const uint64_t dev = grouped_count_of(ep, OZCRT_R_GROUPED_DEVICE_MODE, NULL);
+        assert_int_equal(grouped(ep, &G, CUDA_R_64F, 0, CUBLAS_STATUS_NOT_SUPPORTED), CUBLAS_STATUS_NOT_SUPPORTED);
+        assert_grouped_whole(ep, &G);
+        assert_int_equal(grouped_count_of(ep, OZCRT_R_GROUPED_DEVICE_MODE, NULL), dev + 1);
+        assert_int_equal(cublasSetPointerMode_v2(g_h, CUBLAS_POINTER_MODE_HOST), CUBLAS_STATUS_SUCCESS);
+        if (ex) {
+            const uint64_t type = grouped_count_of(ep, OZCRT_R_TYPE, NULL);
+            assert_int_equal(grouped(ep, &G, CUDA_R_32F, 0, CUBLAS_STATUS_SUCCESS), CUBLAS_STATUS_SUCCESS);
+            assert_grouped_whole(ep, &G);
+            assert_int_equal(fake_cublas_last()->Atype, CUDA_R_32F);
+            assert_int_equal(grouped_count_of(ep, OZCRT_R_TYPE, NULL), type + 1);
+        }
+        assert_int_equal(g_runs, runs);
+    }
+    assert_logged("cublasGemmGroupedBatchedEx_64 group_count=3 -> forward: grouped-device-pointer-mode");
+}
+
+/* A group forwarded alone that fails: its status comes back, later groups
+ * do not run. Launches that fail: each group alone to cuBLAS. */
+static void t_grouped_failures(void **state)
+{
+    (void)state;
+    set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
+    for (int e = 0; e < 4; e++) {
+        const ozcrt_entry ep = k_grouped[e];
+        grp G = three_groups();
+        int runs = g_runs;
+        assert_int_equal(grouped(ep, &G, CUDA_R_64F, 0, CUBLAS_STATUS_EXECUTION_FAILED),
+                         CUBLAS_STATUS_EXECUTION_FAILED);
+        assert_int_equal(g_runs, runs + 1);
+        assert_int_equal(fake_cublas_count(), 1);
+        assert_group_alone(ep, &G, 1, 2);
+        g_run_err = cudaErrorLaunchOutOfResources;
+        assert_int_equal(grouped(ep, &G, CUDA_R_64F, 0, CUBLAS_STATUS_SUCCESS), CUBLAS_STATUS_SUCCESS);
+        assert_int_equal(fake_cublas_count(), 3);
+        assert_group_alone(ep, &G, 2, 2);
+        assert_int_equal(g_leases, 0);
+        g_run_err = 0;
+    }
+}
+
+/* Shadow mode: a group is compared like a batch; its native run is the
+ * group alone through the same entry point, into shadow mode's C. */
+static void t_grouped_shadow(void **state)
+{
+    (void)state;
+    for (int e = 0; e < 4; e++) {
+        const ozcrt_entry ep = k_grouped[e];
+        set_shadow(OZCRT_MODE_OZAKI2, 53, 1, 0, CUBLAS_STATUS_SUCCESS);
+        g_cmp.run_native = 1;
+        grp G = three_groups();
+        G.count = 1;
+        assert_int_equal(grouped(ep, &G, CUDA_R_64F, 0, CUBLAS_STATUS_SUCCESS), CUBLAS_STATUS_SUCCESS);
+        assert_int_equal(g_cmp.calls, 1);
+        assert_string_equal(g_cmp.entry, ozcrt_entry_name(ep));
+        assert_int_equal(g_cmp.batch, 2);
+        assert_int_equal(g_cmp.native_status, CUBLAS_STATUS_SUCCESS);
+        const fake_call *r = fake_cublas_last();
+        assert_int_equal(fake_cublas_count(), 1);
+        assert_string_equal(r->name, ozcrt_entry_name(ep));
+        assert_int_equal(r->group_count, 1);
+        assert_int_equal(r->m, 300);
+        assert_int_equal(r->n, 200);
+        assert_int_equal(r->k, 100);
+        assert_int_equal(r->lda, 300);
+        assert_int_equal(r->ldc, 301); /* shadow mode's C */
+        assert_int_equal(r->batch, 2);
+        assert_int_equal(r->transb, CUBLAS_OP_T);
+        assert_ptr_equal(r->alpha, &G.alpha[0]);
+        if (e >= 2)
+            assert_int_equal(r->compute, CUBLAS_COMPUTE_64F);
+    }
+    set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
+}
+
 int main(void)
 {
     const char *log = getenv("OZCRT_LOG_FILE"); /* appended to by the shim: start it empty */
@@ -680,6 +934,10 @@ int main(void)
         cmocka_unit_test(t_legacy_shadow),
         cmocka_unit_test(t_legacy_shutdown),
         cmocka_unit_test(t_legacy_stream_before_init),
+        cmocka_unit_test(t_grouped),
+        cmocka_unit_test(t_grouped_whole),
+        cmocka_unit_test(t_grouped_failures),
+        cmocka_unit_test(t_grouped_shadow),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     cublasDestroy_v2(g_h);

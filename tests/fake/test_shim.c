@@ -314,6 +314,64 @@ static void t_batched(void **state)
     assert_logged("cublasDgemmBatched", expect("invalid-args"));
 }
 
+/* A grouped call (two groups): in the mode off the whole call untouched;
+ * otherwise group by group, each forwarded alone here (no GPU) with the
+ * arrays from it on, and the first status that is not SUCCESS stops it;
+ * a group with invalid arguments sends the whole call. */
+static void t_grouped(void **state)
+{
+    (void)state;
+    static const cublasOperation_t ta[2] = {CUBLAS_OP_N, CUBLAS_OP_T}, tb[2] = {CUBLAS_OP_N, CUBLAS_OP_N};
+    static const int64_t m[2] = {256, 300}, n[2] = {256, 200}, k[2] = {256, 100}, lda[2] = {256, 100},
+                         ldb[2] = {256, 100}, ldc[2] = {256, 300}, size[2] = {1, 1};
+    static const double al[2] = {1.0, 2.0}, be[2] = {0.5, 0.0};
+    for (int fail = 0; fail < 2; fail++) {
+        before();
+        fk_set_status(fail ? FAKE_STATUS : CUBLAS_STATUS_SUCCESS);
+        assert_int_equal(cublasDgemmGroupedBatched_64(g_h, ta, tb, m, n, k, al, g_Aarr, lda, g_Barr, ldb, be, g_Carr,
+                                                      ldc, 2, size),
+                         fail ? FAKE_STATUS : CUBLAS_STATUS_SUCCESS);
+        const fake_call *r = fk_last();
+        assert_string_equal(r->name, "cublasDgemmGroupedBatched_64");
+        assert_ptr_equal(r->handle, g_h);
+        if (g_off) {
+            assert_int_equal(fk_count(), 1);
+            assert_int_equal(r->group_count, 2);
+            assert_ptr_equal(r->m_array, m);
+            assert_ptr_equal(r->Aarray, g_Aarr);
+            assert_logged("cublasDgemmGroupedBatched_64", "mode-off");
+        } else if (fail) { /* the first group's status stops the call */
+            assert_int_equal(fk_count(), 1);
+            assert_int_equal(r->group_count, 1);
+            assert_ptr_equal(r->m_array, m);
+            assert_logged("cublasDgemmGroupedBatched_64", g_valid_reason);
+        } else {
+            assert_int_equal(fk_count(), 2);
+            assert_int_equal(r->group_count, 1);
+            assert_ptr_equal(r->m_array, &m[1]);
+            assert_ptr_equal(r->group_size, &size[1]);
+            assert_ptr_equal(r->alpha, &al[1]);
+            assert_ptr_equal(r->Aarray, g_Aarr + 1);
+            assert_ptr_equal(r->Carray, g_Carr + 1);
+            assert_int_equal(r->m, 300);
+            assert_int_equal(r->transa, CUBLAS_OP_T);
+            assert_logged("cublasDgemmGroupedBatched_64", g_valid_reason);
+        }
+    }
+    static const int bad_lda[2] = {256, 99}, mi[2] = {256, 300}, ni[2] = {256, 200}, ki[2] = {256, 100},
+                     ldbi[2] = {256, 100}, ldci[2] = {256, 300}, sizei[2] = {1, 1};
+    before();
+    assert_int_equal(cublasGemmGroupedBatchedEx(g_h, ta, tb, mi, ni, ki, al, (const void *const *)g_Aarr, CUDA_R_64F,
+                                                bad_lda, (const void *const *)g_Barr, CUDA_R_64F, ldbi, be,
+                                                (void *const *)g_Carr, CUDA_R_64F, ldci, 2, sizei, CUBLAS_COMPUTE_64F),
+                     FAKE_STATUS);
+    assert_int_equal(fk_count(), 1);
+    assert_int_equal(fk_last()->group_count, 2);
+    assert_ptr_equal(fk_last()->m_array, mi);
+    assert_int_equal(fk_last()->compute, CUBLAS_COMPUTE_64F);
+    assert_logged("cublasGemmGroupedBatchedEx", expect("invalid-args"));
+}
+
 static void batched_ex_forwarded(cudaDataType t, cublasComputeType_t ctype, const char *reason)
 {
     before();
@@ -639,6 +697,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(t_strided),
         cmocka_unit_test(t_strided_ex),
         cmocka_unit_test(t_batched),
+        cmocka_unit_test(t_grouped),
         cmocka_unit_test(t_batched_ex),
         cmocka_unit_test(t_gemmex_64),
         cmocka_unit_test(t_strided_64),

@@ -1,7 +1,7 @@
 /* tests/gpu/shim/client_dgemm.c: an unmodified cuBLAS program, run natively and under libozcrt.so.
  *
- * It knows nothing of the shim: it calls the twelve DGEMM entry points of the
- * real cuBLAS, the 64-bit-integer ones included (host and device pointer
+ * It knows nothing of the shim: it calls the sixteen DGEMM entry points of the
+ * real cuBLAS, the 64-bit-integer and the grouped ones included (host and device pointer
  * mode, a call captured into a CUDA graph and replayed, 4 threads with
  * their own handles and streams) and checks every element against a naive CPU double loop within the Phase 22
  * bound (reference/bound.h) plus the CPU loop's own rounding. Inf/NaN inputs
@@ -24,13 +24,16 @@
 
 typedef enum {
     EP_DGEMM, EP_DGEMM64, EP_GEMMEX, EP_STRIDED, EP_STRIDED_EX, EP_BATCHED, EP_BATCHED_EX,
-    EP_GEMMEX64, EP_STRIDED64, EP_STRIDED_EX64, EP_BATCHED64, EP_BATCHED_EX64
+    EP_GEMMEX64, EP_STRIDED64, EP_STRIDED_EX64, EP_BATCHED64, EP_BATCHED_EX64,
+    EP_GROUPED, EP_GROUPED64, EP_GROUPED_EX, EP_GROUPED_EX64 /* run_grouped only */
 } entry;
 static const char *const entry_names[] = {"cublasDgemm_v2", "cublasDgemm_v2_64", "cublasGemmEx",
                                           "cublasDgemmStridedBatched", "cublasGemmStridedBatchedEx",
                                           "cublasDgemmBatched", "cublasGemmBatchedEx", "cublasGemmEx_64",
                                           "cublasDgemmStridedBatched_64", "cublasGemmStridedBatchedEx_64",
-                                          "cublasDgemmBatched_64", "cublasGemmBatchedEx_64"};
+                                          "cublasDgemmBatched_64", "cublasGemmBatchedEx_64",
+                                          "cublasDgemmGroupedBatched", "cublasDgemmGroupedBatched_64",
+                                          "cublasGemmGroupedBatchedEx", "cublasGemmGroupedBatchedEx_64"};
 
 typedef struct gemm_case {
     entry ep;
@@ -239,6 +242,8 @@ static cublasStatus_t call(cublasHandle_t h, const problem *p, const dev_problem
         return cublasGemmBatchedEx_64(h, c->ta, c->tb, c->m, c->n, c->k, al, (const void *const *)Aa, CUDA_R_64F,
                                       p->lda, (const void *const *)Ba, CUDA_R_64F, p->ldb, be, (void *const *)Ca,
                                       CUDA_R_64F, p->ldc, nb, CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT);
+    default: /* the grouped ones: run_grouped */
+        break;
     }
     return CUBLAS_STATUS_INVALID_VALUE;
 }
@@ -318,6 +323,78 @@ static int run_graph(cublasHandle_t h, cudaStream_t st)
     release(&d);
     free_problem(&p);
     return failed;
+}
+
+/* One call of a grouped entry point (ep): three groups of their own shapes,
+ * operations, scalars and sizes, the middle one below the shim's
+ * thresholds, their items in one set of pointer arrays. */
+static int run_grouped(cublasHandle_t h, cudaStream_t st, entry ep)
+{
+    const gemm_case g[3] = {{ep, CUBLAS_OP_N, CUBLAS_OP_T, 256, 192, 320, 1, 2, 1.5, 0.5, 0, 0},
+                            {ep, CUBLAS_OP_N, CUBLAS_OP_N, 7, 61, 68, 0, 1, 1.0, 0.0, 0, 0},
+                            {ep, CUBLAS_OP_T, CUBLAS_OP_N, 300, 200, 517, 5, 3, -2.0, 0.0, 0, 1}};
+    problem p[3];
+    dev_problem d[3];
+    int total = 0;
+    for (int i = 0; i < 3; i++) {
+        make_problem(&p[i], &g[i]);
+        upload(&p[i], &d[i]);
+        total += g[i].batch;
+    }
+    double **ha = malloc(3 * total * sizeof *ha);
+    cublasOperation_t ta[3], tb[3];
+    int m[3], n[3], k[3], lda[3], ldb[3], ldc[3], size[3];
+    int64_t m64[3], n64[3], k64[3], lda64[3], ldb64[3], ldc64[3], size64[3];
+    double al[3], be[3];
+    for (int i = 0, off = 0; i < 3; off += g[i].batch, i++) {
+        for (int b = 0; b < g[i].batch; b++) {
+            ha[off + b] = d[i].A + b * p[i].sa;
+            ha[total + off + b] = d[i].B + b * p[i].sb;
+            ha[2 * total + off + b] = d[i].C + b * p[i].sc;
+        }
+        ta[i] = g[i].ta, tb[i] = g[i].tb, al[i] = g[i].alpha, be[i] = g[i].beta;
+        m64[i] = m[i] = g[i].m, n64[i] = n[i] = g[i].n, k64[i] = k[i] = g[i].k, size64[i] = size[i] = g[i].batch;
+        lda64[i] = lda[i] = p[i].lda, ldb64[i] = ldb[i] = p[i].ldb, ldc64[i] = ldc[i] = p[i].ldc;
+    }
+    double **arr = dev_upload(ha, 3 * total * sizeof *ha);
+    const double *const *Aa = (const double *const *)arr, *const *Ba = Aa + total;
+    double *const *Ca = arr + 2 * total;
+    CUBLAS_CHECK(cublasSetStream_v2(h, st));
+    switch (ep) {
+    case EP_GROUPED:
+        CUBLAS_CHECK(cublasDgemmGroupedBatched(h, ta, tb, m, n, k, al, Aa, lda, Ba, ldb, be, Ca, ldc, 3, size));
+        break;
+    case EP_GROUPED64:
+        CUBLAS_CHECK(cublasDgemmGroupedBatched_64(h, ta, tb, m64, n64, k64, al, Aa, lda64, Ba, ldb64, be, Ca, ldc64, 3,
+                                                  size64));
+        break;
+    case EP_GROUPED_EX:
+        CUBLAS_CHECK(cublasGemmGroupedBatchedEx(h, ta, tb, m, n, k, al, (const void *const *)Aa, CUDA_R_64F, lda,
+                                                (const void *const *)Ba, CUDA_R_64F, ldb, be, (void *const *)Ca,
+                                                CUDA_R_64F, ldc, 3, size, CUBLAS_COMPUTE_64F));
+        break;
+    default:
+        CUBLAS_CHECK(cublasGemmGroupedBatchedEx_64(h, ta, tb, m64, n64, k64, al, (const void *const *)Aa, CUDA_R_64F,
+                                                   lda64, (const void *const *)Ba, CUDA_R_64F, ldb64, be,
+                                                   (void *const *)Ca, CUDA_R_64F, ldc64, 3, size64,
+                                                   CUBLAS_COMPUTE_64F));
+        break;
+    }
+    CUDA_CHECK(cudaStreamSynchronize(st));
+    int failed = 0;
+    for (int i = 0; i < 3; i++) {
+        double *C = malloc(p[i].sc * g[i].batch * sizeof(double)), worst = 0;
+        dev_download(C, d[i].C, p[i].sc * g[i].batch * sizeof(double));
+        char what[32];
+        snprintf(what, sizeof what, "group %d of 3", i);
+        failed += report(what, &p[i], check_all(&p[i], C, &worst), worst);
+        free(C);
+        release(&d[i]);
+        free_problem(&p[i]);
+    }
+    CUDA_CHECK(cudaFree(arr));
+    free(ha);
+    return failed != 0;
 }
 
 /* 4 threads, each with its own handle and stream, at once: the same bits as one thread. */
@@ -431,6 +508,8 @@ int main(void)
     total++;
     failed += run_threads(h, st);
     total++;
+    for (entry ep = EP_GROUPED; ep <= EP_GROUPED_EX64; ep++, total++)
+        failed += run_grouped(h, st, ep);
     CUDA_CHECK(cudaStreamDestroy(st));
     CUBLAS_CHECK(cublasDestroy_v2(h));
     printf("%s: client_dgemm %d of %d cases passed\n", failed ? "FAIL" : "PASS", total - failed, total);

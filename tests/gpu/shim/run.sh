@@ -63,7 +63,8 @@ if [ -x "$client" ]; then
     if msg=$(emulated_ok "$out/client.stats" cublasDgemm_v2 cublasDgemm_v2_64 cublasGemmEx \
              cublasDgemmStridedBatched cublasGemmStridedBatchedEx cublasDgemmBatched cublasGemmBatchedEx \
              cublasGemmEx_64 cublasDgemmStridedBatched_64 cublasGemmStridedBatchedEx_64 cublasDgemmBatched_64 \
-             cublasGemmBatchedEx_64); then
+             cublasGemmBatchedEx_64 cublasDgemmGroupedBatched cublasDgemmGroupedBatched_64 \
+             cublasGemmGroupedBatchedEx cublasGemmGroupedBatchedEx_64); then
         summary PASS "client_dgemm stats" "$msg"
     else summary FAIL "client_dgemm stats" "$msg; see $out/client.stats"; fi
     # the captured call was emulated too: the warm-up and the captured call (replays are not cuBLAS calls)
