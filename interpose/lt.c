@@ -28,6 +28,7 @@
 #include <string.h>
 #include <cuda_runtime_api.h>
 
+#include "lifecycle.h"
 #include "policy.h"
 #include "real.h"
 #include "route.h"
@@ -47,7 +48,7 @@ typedef struct lt_real {
     int internal;
 } lt_real;
 
-#define LT_MAX_COPIES 16 /* (cuBLASLt copy, internal) pairs */
+#define LT_MAX_COPIES 64 /* (cuBLASLt copy, internal) pairs: two a copy */
 #define LT_SITES 512     /* call sites cached (a power of two) */
 static lt_real g_lts[LT_MAX_COPIES];
 static int g_nlts;
@@ -56,6 +57,11 @@ static struct {
     _Atomic(const lt_real *) lt;
 } g_sites[LT_SITES];
 static pthread_mutex_t g_lt_lock = PTHREAD_MUTEX_INITIALIZER;
+
+__attribute__((constructor)) static void register_lock(void)
+{
+    ozcrt_lifecycle_register_mutex(&g_lt_lock); /* held across fork(), released in both */
+}
 
 static int is_cublas_proper(const char *path)
 {
@@ -111,28 +117,37 @@ static void *caller_matmul(const void *ret_addr, int *internal)
     return f == (void *)cublasLtMatmul ? NULL : f;
 }
 
-/* The copy's table (found or added under the lock; NULL when full). */
-static const lt_real *table_of(void *matmul, int internal)
+/* A copy's functions, from the object that defines `matmul` (0: not found).
+ * The loader's calls run outside the lock: the loader's lock may be held by
+ * a thread that is about to call us. */
+static int load_copy(void *matmul, int internal, lt_real *t, const char **path)
 {
-    for (int i = 0; i < g_nlts; i++)
-        if ((void *)g_lts[i].matmul == matmul && g_lts[i].internal == internal)
-            return &g_lts[i];
-    if (g_nlts == LT_MAX_COPIES)
-        return NULL;
     Dl_info info;
     void *h = dladdr(matmul, &info) && info.dli_fname ? dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD) : NULL;
     if (!h)
-        return NULL; /* kept open: the copy stays while its functions may be called */
-    lt_real t = {.matmul = (ozcrt_cublasLtMatmul_fn)matmul, .internal = internal};
-    t.destroy = (ozcrt_cublasLtDestroy_fn)dlsym(h, "cublasLtDestroy");
-    t.desc_get = (__typeof__(t.desc_get))dlsym(h, "cublasLtMatmulDescGetAttribute");
-    t.layout_get = (__typeof__(t.layout_get))dlsym(h, "cublasLtMatrixLayoutGetAttribute");
-    t.layout_create = (__typeof__(t.layout_create))dlsym(h, "cublasLtMatrixLayoutCreate");
-    t.layout_set = (__typeof__(t.layout_set))dlsym(h, "cublasLtMatrixLayoutSetAttribute");
-    t.layout_destroy = (__typeof__(t.layout_destroy))dlsym(h, "cublasLtMatrixLayoutDestroy");
-    ozcrt_log(2, "ozcrt: cuBLASLt for %s callers: %s", internal ? "cuBLAS's own" : "the program's",
-              info.dli_fname);
-    g_lts[g_nlts] = t;
+        return 0; /* kept open: the copy stays while its functions may be called */
+    *t = (lt_real){.matmul = (ozcrt_cublasLtMatmul_fn)matmul, .internal = internal};
+    t->destroy = (ozcrt_cublasLtDestroy_fn)dlsym(h, "cublasLtDestroy");
+    t->desc_get = (__typeof__(t->desc_get))dlsym(h, "cublasLtMatmulDescGetAttribute");
+    t->layout_get = (__typeof__(t->layout_get))dlsym(h, "cublasLtMatrixLayoutGetAttribute");
+    t->layout_create = (__typeof__(t->layout_create))dlsym(h, "cublasLtMatrixLayoutCreate");
+    t->layout_set = (__typeof__(t->layout_set))dlsym(h, "cublasLtMatrixLayoutSetAttribute");
+    t->layout_destroy = (__typeof__(t->layout_destroy))dlsym(h, "cublasLtMatrixLayoutDestroy");
+    *path = info.dli_fname;
+    return 1;
+}
+
+/* The copy's table, found or added (under the lock); NULL when full. */
+static const lt_real *table_of(const lt_real *t, int *added)
+{
+    *added = 0;
+    for (int i = 0; i < g_nlts; i++)
+        if (g_lts[i].matmul == t->matmul && g_lts[i].internal == t->internal)
+            return &g_lts[i];
+    if (g_nlts == LT_MAX_COPIES)
+        return NULL;
+    g_lts[g_nlts] = *t;
+    *added = 1;
     return &g_lts[g_nlts++];
 }
 
@@ -152,12 +167,14 @@ static const lt_real *lt_for(const void *ret_addr)
         if (k == 0)
             break;
     }
-    int internal;
+    int internal, added = 0;
+    lt_real t;
+    const char *path = "";
     void *f = caller_matmul(ret_addr, &internal); /* the loader's lock: outside ours */
-    if (!f)
+    if (!f || !load_copy(f, internal, &t, &path))
         return NULL;
     pthread_mutex_lock(&g_lt_lock);
-    const lt_real *lt = table_of(f, internal);
+    const lt_real *lt = table_of(&t, &added);
     for (unsigned i = 0; lt && i < LT_SITES; i++) {
         const unsigned s = (h0 + i) & (LT_SITES - 1);
         const uintptr_t k = atomic_load_explicit(&g_sites[s].ret, memory_order_relaxed);
@@ -168,6 +185,11 @@ static const lt_real *lt_for(const void *ret_addr)
         }
     }
     pthread_mutex_unlock(&g_lt_lock);
+    if (added)
+        ozcrt_log(2, "ozcrt: cuBLASLt for %s calls: %s", internal ? "cuBLAS's own" : "the program's", path);
+    else if (!lt)
+        ozcrt_error("ozcrt: more than %d cuBLASLt copies: the calls into %s fail (CUBLAS_STATUS_NOT_INITIALIZED)",
+                    LT_MAX_COPIES / 2, path);
     return lt;
 }
 
