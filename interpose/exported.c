@@ -4,6 +4,7 @@
  * call, and otherwise forwards the caller's own arguments, untouched, to the
  * real cuBLAS that owns the handle. The list must match OZCRT_INTERCEPTED and
  * libozcrt.map. */
+#include <stdio.h>
 #include <cublas_v2.h>
 
 #include "gemm_params.h"
@@ -115,7 +116,9 @@
                 r_ = a_;                                                                                             \
         }                                                                                                            \
         if (r_ != OZCRT_R_EMULATED) {                                                                                \
-            ozcrt_grouped_forwarded(OZCRT_EP_##NAME, group_count, r_);                                               \
+            char what_[40];                                                                                          \
+            snprintf(what_, sizeof what_, "group_count=%lld ", (long long)group_count);                              \
+            ozcrt_forward_counted(OZCRT_EP_##NAME, r_, what_);                                                       \
             OZCRT_FORWARD(NAME, handle, __VA_ARGS__);                                                                \
         }                                                                                                            \
         off = 0;                                                                                                     \

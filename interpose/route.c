@@ -261,6 +261,21 @@ static gpu_path path_of(int ozaki2, int *bits, const oz_gemm_desc *d, size_t cap
     return p;
 }
 
+/* A launch error comes back from the launch that failed, and the kernels
+ * that write C come last: the deterministic failures (no image, too many
+ * resources) stop the first launch of the first group, before C is
+ * touched, so cuBLAS can serve the caller's call as it is. A sticky error
+ * (the context is lost) fails cuBLAS too, and its status is what the
+ * caller gets. */
+static ozcrt_reason launch_failed(const ozcrt_call *c, const char *what, int err)
+{
+    (void)cudaGetLastError(); /* clears a launch error; a sticky one stays */
+    ozcrt_error("ozcrt: %s m=%lld n=%lld k=%lld batch=%lld: %s failed: %s; the call goes to cuBLAS (launch-failed)",
+                ozcrt_entry_name(c->ep), (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->batch, what,
+                cudaGetErrorString((cudaError_t)err));
+    return OZCRT_R_LAUNCH_FAILED;
+}
+
 /* Everything after the pure checks; *status set when the call is taken.
  * *nmod: the ozaki2 plan's moduli count (0: Phase 22, or not planned). */
 static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const ozcrt_real_table *real,
@@ -289,8 +304,9 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
         }
     }
     const int legacy = ozcrt_entry_legacy(c->ep); /* no handle to ask: scalars by value, default math */
-    cublasPointerMode_t pm = CUBLAS_POINTER_MODE_HOST;
-    if (!legacy && real->cublasGetPointerMode_v2(c->handle, &pm) != CUBLAS_STATUS_SUCCESS)
+    const int ask = !legacy && !c->lt;            /* cublasLtMatmul: its own stream and pointer mode */
+    cublasPointerMode_t pm = c->lt && c->device_scalars ? CUBLAS_POINTER_MODE_DEVICE : CUBLAS_POINTER_MODE_HOST;
+    if (ask && real->cublasGetPointerMode_v2(c->handle, &pm) != CUBLAS_STATUS_SUCCESS)
         return OZCRT_R_HANDLE_QUERY;
     int on_device = pm == CUBLAS_POINTER_MODE_DEVICE;
     if (!on_device && *(const double *)c->alpha == 0.0)
@@ -298,11 +314,11 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
     /* The handle asks for exact FP64 or for cuBLAS's own emulation: its call.
      * (cublasGetMathMode is optional: a cuBLAS without it has neither mode.) */
     cublasMath_t math = CUBLAS_DEFAULT_MATH;
-    if (!legacy && real->cublasGetMathMode && real->cublasGetMathMode(c->handle, &math) != CUBLAS_STATUS_SUCCESS)
+    if (ask && real->cublasGetMathMode && real->cublasGetMathMode(c->handle, &math) != CUBLAS_STATUS_SUCCESS)
         return OZCRT_R_HANDLE_QUERY;
     if ((math & 0xf) == CUBLAS_PEDANTIC_MATH || (math & 0xf) == CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH)
         return OZCRT_R_MATH_MODE;
-    cudaStream_t stream = NULL;
+    cudaStream_t stream = c->lt ? c->stream : NULL;
     int legacy_dev = -1; /* the legacy context, read once: its device and stream */
     if (legacy) {
         if (atomic_load(&g_legacy_state) != LEGACY_READY)
@@ -316,7 +332,7 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
         return r;
     if (legacy && dev != legacy_dev)
         return OZCRT_R_LEGACY_CONTEXT; /* its context lives on the device of cublasInit */
-    if (!legacy && real->cublasGetStream_v2(c->handle, &stream) != CUBLAS_STATUS_SUCCESS)
+    if (ask && real->cublasGetStream_v2(c->handle, &stream) != CUBLAS_STATUS_SUCCESS)
         return OZCRT_R_HANDLE_QUERY;
     oz_gemm_desc d = make_desc(c, on_device);
     int bits = s->bits;
@@ -325,6 +341,11 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
     r = ozcrt_workspace_acquire(c->handle, dev, stream, gp.ws, &lease);
     if (r != OZCRT_R_EMULATED)
         return r;
+    int err = c->prepare ? c->prepare(c->ext, (void *)stream) : 0;
+    if (err != 0) {
+        ozcrt_workspace_release(&lease);
+        return launch_failed(c, "the epilogue's fill of C", err);
+    }
     if (s->compare) { /* OZCRT_COMPARE=1 or ozcrt_set: native into scratch too, compared on the GPU */
         pthread_once(&g_report_once, register_report);
         char mode[OZCMP_SITE_MODE_MAX] = "phase22";
@@ -338,22 +359,10 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
         *status = (cublasStatus_t)st;
         return st == 0 ? OZCRT_R_EMULATED : OZCRT_R_FAILED;
     }
-    int err = gp.run(gp.ctx, &d, lease.ptr, lease.bytes, (void *)stream);
+    err = gp.run(gp.ctx, &d, lease.ptr, lease.bytes, (void *)stream);
     ozcrt_workspace_release(&lease);
-    if (err != 0) {
-        /* A launch error comes back from the launch that failed, and the
-         * kernels that write C come last: the deterministic failures (no
-         * image, too many resources) stop the first launch of the first
-         * group, before C is touched, so cuBLAS can serve the caller's call
-         * as it is. A sticky error (the context is lost) fails cuBLAS too,
-         * and its status is what the caller gets. */
-        (void)cudaGetLastError(); /* clears a launch error; a sticky one stays */
-        ozcrt_error("ozcrt: %s m=%lld n=%lld k=%lld batch=%lld: %s failed: %s; the call goes to cuBLAS "
-                    "(launch-failed)",
-                    ozcrt_entry_name(c->ep), (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->batch,
-                    gp.name, cudaGetErrorString((cudaError_t)err));
-        return OZCRT_R_LAUNCH_FAILED;
-    }
+    if (err != 0)
+        return launch_failed(c, gp.name, err);
     *status = CUBLAS_STATUS_SUCCESS;
     return OZCRT_R_EMULATED;
 }
@@ -369,7 +378,7 @@ int ozcrt_route(const ozcrt_call *c, cublasStatus_t *status)
         r = OZCRT_R_NESTED;
     else if (s->mode == OZCRT_MODE_OFF)
         r = OZCRT_R_MODE_OFF;
-    else if (!has_real(real = ozcrt_real_for(c->handle), c->ep))
+    else if (!c->lt && !has_real(real = ozcrt_real_for(c->handle), c->ep))
         return 0; /* the forward reports the missing symbol */
     else if ((r = ozcrt_check_args(c)) == OZCRT_R_EMULATED)
         r = execute(c, s, real, status, &nmod);
@@ -409,14 +418,14 @@ ozcrt_reason ozcrt_grouped_gate(ozcrt_entry ep, cublasHandle_t handle, int64_t g
     return pm == CUBLAS_POINTER_MODE_HOST ? OZCRT_R_EMULATED : OZCRT_R_GROUPED_DEVICE_MODE;
 }
 
-void ozcrt_grouped_forwarded(ozcrt_entry ep, int64_t group_count, ozcrt_reason r)
+void ozcrt_forward_counted(ozcrt_entry ep, ozcrt_reason r, const char *what)
 {
     if (r == OZCRT_R_COUNT)
         return; /* the real entry point is missing: the forward reports it */
     ozcrt_stats_record(ep, r, 0.0);
     if (ozcrt_policy_get()->log_level >= 1)
-        ozcrt_log(r == OZCRT_R_NESTED ? 2 : 1, "ozcrt: %s group_count=%lld -> forward: %s", ozcrt_entry_name(ep),
-                  (long long)group_count, ozcrt_reason_name(r));
+        ozcrt_log(r == OZCRT_R_NESTED ? 2 : 1, "ozcrt: %s %s-> forward: %s", ozcrt_entry_name(ep), what,
+                  ozcrt_reason_name(r));
 }
 
 void ozcrt_on_destroy(cublasHandle_t handle)

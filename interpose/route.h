@@ -4,6 +4,9 @@
 
 #include <stdint.h>
 #include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include "kernels/ozcrt_gemm.h"
 
 #include "stats.h"
 #include "symbols.h"
@@ -27,6 +30,17 @@ typedef struct ozcrt_call {
     cudaDataType Atype, Btype, Ctype;
     cublasComputeType_t compute;
     cublasGemmAlgo_t algo;            /* GemmEx family: the caller's algo (shadow mode's native run) */
+    /* cublasLtMatmul (lt.c): no cuBLAS handle to ask (handle is the Lt
+     * handle, the workspaces' key): the call's own stream and pointer mode;
+     * prepare(ext, stream), when set, runs on the stream right before the
+     * emulated product (the bias epilogue's fill of C), a failure counted as
+     * launch-failed; shadow mode's native run is native(ext, into). */
+    int lt;
+    cudaStream_t stream;
+    int device_scalars;
+    const void *ext;
+    int (*prepare)(const void *ext, cudaStream_t stream);
+    int (*native)(const void *ext, const oz_gemm_desc *into);
 } ozcrt_call;
 
 /* Decides and, when the call is taken, enqueues it on the handle's stream.
@@ -71,14 +85,17 @@ void ozcrt_legacy_on_stream(cudaStream_t stream);
  * it); then, when a group fails the pure checks with invalid arguments or
  * types other than FP64 (ozcrt_check_args), the whole call goes to cuBLAS
  * untouched too, so that cuBLAS gives its own status before any product
- * runs (ozcrt_grouped_forwarded counts and logs it once). Otherwise each
+ * runs (ozcrt_forward_counted counts and logs it once). Otherwise each
  * group is one call of ozcrt_route (counted, logged, taken or not: a grouped
  * call counts once a group) and a group not taken goes alone to the same
  * real entry point (group_count 1, the arrays from that group on), in
  * order, on the handle's stream; the first status that is not SUCCESS is
  * returned. */
 ozcrt_reason ozcrt_grouped_gate(ozcrt_entry ep, cublasHandle_t handle, int64_t group_count, int host_arrays_given);
-void ozcrt_grouped_forwarded(ozcrt_entry ep, int64_t group_count, ozcrt_reason r);
+/* Counts and logs a call forwarded before ozcrt_route saw it (a whole
+ * grouped call, a cublasLtMatmul its decoding forwards): `what` starts the
+ * log line's details ("" or ending in a space); OZCRT_R_COUNT: nothing. */
+void ozcrt_forward_counted(ozcrt_entry ep, ozcrt_reason r, const char *what);
 
 /* The legacy API's operation letters: 'N'/'n', 'T'/'t', 'C'/'c'; anything
  * else is no valid operation (the call is forwarded, cuBLAS reports it). */

@@ -31,7 +31,8 @@
     X(LAUNCH_FAILED, "launch-failed")                      \
     X(SLOWER, "slower-than-native")                        \
     X(LEGACY_CONTEXT, "legacy-context")                    \
-    X(GROUPED_DEVICE_MODE, "grouped-device-pointer-mode")
+    X(GROUPED_DEVICE_MODE, "grouped-device-pointer-mode") \
+    X(LT_UNSUPPORTED, "lt-unsupported")
 
 typedef enum ozcrt_reason {
 #define OZCRT_X_REASON(id, str) OZCRT_R_##id,

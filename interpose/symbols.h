@@ -10,6 +10,10 @@
 #define OZCRT_INTERPOSE_SYMBOLS_H
 
 #include <cublas_v2.h>
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstrict-prototypes" /* cublasLt.h declares a function f() */
+#include <cublasLt.h>
+#pragma GCC diagnostic pop
 /* The legacy handle-less API's names (cublas.h) beside the _v2 ones:
  * cublas_v2.h maps cublasDgemm to cublasDgemm_v2, the shim needs both. */
 #undef cublasDgemm
@@ -18,9 +22,12 @@
 /* Exported by libozcrt.so. The GEMMs first: their index is the stats row
  * (the 64-bit-integer twins of the batched and Ex entry points after the
  * others, then the legacy API's cublasDgemm, then the grouped ones, so that
- * the older rows keep their index; a grouped call counts once a group). cublasCreate_v2 ties the new handle to the caller's cuBLAS
+ * the older rows keep their index; a grouped call counts once a group;
+ * then cuBLASLt's cublasLtMatmul, whose FP64 calls are routed (lt.c)). cublasCreate_v2 ties the new handle to the caller's cuBLAS
  * (real.h); cublasInit, cublasShutdown and cublasSetKernelStream follow the
- * legacy API's context (route.h). */
+ * legacy API's context (route.h); cublasLtDestroy frees an Lt handle's
+ * workspaces. The cuBLASLt functions are called in the cuBLASLt the caller
+ * links (lt.c), not through the cuBLAS tables. */
 #define OZCRT_INTERCEPTED(X)        \
     X(cublasDgemm_v2)               \
     X(cublasDgemm_v2_64)            \
@@ -39,11 +46,13 @@
     X(cublasDgemmGroupedBatched_64) \
     X(cublasGemmGroupedBatchedEx)   \
     X(cublasGemmGroupedBatchedEx_64) \
+    X(cublasLtMatmul)               \
     X(cublasDestroy_v2)             \
     X(cublasCreate_v2)              \
     X(cublasInit)                   \
     X(cublasShutdown)               \
-    X(cublasSetKernelStream)
+    X(cublasSetKernelStream)        \
+    X(cublasLtDestroy)
 
 /* Not exported: only resolved from the same library, for the call path. */
 #define OZCRT_HELPERS(X)            \

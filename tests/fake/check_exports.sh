@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/fake/check_exports.sh: libozcrt.so exports exactly the 22 intercepted names (and the ozcrt_* API of its map) and needs neither libcublas nor the shared cudart.
+# tests/fake/check_exports.sh: libozcrt.so exports exactly the 24 intercepted names (and the ozcrt_* API of its map) and needs neither libcublas nor the shared cudart.
 # usage: check_exports.sh LIBOZCRT [NM] [READELF]
 set -u
 lib=$1
@@ -25,6 +25,8 @@ cublasGemmGroupedBatchedEx_64
 cublasGemmStridedBatchedEx
 cublasGemmStridedBatchedEx_64
 cublasInit
+cublasLtDestroy
+cublasLtMatmul
 cublasSetKernelStream
 cublasShutdown'
 all=$("$nm" -D --defined-only "$lib" | awk '{print $NF}' | LC_ALL=C sort)
@@ -40,7 +42,7 @@ if [ -z "$want_api" ] || [ "$api" != "$want_api" ]; then
 fi
 actual=$(printf '%s\n' "$all" | grep -v '^ozcrt_')
 if [ "$actual" != "$(printf '%s\n' "$expected" | LC_ALL=C sort)" ]; then
-    echo "FAIL: exports of $lib differ from the 22 intercepted names:"
+    echo "FAIL: exports of $lib differ from the 24 intercepted names:"
     echo "expected:"; printf '%s\n' "$expected"
     echo "actual:"; printf '%s\n' "$actual"
     exit 1

@@ -231,3 +231,12 @@ FAKE_EXPORT void cublasDgemm(char transa, char transb, int m, int n, int k, doub
     r->lda = lda, r->ldb = ldb, r->ldc = ldc;
     g_legacy_error = g_status;
 }
+
+FAKE_EXPORT cublasStatus_t fake_cublas_inner_lt_matmul(cublasLtHandle_t h, cublasLtMatmulDesc_t desc, const void *alpha,
+                                                       const void *A, cublasLtMatrixLayout_t Adesc, const void *B,
+                                                       cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C,
+                                                       cublasLtMatrixLayout_t Cdesc, void *D,
+                                                       cublasLtMatrixLayout_t Ddesc, cudaStream_t stream)
+{
+    return cublasLtMatmul(h, desc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, NULL, NULL, 0, stream);
+}

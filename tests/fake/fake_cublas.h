@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <cublas_v2.h>
 
+#include "cublaslt13/fake_cublaslt.h"
+
 typedef struct fake_call {
     char name[48];
     cublasHandle_t handle;
@@ -52,5 +54,14 @@ int fake_cublas_queries(void);
  * SUCCESS); a recorded legacy cublasDgemm sets it to the status set by
  * fake_cublas_set_status. */
 void fake_cublas_set_legacy_error(cublasStatus_t status);
+
+/* cuBLAS's own use of cuBLASLt, as libcublas calls cublasLtMatmul for its
+ * GEMMs: passes the arguments to cublasLtMatmul (the fake links the fake
+ * cuBLASLt as the real one links the real). */
+cublasStatus_t fake_cublas_inner_lt_matmul(cublasLtHandle_t h, cublasLtMatmulDesc_t desc, const void *alpha,
+                                           const void *A, cublasLtMatrixLayout_t Adesc, const void *B,
+                                           cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C,
+                                           cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc,
+                                           cudaStream_t stream);
 
 #endif

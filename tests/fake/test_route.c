@@ -911,6 +911,92 @@ static void t_grouped_shadow(void **state)
     set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
 }
 
+/* ---- a cublasLtMatmul call (lt.c builds it): the call's own stream and pointer mode, its hooks ---- */
+static int g_prepared, g_prepare_err, g_native_calls;
+static cudaStream_t g_prepared_on;
+static int g_runs_at_prepare;
+static int lt_prepare(const void *ext, cudaStream_t s)
+{
+    assert_ptr_equal(ext, &g_prepared);
+    g_prepared++;
+    g_prepared_on = s;
+    g_runs_at_prepare = g_runs;
+    return g_prepare_err;
+}
+static int lt_native_run(const void *ext, const oz_gemm_desc *into)
+{
+    assert_ptr_equal(ext, &g_prepared);
+    assert_ptr_equal(into->C, (double *)0x7000);
+    g_native_calls++;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+static ozcrt_call lt_call_of(int device_scalars)
+{
+    static const double two = 2.0, one_ = 1.0;
+    ozcrt_call c = {.ep = OZCRT_EP_cublasLtMatmul, .handle = (cublasHandle_t)(void *)0x9000, .transa = CUBLAS_OP_T,
+                    .transb = CUBLAS_OP_N, .m = 300, .n = 200, .k = 100, .alpha = &two, .beta = &one_, .A = PA,
+                    .B = PB, .C = PC, .lda = 100, .ldb = 100, .ldc = 300, .batch = 1, .lt = 1,
+                    .stream = (cudaStream_t)0xabc, .device_scalars = device_scalars, .ext = &g_prepared,
+                    .prepare = lt_prepare, .native = lt_native_run};
+    return c;
+}
+
+/* No handle query (the Lt handle is no cuBLAS handle: the fake counts
+ * queries), the call's stream and scalars' place, the Lt handle as the
+ * workspace key, prepare before the run on that stream; prepare failing:
+ * forwarded as launch-failed, nothing run; shadow mode's native run is the
+ * call's own. */
+static void t_lt_route(void **state)
+{
+    (void)state;
+    set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
+    fake_cublas_reset();
+    ozcrt_call c = lt_call_of(0);
+    cublasStatus_t st = CUBLAS_STATUS_NOT_SUPPORTED;
+    int runs = g_runs;
+    g_prepared = 0, g_prepare_err = 0;
+    assert_int_equal(ozcrt_route(&c, &st), 1);
+    assert_int_equal(st, CUBLAS_STATUS_SUCCESS);
+    assert_int_equal(fake_cublas_queries(), 0);
+    assert_int_equal(g_runs, runs + 1);
+    assert_int_equal(g_prepared, 1);
+    assert_int_equal(g_runs_at_prepare, runs);
+    assert_ptr_equal(g_prepared_on, (cudaStream_t)0xabc);
+    assert_ptr_equal(g_ran.stream, (void *)0xabc);
+    assert_false(g_ran.on_device);
+    assert_true(g_ran.alpha == 2.0 && g_ran.beta == 1.0);
+    assert_ptr_equal(g_ws_handle, (cublasHandle_t)(void *)0x9000);
+    assert_int_equal(g_leases, 0);
+    c = lt_call_of(1);
+    assert_int_equal(ozcrt_route(&c, &st), 1);
+    assert_true(g_ran.on_device);
+    /* prepare fails: forwarded, counted as launch-failed, the product not run */
+    uint64_t calls, by[OZCRT_R_COUNT];
+    double flop;
+    assert_int_equal(ozcrt_stats_read(OZCRT_EP_cublasLtMatmul, &calls, by, &flop), 0);
+    const uint64_t lf = by[OZCRT_R_LAUNCH_FAILED];
+    g_prepare_err = cudaErrorInvalidValue;
+    runs = g_runs;
+    assert_int_equal(ozcrt_route(&c, &st), 0);
+    assert_int_equal(g_runs, runs);
+    assert_int_equal(g_leases, 0);
+    assert_int_equal(ozcrt_stats_read(OZCRT_EP_cublasLtMatmul, &calls, by, &flop), 0);
+    assert_int_equal(by[OZCRT_R_LAUNCH_FAILED], lf + 1);
+    assert_logged("cublasLtMatmul m=300 n=200 k=100 batch=1: the epilogue's fill of C failed");
+    g_prepare_err = 0;
+    /* shadow mode: prepared, then compared with the call's own native run */
+    set_shadow(OZCRT_MODE_OZAKI2, 53, 1, 0, CUBLAS_STATUS_SUCCESS);
+    g_cmp.run_native = 1;
+    g_native_calls = 0;
+    c = lt_call_of(0);
+    assert_int_equal(ozcrt_route(&c, &st), 1);
+    assert_int_equal(g_native_calls, 1);
+    assert_int_equal(g_cmp.native_status, CUBLAS_STATUS_SUCCESS);
+    assert_string_equal(g_cmp.entry, "cublasLtMatmul");
+    set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
+}
+
 int main(void)
 {
     const char *log = getenv("OZCRT_LOG_FILE"); /* appended to by the shim: start it empty */
@@ -938,6 +1024,7 @@ int main(void)
         cmocka_unit_test(t_grouped_whole),
         cmocka_unit_test(t_grouped_failures),
         cmocka_unit_test(t_grouped_shadow),
+        cmocka_unit_test(t_lt_route),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     cublasDestroy_v2(g_h);

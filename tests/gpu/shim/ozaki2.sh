@@ -15,7 +15,7 @@ OZCRT_MODE=ozaki2 OZCRT_MIN_M=0 OZCRT_MIN_N=0 OZCRT_MIN_K=0 OZCRT_MIN_SPEEDUP=0 
 rc=$?
 cat "$out/ozaki2.stats" 2>/dev/null
 # the entry points these clients reach (field-notes.md): each emulated, none failed
-for ep in cublasDgemm_v2 cublasDgemmStridedBatched cublasGemmEx cublasGemmStridedBatchedEx; do
+for ep in cublasDgemm_v2 cublasDgemmStridedBatched cublasGemmEx cublasGemmStridedBatchedEx cublasLtMatmul; do
     awk -v ep="$ep" '$1 == ep { found = 1; ok = ($3 > 0 && $4 == 0) } END { exit !(found && ok) }' "$out/ozaki2.stats" \
         || { echo "FAIL: $ep not emulated in the ozaki2 mode (or failed)"; rc=1; }
 done

@@ -16,13 +16,13 @@ rng = np.random.default_rng(20261130)
 passed = failed = 0
 
 
-def check(name, got, ref):
+def check(name, got, ref, rtol=RTOL):
     global passed, failed
     got = np.asarray(got, dtype=np.float64)
     ref = np.asarray(ref, dtype=np.float64)
     rel = float(np.linalg.norm(got - ref) / max(np.linalg.norm(ref), 1e-300))
-    ok = rel <= RTOL and np.all(np.isfinite(got))
-    print(f"{'PASS' if ok else 'FAIL'}: {name}: normwise rel diff {rel:.3g} (<= {RTOL:g})")
+    ok = rel <= rtol and np.all(np.isfinite(got))
+    print(f"{'PASS' if ok else 'FAIL'}: {name}: normwise rel diff {rel:.3g} (<= {rtol:g})")
     if ok:
         passed += 1
     else:
@@ -59,6 +59,21 @@ def torch_cases():
           np.linalg.solve(m, rhs))
     check("torch linalg.inv 768", torch.linalg.inv(tm).cpu().numpy(), np.linalg.inv(m))
     check("torch linalg.eigh 768 (eigenvalues)", torch.linalg.eigh(tm)[0].cpu().numpy(), np.linalg.eigh(m)[0])
+    # a 1-D bias: PyTorch's cublasLtMatmul with the BIAS epilogue (nn.Linear, F.linear, addmm)
+    w, bias, xin = rng.standard_normal((700, 500)), rng.standard_normal(700), rng.standard_normal((600, 500))
+    tw, tbias, tx = (torch.from_numpy(v).to(dev) for v in (w, bias, xin))
+    lin = torch.nn.Linear(500, 700, dtype=torch.float64, device=dev)
+    with torch.no_grad():
+        lin.weight.copy_(tw)
+        lin.bias.copy_(tbias)
+        check("torch nn.Linear 600x500 -> 700 (bias)", lin(tx).cpu().numpy(), xin @ w.T + bias)
+    check("torch F.linear (bias)", torch.nn.functional.linear(tx, tw, tbias).cpu().numpy(), xin @ w.T + bias)
+    check("torch addmm 1-D bias", torch.addmm(tbias, tx, tw.t()).cpu().numpy(), bias + xin @ w.T)
+    # not FP64: the shim's cublasLtMatmul passes them through (their own precision's tolerance)
+    check("torch float32 mm (untouched)", (tx.float() @ tw.t().float()).cpu().numpy(), xin @ w.T, rtol=1e-5)
+    check("torch bfloat16 linear (untouched)",
+          torch.nn.functional.linear(tx.bfloat16(), tw.bfloat16(), tbias.bfloat16()).float().cpu().numpy(),
+          xin @ w.T + bias, rtol=2e-2)
     torch.cuda.synchronize()
 
 

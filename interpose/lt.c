@@ -1,0 +1,440 @@
+/* interpose/lt.c: cuBLASLt's cublasLtMatmul and cublasLtDestroy: an FP64 product routed like cublasDgemm_v2, everything else to the caller's own cuBLASLt, untouched.
+ *
+ * PyTorch sends a float64 addmm with a 1-D bias (nn.Linear, F.linear) to
+ * cublasLtMatmul with the BIAS epilogue. cuBLAS itself calls cublasLtMatmul
+ * for its own GEMMs through its dynamic symbol table, so the preloaded
+ * definition receives those too: a call is first tied to the cuBLASLt its
+ * caller links (the caller's object and its dependencies, looked up once
+ * per call site and cached), and a caller that is cuBLAS itself
+ * (libcublas.so*) or a call made while the shim forwards to cuBLAS goes
+ * straight there. Of the others, a call whose compute type is not one of
+ * the FP64 ones goes straight there too, uncounted (not a DGEMM); an FP64
+ * call is decoded and taken when all of this holds (else forwarded,
+ * lt-unsupported, or type for 64F_PEDANTIC / 64F_EMULATED_FIXEDPOINT):
+ * compute CUBLAS_COMPUTE_64F, scale CUDA_R_64F, pointer mode host or
+ * device, TRANSC N, epilogue DEFAULT, or BIAS with a 64F bias, host scalars
+ * and beta 0 (D is filled with the bias on the stream, then the product is
+ * added to it with beta 1); no scale, amax or emulation descriptor; all four
+ * layouts CUDA_R_64F, column order, shapes that agree; one matrix, or a
+ * strided batch without bias; D the same matrix as C (pointer, ld, stride),
+ * or beta 0 in host mode (C is not read). Then ozcrt_route decides as for
+ * any entry point (thresholds, mode, GPU, workspace), on the call's own
+ * stream and pointer mode, with the Lt handle as the workspaces' key. */
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+
+#include "lifecycle.h"
+#include "policy.h"
+#include "real.h"
+#include "route.h"
+#include "symbols.h"
+
+#define OZCRT_EXPORT __attribute__((visibility("default")))
+
+/* One cuBLASLt copy's functions, and whether its caller is cuBLAS itself. */
+typedef struct lt_real {
+    ozcrt_cublasLtMatmul_fn matmul;
+    ozcrt_cublasLtDestroy_fn destroy;
+    __typeof__(cublasLtMatmulDescGetAttribute) *desc_get;
+    __typeof__(cublasLtMatrixLayoutGetAttribute) *layout_get;
+    __typeof__(cublasLtMatrixLayoutCreate) *layout_create;
+    __typeof__(cublasLtMatrixLayoutSetAttribute) *layout_set;
+    __typeof__(cublasLtMatrixLayoutDestroy) *layout_destroy;
+    int internal;
+} lt_real;
+
+#define LT_MAX_COPIES 64 /* (cuBLASLt copy, internal) pairs: two a copy */
+#define LT_SITES 512     /* call sites cached (a power of two) */
+static lt_real g_lts[LT_MAX_COPIES];
+static int g_nlts;
+static struct {
+    _Atomic(uintptr_t) ret;
+    _Atomic(const lt_real *) lt;
+} g_sites[LT_SITES];
+static pthread_mutex_t g_lt_lock = PTHREAD_MUTEX_INITIALIZER;
+
+__attribute__((constructor)) static void register_lock(void)
+{
+    ozcrt_lifecycle_register_mutex(&g_lt_lock); /* held across fork(), released in both */
+}
+
+static int is_cublas_proper(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    return strncmp(base, "libcublas.so", 12) == 0;
+}
+
+/* The first loaded libcublasLt.so*, for a caller whose scope cannot tell. */
+static int find_lt_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+    base = base ? base + 1 : info->dlpi_name;
+    if (base && strncmp(base, "libcublasLt.so", 14) == 0) {
+        snprintf((char *)data, 512, "%s", info->dlpi_name);
+        return 1;
+    }
+    return 0;
+}
+
+/* The cublasLtMatmul the code at ret_addr would reach without the shim: its
+ * object's own scope (its dependencies); for the main program (or when that
+ * finds only the shim) the next definition after the shim, else the loaded
+ * libcublasLt. NULL when none. */
+static void *caller_matmul(const void *ret_addr, int *internal)
+{
+    Dl_info info;
+    struct link_map *lm = NULL;
+    void *f = NULL;
+    *internal = 0;
+    if (ret_addr && dladdr1(ret_addr, &info, (void **)&lm, RTLD_DL_LINKMAP) && lm && lm->l_name && lm->l_name[0]) {
+        *internal = is_cublas_proper(lm->l_name);
+        void *h = dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD);
+        if (h) {
+            f = dlsym(h, "cublasLtMatmul");
+            dlclose(h);
+        }
+    }
+    if (f == (void *)cublasLtMatmul)
+        f = NULL;
+    if (!f)
+        f = dlsym(RTLD_NEXT, "cublasLtMatmul");
+    if (!f) {
+        char path[512] = "";
+        dl_iterate_phdr(find_lt_cb, path);
+        void *h = path[0] ? dlopen(path, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+        if (h) {
+            f = dlsym(h, "cublasLtMatmul");
+            dlclose(h);
+        }
+    }
+    return f == (void *)cublasLtMatmul ? NULL : f;
+}
+
+/* A copy's functions, from the object that defines `matmul` (0: not found).
+ * The loader's calls run outside the lock: the loader's lock may be held by
+ * a thread that is about to call us. */
+static int load_copy(void *matmul, int internal, lt_real *t, const char **path)
+{
+    Dl_info info;
+    void *h = dladdr(matmul, &info) && info.dli_fname ? dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+    if (!h)
+        return 0; /* kept open: the copy stays while its functions may be called */
+    *t = (lt_real){.matmul = (ozcrt_cublasLtMatmul_fn)matmul, .internal = internal};
+    t->destroy = (ozcrt_cublasLtDestroy_fn)dlsym(h, "cublasLtDestroy");
+    t->desc_get = (__typeof__(t->desc_get))dlsym(h, "cublasLtMatmulDescGetAttribute");
+    t->layout_get = (__typeof__(t->layout_get))dlsym(h, "cublasLtMatrixLayoutGetAttribute");
+    t->layout_create = (__typeof__(t->layout_create))dlsym(h, "cublasLtMatrixLayoutCreate");
+    t->layout_set = (__typeof__(t->layout_set))dlsym(h, "cublasLtMatrixLayoutSetAttribute");
+    t->layout_destroy = (__typeof__(t->layout_destroy))dlsym(h, "cublasLtMatrixLayoutDestroy");
+    *path = info.dli_fname;
+    return 1;
+}
+
+/* The copy's table, found or added (under the lock); NULL when full. */
+static const lt_real *table_of(const lt_real *t, int *added)
+{
+    *added = 0;
+    for (int i = 0; i < g_nlts; i++)
+        if (g_lts[i].matmul == t->matmul && g_lts[i].internal == t->internal)
+            return &g_lts[i];
+    if (g_nlts == LT_MAX_COPIES)
+        return NULL;
+    g_lts[g_nlts] = *t;
+    *added = 1;
+    return &g_lts[g_nlts++];
+}
+
+/* The cuBLASLt of the call site ret_addr: cached per site, lock-free once seen. */
+static const lt_real *lt_for(const void *ret_addr)
+{
+    const uintptr_t key = (uintptr_t)ret_addr;
+    const unsigned h0 = (unsigned)((key >> 4) ^ (key >> 16)) & (LT_SITES - 1);
+    for (unsigned i = 0; i < LT_SITES; i++) {
+        const unsigned s = (h0 + i) & (LT_SITES - 1);
+        const uintptr_t k = atomic_load_explicit(&g_sites[s].ret, memory_order_acquire);
+        if (k == key) {
+            const lt_real *lt = atomic_load_explicit(&g_sites[s].lt, memory_order_acquire);
+            if (lt)
+                return lt;
+        }
+        if (k == 0)
+            break;
+    }
+    int internal, added = 0;
+    lt_real t;
+    const char *path = "";
+    void *f = caller_matmul(ret_addr, &internal); /* the loader's lock: outside ours */
+    if (!f || !load_copy(f, internal, &t, &path))
+        return NULL;
+    pthread_mutex_lock(&g_lt_lock);
+    const lt_real *lt = table_of(&t, &added);
+    for (unsigned i = 0; lt && i < LT_SITES; i++) {
+        const unsigned s = (h0 + i) & (LT_SITES - 1);
+        const uintptr_t k = atomic_load_explicit(&g_sites[s].ret, memory_order_relaxed);
+        if (k == key || k == 0) {
+            atomic_store_explicit(&g_sites[s].lt, lt, memory_order_release);
+            atomic_store_explicit(&g_sites[s].ret, key, memory_order_release);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&g_lt_lock);
+    if (added)
+        ozcrt_log(2, "ozcrt: cuBLASLt for %s calls: %s", internal ? "cuBLAS's own" : "the program's", path);
+    else if (!lt)
+        ozcrt_error("ozcrt: more than %d cuBLASLt copies: the calls into %s fail (CUBLAS_STATUS_NOT_INITIALIZED)",
+                    LT_MAX_COPIES / 2, path);
+    return lt;
+}
+
+static cublasStatus_t lt_missing(void)
+{
+    return ozcrt_real_missing("cublasLtMatmul");
+}
+
+/* ---- the decoding ---- */
+
+/* A descriptor attribute of `size` bytes; absent (an older cuBLASLt) reads as its default, zero. */
+static int desc_attr(const lt_real *lt, cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t a, void *v, size_t size)
+{
+    size_t w = 0;
+    memset(v, 0, size);
+    if (lt->desc_get(d, a, v, size, &w) != CUBLAS_STATUS_SUCCESS) {
+        memset(v, 0, size);
+        return 0;
+    }
+    return 1;
+}
+
+/* Whether an attribute of any size holds other than zero (absent: no). */
+static int attr_set(const lt_real *lt, cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t a)
+{
+    size_t size = 0;
+    unsigned char v[64];
+    if (lt->desc_get(d, a, NULL, 0, &size) != CUBLAS_STATUS_SUCCESS || size == 0)
+        return 0;
+    if (size > sizeof v || lt->desc_get(d, a, v, size, &size) != CUBLAS_STATUS_SUCCESS)
+        return 1; /* there, but not readable here: not taken */
+    for (size_t i = 0; i < size; i++)
+        if (v[i])
+            return 1;
+    return 0;
+}
+
+typedef struct lt_layout {
+    uint32_t type;
+    int32_t order, batch;
+    uint64_t rows, cols;
+    int64_t ld, stride, plane;
+    uint32_t batch_mode;
+} lt_layout;
+
+static int layout_of(const lt_real *lt, cublasLtMatrixLayout_t l, lt_layout *o)
+{
+    memset(o, 0, sizeof *o);
+    o->batch = 1;
+    size_t w;
+    if (!l || lt->layout_get(l, CUBLASLT_MATRIX_LAYOUT_TYPE, &o->type, sizeof o->type, &w) != CUBLAS_STATUS_SUCCESS ||
+        lt->layout_get(l, CUBLASLT_MATRIX_LAYOUT_ROWS, &o->rows, sizeof o->rows, &w) != CUBLAS_STATUS_SUCCESS ||
+        lt->layout_get(l, CUBLASLT_MATRIX_LAYOUT_COLS, &o->cols, sizeof o->cols, &w) != CUBLAS_STATUS_SUCCESS ||
+        lt->layout_get(l, CUBLASLT_MATRIX_LAYOUT_LD, &o->ld, sizeof o->ld, &w) != CUBLAS_STATUS_SUCCESS)
+        return 0;
+    /* the rest have defaults (0, or a batch of 1) where a cuBLASLt does not know them */
+    (void)lt->layout_get(l, CUBLASLT_MATRIX_LAYOUT_ORDER, &o->order, sizeof o->order, &w);
+    (void)lt->layout_get(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &o->batch, sizeof o->batch, &w);
+    (void)lt->layout_get(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &o->stride, sizeof o->stride, &w);
+    (void)lt->layout_get(l, CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, &o->plane, sizeof o->plane, &w);
+    (void)lt->layout_get(l, CUBLASLT_MATRIX_LAYOUT_BATCH_MODE, &o->batch_mode, sizeof o->batch_mode, &w);
+    return o->type == CUDA_R_64F && o->order == CUBLASLT_ORDER_COL && o->plane == 0 && o->batch_mode == 0 &&
+           o->rows <= INT64_MAX && o->cols <= INT64_MAX;
+}
+
+/* The call as the shim sees it: the caller's arguments, and what the bias epilogue needs. */
+typedef struct lt_call {
+    const lt_real *lt;
+    cublasLtHandle_t handle;
+    cublasLtMatmulDesc_t desc;
+    const void *alpha, *beta, *A, *B, *C;
+    void *D;
+    cublasLtMatrixLayout_t Adesc, Bdesc, Cdesc, Ddesc;
+    const cublasLtMatmulAlgo_t *algo;
+    void *workspace;
+    size_t workspace_size;
+    cudaStream_t stream;
+    const double *bias; /* BIAS epilogue: D is filled with it, then the product added with beta 1 */
+    int64_t m, n, ldd;
+    int32_t batch;
+} lt_call;
+
+static const double k_one = 1.0;
+
+/* D[:, j] = bias for every column: the first column by one copy, then doubling. */
+static int fill_bias(const void *ext, cudaStream_t stream)
+{
+    const lt_call *l = ext;
+    double *D = l->D;
+    const size_t col = (size_t)l->m * sizeof(double), pitch = (size_t)l->ldd * sizeof(double);
+    cudaError_t e = cudaMemcpyAsync(D, l->bias, col, cudaMemcpyDeviceToDevice, stream);
+    for (int64_t done = 1; e == cudaSuccess && done < l->n; done *= 2) {
+        const int64_t cols = done < l->n - done ? done : l->n - done;
+        e = cudaMemcpy2DAsync(D + done * l->ldd, pitch, D, pitch, col, (size_t)cols, cudaMemcpyDeviceToDevice, stream);
+    }
+    return (int)e;
+}
+
+/* Shadow mode's native run: the caller's call, D redirected to into->C (its own layout, batch and stride). */
+static int lt_native(const void *ext, const oz_gemm_desc *into)
+{
+    const lt_call *l = ext;
+    const lt_real *lt = l->lt;
+    cublasLtMatrixLayout_t dl = NULL;
+    if (!lt->layout_create || !lt->layout_set || !lt->layout_destroy)
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    cublasStatus_t st = lt->layout_create(&dl, CUDA_R_64F, (uint64_t)l->m, (uint64_t)l->n, into->ldc);
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return st;
+    const int64_t stride = into->strideC;
+    if (l->batch > 1 &&
+        ((st = lt->layout_set(dl, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &l->batch, sizeof l->batch)) != CUBLAS_STATUS_SUCCESS ||
+         (st = lt->layout_set(dl, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride)) !=
+             CUBLAS_STATUS_SUCCESS)) {
+        lt->layout_destroy(dl);
+        return st;
+    }
+    st = lt->matmul(l->handle, l->desc, l->alpha, l->A, l->Adesc, l->B, l->Bdesc, l->beta, l->C, l->Cdesc, into->C,
+                    dl, l->algo, l->workspace, l->workspace_size, l->stream);
+    cublasStatus_t st2 = lt->layout_destroy(dl);
+    return st != CUBLAS_STATUS_SUCCESS ? st : st2;
+}
+
+/* The FP64 call decoded into *c (0: not FP64, pass through uncounted; else
+ * the reason: EMULATED when it may be routed). */
+static int decode(lt_call *l, ozcrt_call *c, ozcrt_reason *why)
+{
+    const lt_real *lt = l->lt;
+    int32_t compute = 0, scale = 0, pmode = 0, ta = 0, tb = 0, tc = 0, bias_type = -1;
+    uint32_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+    if (!l->desc || !lt->desc_get || !lt->layout_get ||
+        !desc_attr(lt, l->desc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &compute, sizeof compute))
+        return 0;
+    if (compute != CUBLAS_COMPUTE_64F && compute != CUBLAS_COMPUTE_64F_PEDANTIC &&
+        compute != CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT)
+        return 0;
+    *why = OZCRT_R_TYPE;
+    if (compute != CUBLAS_COMPUTE_64F || !desc_attr(lt, l->desc, CUBLASLT_MATMUL_DESC_SCALE_TYPE, &scale, sizeof scale) ||
+        scale != CUDA_R_64F)
+        return 1;
+    *why = OZCRT_R_LT_UNSUPPORTED;
+    desc_attr(lt, l->desc, CUBLASLT_MATMUL_DESC_POINTER_MODE, &pmode, sizeof pmode);
+    desc_attr(lt, l->desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
+    desc_attr(lt, l->desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb);
+    desc_attr(lt, l->desc, CUBLASLT_MATMUL_DESC_TRANSC, &tc, sizeof tc);
+    if (!desc_attr(lt, l->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue))
+        epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+    if (!desc_attr(lt, l->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof bias_type))
+        bias_type = -1;
+    const void *bias = NULL;
+    desc_attr(lt, l->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias);
+    /* what must be at its default (zero or NULL): scale, amax and emulation descriptors, fast accumulation, scale modes */
+    static const cublasLtMatmulDescAttributes_t zeros[] = {
+        CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+        CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER,
+        CUBLASLT_MATMUL_DESC_AMAX_D_POINTER,  CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER,
+        CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR, CUBLASLT_MATMUL_DESC_FAST_ACCUM,
+        CUBLASLT_MATMUL_DESC_A_SCALE_MODE,    CUBLASLT_MATMUL_DESC_B_SCALE_MODE,
+        CUBLASLT_MATMUL_DESC_C_SCALE_MODE,    CUBLASLT_MATMUL_DESC_D_SCALE_MODE,
+        CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE};
+    for (size_t i = 0; i < sizeof zeros / sizeof zeros[0]; i++)
+        if (attr_set(lt, l->desc, zeros[i]))
+            return 1;
+    const int host = pmode == CUBLASLT_POINTER_MODE_HOST;
+    if ((!host && pmode != CUBLASLT_POINTER_MODE_DEVICE) || tc != CUBLAS_OP_N)
+        return 1;
+    lt_layout a, b, cc, d;
+    if (!layout_of(lt, l->Adesc, &a) || !layout_of(lt, l->Bdesc, &b) || !layout_of(lt, l->Cdesc, &cc) ||
+        !layout_of(lt, l->Ddesc, &d))
+        return 1;
+    const int64_t m = (int64_t)d.rows, n = (int64_t)d.cols;
+    const int64_t k = ta == CUBLAS_OP_N ? (int64_t)a.cols : (int64_t)a.rows;
+    const int64_t am = ta == CUBLAS_OP_N ? (int64_t)a.rows : (int64_t)a.cols;
+    const int64_t bk = tb == CUBLAS_OP_N ? (int64_t)b.rows : (int64_t)b.cols;
+    const int64_t bn = tb == CUBLAS_OP_N ? (int64_t)b.cols : (int64_t)b.rows;
+    if (am != m || bk != k || bn != n || (int64_t)cc.rows != m || (int64_t)cc.cols != n)
+        return 1;
+    const int64_t batch = d.batch;
+    if (a.batch != batch || b.batch != batch || cc.batch != batch)
+        return 1;
+    /* C is D (in place), or not read (beta 0 in host mode) */
+    const int beta0 = host && l->beta && *(const double *)l->beta == 0.0;
+    const int same = l->C == l->D && cc.ld == d.ld && (batch == 1 || cc.stride == d.stride);
+    if (!same && !beta0)
+        return 1;
+    const void *beta = l->beta;
+    if (epilogue == CUBLASLT_EPILOGUE_BIAS) {
+        if (!bias || !beta0 || batch != 1 || (bias_type != -1 && bias_type != CUDA_R_64F))
+            return 1;
+        l->bias = bias;
+        beta = &k_one; /* D = bias, then D += alpha op(A) op(B) */
+    } else if (epilogue != CUBLASLT_EPILOGUE_DEFAULT) {
+        return 1;
+    }
+    l->m = m, l->n = n, l->ldd = d.ld, l->batch = d.batch;
+    *c = (ozcrt_call){.ep = OZCRT_EP_cublasLtMatmul, .handle = (cublasHandle_t)(void *)l->handle,
+                      .transa = (cublasOperation_t)ta, .transb = (cublasOperation_t)tb, .m = m, .n = n, .k = k,
+                      .alpha = l->alpha, .beta = beta, .A = l->A, .B = l->B, .C = l->D, .lda = a.ld, .ldb = b.ld,
+                      .ldc = d.ld, .strideA = a.stride, .strideB = b.stride, .strideC = d.stride, .batch = batch,
+                      .lt = 1, .stream = l->stream, .device_scalars = !host, .ext = l,
+                      .prepare = l->bias ? fill_bias : NULL, .native = lt_native};
+    *why = OZCRT_R_EMULATED;
+    return 1;
+}
+
+OZCRT_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc,
+                                           const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc,
+                                           const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta,
+                                           const void *C, cublasLtMatrixLayout_t Cdesc, void *D,
+                                           cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo,
+                                           void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
+{
+    const lt_real *lt = lt_for(__builtin_return_address(0));
+    if (!lt)
+        return lt_missing();
+    if (!lt->internal && !ozcrt_in_real) {
+        lt_call l = {lt, lightHandle, computeDesc, alpha, beta, A, B, C, D, Adesc, Bdesc, Cdesc, Ddesc, algo,
+                     workspace, workspaceSizeInBytes, stream, NULL, 0, 0, 0, 1};
+        ozcrt_call c;
+        ozcrt_reason why = OZCRT_R_EMULATED;
+        if (decode(&l, &c, &why)) {
+            cublasStatus_t st;
+            if (why != OZCRT_R_EMULATED)
+                ozcrt_forward_counted(OZCRT_EP_cublasLtMatmul, why, "");
+            else if (ozcrt_route(&c, &st))
+                return st;
+        }
+    }
+    ozcrt_in_real++;
+    cublasStatus_t st = lt->matmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo,
+                                   workspace, workspaceSizeInBytes, stream);
+    ozcrt_in_real--;
+    return st;
+}
+
+/* An Lt handle's workspaces go with it. */
+OZCRT_EXPORT cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)
+{
+    const lt_real *lt = lt_for(__builtin_return_address(0));
+    if (!lt || !lt->destroy)
+        return ozcrt_real_missing("cublasLtDestroy");
+    if (lightHandle)
+        ozcrt_on_destroy((cublasHandle_t)(void *)lightHandle);
+    ozcrt_in_real++;
+    cublasStatus_t st = lt->destroy(lightHandle);
+    ozcrt_in_real--;
+    return st;
+}

@@ -1,0 +1,272 @@
+/* tests/fake/test_lt.c: the shim's cublasLtMatmul and cublasLtDestroy under LD_PRELOAD, against the recording fake cuBLASLt (no GPU).
+ *
+ * With no GPU every FP64 call that decodes is routed and forwarded (no-gpu,
+ * or mode-off in that suite) and the others keep their own reasons; every
+ * forwarded call reaches the fake with the caller's exact arguments (the
+ * bias epilogue's beta 0 too: the shim's beta 1 is for its own run only).
+ * A non-FP64 call and one that cuBLAS itself makes (through the fake
+ * libcublas, as libcublas calls cuBLASLt for its GEMMs) pass straight
+ * through: not logged, not counted. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fake_cublas.h"
+
+static int g_off;
+static const double one = 1.0, zero = 0.0, half = 0.5;
+#define PA ((const void *)0x1000)
+#define PB ((const void *)0x2000)
+#define PC ((void *)0x3000)
+#define PD ((void *)0x4000)
+#define PBIAS ((const void *)0x5000)
+#define PWS ((void *)0x6000)
+#define PSTREAM ((cudaStream_t)0x7000)
+static cublasLtHandle_t g_lt;
+
+static int log_lines(void)
+{
+    const char *path = getenv("OZCRT_LOG_FILE");
+    FILE *f = path ? fopen(path, "r") : NULL;
+    int n = 0;
+    char line[1024];
+    while (f && fgets(line, sizeof line, f))
+        n += strncmp(line, "ozcrt: cublasLtMatmul", 21) == 0;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* The last cublasLtMatmul log line ends with "-> forward: <reason>" and contains `detail`. */
+static void assert_logged(const char *reason, const char *detail)
+{
+    const char *path = getenv("OZCRT_LOG_FILE");
+    FILE *f = path ? fopen(path, "r") : NULL;
+    char line[1024], last[1024] = "", want[128];
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "ozcrt: cublasLtMatmul", 21) == 0)
+            snprintf(last, sizeof last, "%s", line);
+    if (f)
+        fclose(f);
+    snprintf(want, sizeof want, "-> forward: %s\n", g_off && strcmp(reason, "no-gpu") == 0 ? "mode-off" : reason);
+    if (!strstr(last, want) || !strstr(last, detail))
+        fail_msg("last cublasLtMatmul log line \"%s\" lacks \"%s\" or \"%s\"", last, want, detail);
+}
+
+/* An operation: its descriptor and the four layouts (rows x cols, ld = rows), FP64 unless said. */
+typedef struct op {
+    cublasLtMatmulDesc_t desc;
+    cublasLtMatrixLayout_t a, b, c, d;
+} op;
+
+static op make(cublasComputeType_t compute, cudaDataType scale, int ta, uint64_t m, uint64_t n, uint64_t k)
+{
+    op o;
+    assert_int_equal(cublasLtMatmulDescCreate(&o.desc, compute, scale), CUBLAS_STATUS_SUCCESS);
+    const int32_t t = ta;
+    assert_int_equal(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t), 0);
+    const cudaDataType dt = compute == CUBLAS_COMPUTE_32F ? CUDA_R_32F : CUDA_R_64F;
+    const uint64_t ra = ta == CUBLAS_OP_N ? m : k, ca = ta == CUBLAS_OP_N ? k : m;
+    assert_int_equal(cublasLtMatrixLayoutCreate(&o.a, dt, ra, ca, (int64_t)ra), 0);
+    assert_int_equal(cublasLtMatrixLayoutCreate(&o.b, dt, k, n, (int64_t)k), 0);
+    assert_int_equal(cublasLtMatrixLayoutCreate(&o.c, dt, m, n, (int64_t)m), 0);
+    assert_int_equal(cublasLtMatrixLayoutCreate(&o.d, dt, m, n, (int64_t)m), 0);
+    return o;
+}
+
+static void drop(op *o)
+{
+    cublasLtMatrixLayoutDestroy(o->a), cublasLtMatrixLayoutDestroy(o->b);
+    cublasLtMatrixLayoutDestroy(o->c), cublasLtMatrixLayoutDestroy(o->d);
+    cublasLtMatmulDescDestroy(o->desc);
+}
+
+/* The call through the shim; the fake answers ARCH_MISMATCH (proves cuBLASLt's status comes back). */
+static void call(const op *o, const void *beta, void *D)
+{
+    fake_cublaslt_reset();
+    fake_cublaslt_set_status(CUBLAS_STATUS_ARCH_MISMATCH);
+    assert_int_equal(cublasLtMatmul(g_lt, o->desc, &one, PA, o->a, PB, o->b, beta, PC, o->c, D, o->d, NULL, PWS, 4096,
+                                    PSTREAM),
+                     CUBLAS_STATUS_ARCH_MISMATCH);
+}
+
+/* The fake got exactly the caller's call. */
+static void assert_untouched(const op *o, const void *beta, void *D)
+{
+    const fake_lt_call *r = fake_cublaslt_last();
+    assert_int_equal(fake_cublaslt_count(), 1);
+    assert_ptr_equal(r->handle, g_lt);
+    assert_ptr_equal(r->desc, o->desc);
+    assert_ptr_equal(r->alpha, &one);
+    assert_ptr_equal(r->beta, beta);
+    assert_ptr_equal(r->A, PA);
+    assert_ptr_equal(r->B, PB);
+    assert_ptr_equal(r->C, PC);
+    assert_ptr_equal(r->D, D);
+    assert_ptr_equal(r->Adesc, o->a);
+    assert_ptr_equal(r->Bdesc, o->b);
+    assert_ptr_equal(r->Cdesc, o->c);
+    assert_ptr_equal(r->Ddesc, o->d);
+    assert_null(r->algo);
+    assert_ptr_equal(r->workspace, PWS);
+    assert_int_equal(r->workspace_size, 4096);
+    assert_ptr_equal(r->stream, PSTREAM);
+}
+
+/* FP64 products the shim decodes: routed (no GPU here: forwarded, no-gpu), the shapes in the log. */
+static void t_routed(void **state)
+{
+    (void)state;
+    op o = make(CUBLAS_COMPUTE_64F, CUDA_R_64F, CUBLAS_OP_T, 768, 640, 700);
+    /* in place (C = D: here the fake's pointers differ, so beta 0 makes C unread) */
+    call(&o, &zero, PD);
+    assert_untouched(&o, &zero, PD);
+    assert_logged("no-gpu", "m=768 n=640 k=700 ops=TN batch=1");
+    /* the BIAS epilogue, beta 0: as PyTorch's nn.Linear */
+    const uint32_t bias_ep = CUBLASLT_EPILOGUE_BIAS;
+    const void *bias = PBIAS;
+    assert_int_equal(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &bias_ep, sizeof bias_ep), 0);
+    assert_int_equal(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias), 0);
+    call(&o, &zero, PD);
+    assert_untouched(&o, &zero, PD);
+    assert_logged("no-gpu", "m=768 n=640 k=700 ops=TN batch=1");
+    drop(&o);
+    /* a strided batch of 3, in place with beta 0.5 */
+    o = make(CUBLAS_COMPUTE_64F, CUDA_R_64F, CUBLAS_OP_N, 600, 500, 400);
+    const int32_t three = 3;
+    cublasLtMatrixLayout_t ls[4] = {o.a, o.b, o.c, o.d};
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(cublasLtMatrixLayoutSetAttribute(ls[i], CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &three, 4), 0);
+    fake_cublaslt_reset();
+    assert_int_equal(cublasLtMatmul(g_lt, o.desc, &one, PA, o.a, PB, o.b, &half, PC, o.c, PC, o.c, NULL, PWS, 4096,
+                                    PSTREAM),
+                     CUBLAS_STATUS_SUCCESS);
+    assert_logged("no-gpu", "m=600 n=500 k=400 ops=NN batch=3");
+    drop(&o);
+}
+
+/* What the shim does not take: forwarded untouched, lt-unsupported (the
+ * FP64 variants that ask for cuBLAS's own numerics: type). */
+static void t_unsupported(void **state)
+{
+    (void)state;
+    struct {
+        const char *what;
+        int attr;
+        int64_t value;
+        int layout; /* 0: the descriptor's attribute; 1..4: layout A..D */
+        const void *beta;
+        void *D;
+    } cases[] = {
+        {"relu+bias epilogue", CUBLASLT_MATMUL_DESC_EPILOGUE, CUBLASLT_EPILOGUE_RELU_BIAS, 0, &zero, PD},
+        {"bias with beta 0.5", CUBLASLT_MATMUL_DESC_EPILOGUE, CUBLASLT_EPILOGUE_BIAS, 0, &half, PC},
+        {"C is not D, beta 0.5", -1, 0, 0, &half, PD},
+        {"TRANSC", CUBLASLT_MATMUL_DESC_TRANSC, CUBLAS_OP_T, 0, &zero, PD},
+        {"a device vector of alphas", CUBLASLT_MATMUL_DESC_POINTER_MODE, CUBLASLT_POINTER_MODE_DEVICE_VECTOR, 0,
+         &zero, PD},
+        {"row order of B", CUBLASLT_MATRIX_LAYOUT_ORDER, CUBLASLT_ORDER_ROW, 2, &zero, PD},
+        {"C single precision", CUBLASLT_MATRIX_LAYOUT_TYPE, CUDA_R_32F, 3, &zero, PD},
+        {"D 10 rows", CUBLASLT_MATRIX_LAYOUT_ROWS, 10, 4, &zero, PD},
+        {"A batch of 2", CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, 2, 1, &zero, PD},
+        {"an A scale pointer", CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, 0x100, 0, &zero, PD},
+        {"a fast-accumulation flag", CUBLASLT_MATMUL_DESC_FAST_ACCUM, 1, 0, &zero, PD},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        op o = make(CUBLAS_COMPUTE_64F, CUDA_R_64F, CUBLAS_OP_N, 768, 640, 700);
+        if (cases[i].attr >= 0) {
+            cublasLtMatrixLayout_t ls[5] = {NULL, o.a, o.b, o.c, o.d};
+            size_t size = 0;
+            if (cases[i].layout)
+                assert_int_equal(cublasLtMatrixLayoutGetAttribute(ls[cases[i].layout], cases[i].attr, NULL, 0, &size), 0);
+            else
+                assert_int_equal(cublasLtMatmulDescGetAttribute(o.desc, cases[i].attr, NULL, 0, &size), 0);
+            const int64_t v = cases[i].value;
+            const int32_t v32 = (int32_t)v;
+            const int8_t v8 = (int8_t)v;
+            const void *p = size == 8 ? (const void *)&v : size == 4 ? (const void *)&v32 : (const void *)&v8;
+            if (cases[i].layout)
+                assert_int_equal(cublasLtMatrixLayoutSetAttribute(ls[cases[i].layout], cases[i].attr, p, size), 0);
+            else
+                assert_int_equal(cublasLtMatmulDescSetAttribute(o.desc, cases[i].attr, p, size), 0);
+        }
+        if (cases[i].attr == CUBLASLT_MATMUL_DESC_EPILOGUE) {
+            const void *bias = PBIAS;
+            assert_int_equal(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, 8), 0);
+        }
+        const int before = log_lines();
+        print_message("case: %s\n", cases[i].what);
+        call(&o, cases[i].beta, cases[i].D);
+        assert_untouched(&o, cases[i].beta, cases[i].D);
+        if (log_lines() != before + 1)
+            fail_msg("%s: not logged once", cases[i].what);
+        assert_logged("lt-unsupported", "cublasLtMatmul ");
+        drop(&o);
+    }
+    const cublasComputeType_t own[] = {CUBLAS_COMPUTE_64F_PEDANTIC, CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT};
+    for (int i = 0; i < 2; i++) {
+        op o = make(own[i], CUDA_R_64F, CUBLAS_OP_N, 768, 640, 700);
+        call(&o, &zero, PD);
+        assert_untouched(&o, &zero, PD);
+        assert_logged("type", "cublasLtMatmul ");
+        drop(&o);
+    }
+}
+
+/* Not FP64, or cuBLAS's own call: straight through, not logged. */
+static void t_passed_through(void **state)
+{
+    (void)state;
+    op o = make(CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_N, 768, 640, 700);
+    int before = log_lines();
+    call(&o, &zero, PD);
+    assert_untouched(&o, &zero, PD);
+    assert_int_equal(log_lines(), before);
+    drop(&o);
+    o = make(CUBLAS_COMPUTE_64F, CUDA_R_64F, CUBLAS_OP_N, 768, 640, 700);
+    fake_cublaslt_reset();
+    fake_cublaslt_set_status(CUBLAS_STATUS_ARCH_MISMATCH);
+    assert_int_equal(fake_cublas_inner_lt_matmul(g_lt, o.desc, &one, PA, o.a, PB, o.b, &zero, PC, o.c, PD, o.d,
+                                                 PSTREAM),
+                     CUBLAS_STATUS_ARCH_MISMATCH);
+    assert_int_equal(fake_cublaslt_count(), 1);
+    assert_ptr_equal(fake_cublaslt_last()->desc, o.desc);
+    assert_ptr_equal(fake_cublaslt_last()->D, PD);
+    assert_int_equal(log_lines(), before);
+    drop(&o);
+}
+
+/* cublasLtDestroy reaches the fake (its handle gone from the live count). */
+static void t_destroy(void **state)
+{
+    (void)state;
+    cublasLtHandle_t h;
+    assert_int_equal(cublasLtCreate(&h), CUBLAS_STATUS_SUCCESS);
+    const int live = fake_cublaslt_live();
+    assert_int_equal(cublasLtDestroy(h), CUBLAS_STATUS_SUCCESS);
+    assert_int_equal(fake_cublaslt_live(), live - 1);
+}
+
+int main(int argc, char **argv)
+{
+    g_off = argc > 1 && strcmp(argv[1], "off") == 0;
+    const char *log = getenv("OZCRT_LOG_FILE");
+    FILE *f = log ? fopen(log, "w") : NULL;
+    if (f)
+        fclose(f);
+    if (cublasLtCreate(&g_lt) != CUBLAS_STATUS_SUCCESS)
+        return 2;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(t_routed),
+        cmocka_unit_test(t_unsupported),
+        cmocka_unit_test(t_passed_through),
+        cmocka_unit_test(t_destroy),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    cublasLtDestroy(g_lt);
+    return failed;
+}
