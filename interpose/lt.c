@@ -25,6 +25,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
 
@@ -314,8 +315,14 @@ static int lt_native(const void *ext, const oz_gemm_desc *into)
 }
 
 /* The FP64 call decoded into *c (0: not FP64, pass through uncounted; else
- * the reason: EMULATED when it may be routed). */
-static int decode(lt_call *l, ozcrt_call *c, ozcrt_reason *why)
+ * the reason: EMULATED when it may be routed, else *detail says what for
+ * the log). */
+#define LT_NOT(what)                                                                                                 \
+    do {                                                                                                             \
+        *detail = what;                                                                                              \
+        return 1;                                                                                                    \
+    } while (0)
+static int decode(lt_call *l, ozcrt_call *c, ozcrt_reason *why, const char **detail)
 {
     const lt_real *lt = l->lt;
     int32_t compute = 0, scale = 0, pmode = 0, ta = 0, tb = 0, tc = 0, bias_type = -1;
@@ -329,7 +336,7 @@ static int decode(lt_call *l, ozcrt_call *c, ozcrt_reason *why)
     *why = OZCRT_R_TYPE;
     if (compute != CUBLAS_COMPUTE_64F || !desc_attr(lt, l->desc, CUBLASLT_MATMUL_DESC_SCALE_TYPE, &scale, sizeof scale) ||
         scale != CUDA_R_64F)
-        return 1;
+        LT_NOT(compute != CUBLAS_COMPUTE_64F ? "cuBLAS's own FP64 numerics" : "scale type");
     *why = OZCRT_R_LT_UNSUPPORTED;
     desc_attr(lt, l->desc, CUBLASLT_MATMUL_DESC_POINTER_MODE, &pmode, sizeof pmode);
     desc_attr(lt, l->desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
@@ -352,37 +359,39 @@ static int decode(lt_call *l, ozcrt_call *c, ozcrt_reason *why)
         CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE};
     for (size_t i = 0; i < sizeof zeros / sizeof zeros[0]; i++)
         if (attr_set(lt, l->desc, zeros[i]))
-            return 1;
+            LT_NOT("a scale, amax or emulation attribute");
     const int host = pmode == CUBLASLT_POINTER_MODE_HOST;
-    if ((!host && pmode != CUBLASLT_POINTER_MODE_DEVICE) || tc != CUBLAS_OP_N)
-        return 1;
+    if (!host && pmode != CUBLASLT_POINTER_MODE_DEVICE)
+        LT_NOT("pointer mode");
+    if (tc != CUBLAS_OP_N)
+        LT_NOT("TRANSC");
     lt_layout a, b, cc, d;
     if (!layout_of(lt, l->Adesc, &a) || !layout_of(lt, l->Bdesc, &b) || !layout_of(lt, l->Cdesc, &cc) ||
         !layout_of(lt, l->Ddesc, &d))
-        return 1;
+        LT_NOT("a layout not FP64 column-major");
     const int64_t m = (int64_t)d.rows, n = (int64_t)d.cols;
     const int64_t k = ta == CUBLAS_OP_N ? (int64_t)a.cols : (int64_t)a.rows;
     const int64_t am = ta == CUBLAS_OP_N ? (int64_t)a.rows : (int64_t)a.cols;
     const int64_t bk = tb == CUBLAS_OP_N ? (int64_t)b.rows : (int64_t)b.cols;
     const int64_t bn = tb == CUBLAS_OP_N ? (int64_t)b.cols : (int64_t)b.rows;
     if (am != m || bk != k || bn != n || (int64_t)cc.rows != m || (int64_t)cc.cols != n)
-        return 1;
+        LT_NOT("shapes that disagree");
     const int64_t batch = d.batch;
     if (a.batch != batch || b.batch != batch || cc.batch != batch)
-        return 1;
+        LT_NOT("batch counts that disagree");
     /* C is D (in place), or not read (beta 0 in host mode) */
     const int beta0 = host && l->beta && *(const double *)l->beta == 0.0;
     const int same = l->C == l->D && cc.ld == d.ld && (batch == 1 || cc.stride == d.stride);
     if (!same && !beta0)
-        return 1;
+        LT_NOT("C not D with beta not 0");
     const void *beta = l->beta;
     if (epilogue == CUBLASLT_EPILOGUE_BIAS) {
         if (!bias || !beta0 || batch != 1 || (bias_type != -1 && bias_type != CUDA_R_64F))
-            return 1;
+            LT_NOT("BIAS without a 64F bias, host scalars, beta 0 and one matrix");
         l->bias = bias;
         beta = &k_one; /* D = bias, then D += alpha op(A) op(B) */
     } else if (epilogue != CUBLASLT_EPILOGUE_DEFAULT) {
-        return 1;
+        LT_NOT("epilogue");
     }
     l->m = m, l->n = n, l->ldd = d.ld, l->batch = d.batch;
     *c = (ozcrt_call){.ep = OZCRT_EP_cublasLtMatmul, .handle = (cublasHandle_t)(void *)l->handle,
@@ -394,6 +403,7 @@ static int decode(lt_call *l, ozcrt_call *c, ozcrt_reason *why)
     *why = OZCRT_R_EMULATED;
     return 1;
 }
+#undef LT_NOT
 
 OZCRT_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc,
                                            const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc,
@@ -410,12 +420,16 @@ OZCRT_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasL
                      workspace, workspaceSizeInBytes, stream, NULL, 0, 0, 0, 1};
         ozcrt_call c;
         ozcrt_reason why = OZCRT_R_EMULATED;
-        if (decode(&l, &c, &why)) {
+        const char *detail = "";
+        if (decode(&l, &c, &why, &detail)) {
             cublasStatus_t st;
-            if (why != OZCRT_R_EMULATED)
-                ozcrt_forward_counted(OZCRT_EP_cublasLtMatmul, why, "");
-            else if (ozcrt_route(&c, &st))
+            if (why != OZCRT_R_EMULATED) {
+                char what[96];
+                snprintf(what, sizeof what, "(%s) ", detail);
+                ozcrt_forward_counted(OZCRT_EP_cublasLtMatmul, why, what);
+            } else if (ozcrt_route(&c, &st)) {
                 return st;
+            }
         }
     }
     ozcrt_in_real++;
