@@ -5,7 +5,7 @@
 #
 # 1. client_dgemm natively (the program's own checks hold for plain cuBLAS);
 # 2. client_dgemm under libozcrt.so: every case within the Phase 22 bound, and
-#    the stats show all twelve GEMM entry points emulated, none failed;
+#    the stats show all sixteen GEMM entry points (the grouped ones too) emulated, none failed;
 # 3. torch_cupy_check.py natively, then under the shim with OZCRT_MIN_M/N/K=1
 #    (cuSOLVER's LU updates have small k): within the bound, and the stats show
 #    cublasDgemm_v2, cublasDgemm_v2_64, cublasDgemmStridedBatched, cublasGemmEx
