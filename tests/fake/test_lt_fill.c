@@ -1,0 +1,104 @@
+/* tests/fake/test_lt_fill.c: lt.c's fill of D with the BIAS epilogue's bias, the copies run on the host.
+ *
+ * lt.c is compiled into this program (#include); the CUDA runtime's two
+ * copies it makes are fakes that copy host memory as cudaMemcpy2DAsync
+ * would, and the shim functions it calls are stubs (never reached here).
+ * For n from 1 to 70 and two leading dimensions, every column of D holds the
+ * bias, the rows beyond m are untouched, and the copies number 1 + ceil(log2 n). */
+#include "../../interpose/lt.c"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+/* ---- fakes ---- */
+static int g_copies;
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t s)
+{
+    (void)kind, (void)s;
+    g_copies++;
+    memmove(dst, src, count);
+    return cudaSuccess;
+}
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                              enum cudaMemcpyKind kind, cudaStream_t s)
+{
+    (void)kind, (void)s;
+    g_copies++;
+    assert_true(width <= dpitch && width <= spitch);
+    /* the source rows must be written before: they precede the destination's */
+    assert_true((const char *)src + (height - 1) * spitch + width <= (char *)dst);
+    for (size_t r = 0; r < height; r++)
+        memmove((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
+    return cudaSuccess;
+}
+int ozcrt_route(const ozcrt_call *c, cublasStatus_t *st)
+{
+    (void)c, (void)st;
+    fail_msg("not reached");
+    return 0;
+}
+void ozcrt_forward_counted(ozcrt_entry ep, ozcrt_reason r, const char *what)
+{
+    (void)ep, (void)r, (void)what;
+}
+cublasStatus_t ozcrt_real_missing(const char *name)
+{
+    (void)name;
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+}
+void ozcrt_on_destroy(cublasHandle_t h)
+{
+    (void)h;
+}
+_Thread_local int ozcrt_in_real;
+int ozcrt_lifecycle_register_mutex(pthread_mutex_t *m)
+{
+    (void)m;
+    return 0;
+}
+void ozcrt_log(int level, const char *fmt, ...)
+{
+    (void)level, (void)fmt;
+}
+void ozcrt_error(const char *fmt, ...)
+{
+    (void)fmt;
+}
+
+static void t_fill(void **state)
+{
+    (void)state;
+    const int64_t m = 37;
+    double bias[37];
+    for (int i = 0; i < m; i++)
+        bias[i] = 1.5 + i;
+    for (int64_t ld = m; ld <= m + 3; ld += 3)
+        for (int64_t n = 1; n <= 70; n++) {
+            double *D = malloc((size_t)(ld * n) * sizeof(double));
+            assert_non_null(D);
+            for (int64_t i = 0; i < ld * n; i++)
+                D[i] = -1.0; /* poison */
+            lt_call l = {.D = D, .bias = bias, .m = m, .n = n, .ldd = ld};
+            g_copies = 0;
+            assert_int_equal(fill_bias(&l, NULL), 0);
+            for (int64_t j = 0; j < n; j++)
+                for (int64_t i = 0; i < ld; i++)
+                    if (D[j * ld + i] != (i < m ? bias[i] : -1.0))
+                        fail_msg("n=%lld ld=%lld: D[%lld, %lld] = %g", (long long)n, (long long)ld, (long long)i,
+                                 (long long)j, D[j * ld + i]);
+            int want = 1;
+            for (int64_t done = 1; done < n; done *= 2)
+                want++;
+            assert_int_equal(g_copies, want);
+            free(D);
+        }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(t_fill)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
