@@ -21,7 +21,6 @@
  * any entry point (thresholds, mode, GPU, workspace), on the call's own
  * stream and pointer mode, with the Lt handle as the workspaces' key. */
 #include <dlfcn.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -64,52 +63,20 @@ __attribute__((constructor)) static void register_lock(void)
     ozcrt_lifecycle_register_mutex(&g_lt_lock); /* held across fork(), released in both */
 }
 
-static int is_cublas_proper(const char *path)
-{
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    return strncmp(base, "libcublas.so", 12) == 0;
-}
-
-/* The first loaded libcublasLt.so*, for a caller whose scope cannot tell. */
-static int find_lt_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-    (void)size;
-    const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
-    base = base ? base + 1 : info->dlpi_name;
-    if (base && strncmp(base, "libcublasLt.so", 14) == 0) {
-        snprintf((char *)data, 512, "%s", info->dlpi_name);
-        return 1;
-    }
-    return 0;
-}
-
 /* The cublasLtMatmul the code at ret_addr would reach without the shim: its
  * object's own scope (its dependencies); for the main program (or when that
  * finds only the shim) the next definition after the shim, else the loaded
  * libcublasLt. NULL when none. */
 static void *caller_matmul(const void *ret_addr, int *internal)
 {
-    Dl_info info;
-    struct link_map *lm = NULL;
-    void *f = NULL;
-    *internal = 0;
-    if (ret_addr && dladdr1(ret_addr, &info, (void **)&lm, RTLD_DL_LINKMAP) && lm && lm->l_name && lm->l_name[0]) {
-        *internal = is_cublas_proper(lm->l_name);
-        void *h = dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD);
-        if (h) {
-            f = dlsym(h, "cublasLtMatmul");
-            dlclose(h);
-        }
-    }
+    void *f = ozcrt_caller_symbol(ret_addr, "cublasLtMatmul", internal);
     if (f == (void *)cublasLtMatmul)
         f = NULL;
     if (!f)
         f = dlsym(RTLD_NEXT, "cublasLtMatmul");
-    if (!f) {
-        char path[512] = "";
-        dl_iterate_phdr(find_lt_cb, path);
-        void *h = path[0] ? dlopen(path, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+    char path[512];
+    if (!f && ozcrt_find_loaded("libcublasLt.so", path, sizeof path)) {
+        void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
         if (h) {
             f = dlsym(h, "cublasLtMatmul");
             dlclose(h);
@@ -168,7 +135,7 @@ static const lt_real *lt_for(const void *ret_addr)
         if (k == 0)
             break;
     }
-    int internal, added = 0;
+    int internal = 0, added = 0;
     lt_real t;
     const char *path = "";
     void *f = caller_matmul(ret_addr, &internal); /* the loader's lock: outside ours */

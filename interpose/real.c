@@ -107,22 +107,53 @@ static int by_rtld_next(void)
     return 1;
 }
 
-static int is_cublas_basename(const char *path)
+int ozcrt_basename_is(const char *path, const char *prefix)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
-    return strncmp(base, "libcublas.so", 12) == 0; /* libcublasLt.so does not match */
+    return strncmp(base, prefix, strlen(prefix)) == 0;
 }
+
+typedef struct find_loaded {
+    const char *prefix;
+    char *path;
+    size_t size;
+} find_loaded;
 
 static int find_loaded_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
-    char *out = data;
-    if (info->dlpi_name && info->dlpi_name[0] && is_cublas_basename(info->dlpi_name)) {
-        snprintf(out, 512, "%s", info->dlpi_name);
+    const find_loaded *f = data;
+    if (info->dlpi_name && info->dlpi_name[0] && ozcrt_basename_is(info->dlpi_name, f->prefix)) {
+        snprintf(f->path, f->size, "%s", info->dlpi_name);
         return 1;
     }
     return 0;
+}
+
+int ozcrt_find_loaded(const char *prefix, char *path, size_t size)
+{
+    find_loaded f = {prefix, path, size};
+    path[0] = '\0';
+    dl_iterate_phdr(find_loaded_cb, &f);
+    return path[0] != '\0';
+}
+
+void *ozcrt_caller_symbol(const void *ret_addr, const char *name, int *is_cublas)
+{
+    Dl_info info;
+    struct link_map *lm = NULL;
+    *is_cublas = 0;
+    if (!ret_addr || !dladdr1(ret_addr, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm || !lm->l_name ||
+        !lm->l_name[0])
+        return NULL; /* the main program (its scope is the global one) or unknown */
+    *is_cublas = ozcrt_basename_is(lm->l_name, "libcublas.so"); /* libcublasLt.so does not match */
+    void *caller = dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD);
+    if (!caller)
+        return NULL;
+    void *sym = dlsym(caller, name); /* the caller's object and its dependencies, never the preloaded shim */
+    dlclose(caller);
+    return sym;
 }
 
 static int by_loaded_copy(void)
@@ -139,9 +170,8 @@ static int by_loaded_copy(void)
         }
         tried(g_sonames[i], dlerror());
     }
-    char path[512] = "";
-    dl_iterate_phdr(find_loaded_cb, path); /* dlopen only after the walk: loader lock */
-    if (!path[0]) {
+    char path[512];
+    if (!ozcrt_find_loaded("libcublas.so", path, sizeof path)) { /* dlopen only after the walk: loader lock */
         tried("loaded objects named libcublas.so*", "none");
         return 0;
     }
@@ -243,16 +273,9 @@ const ozcrt_real_table *ozcrt_real_for_caller(const void *ret_addr)
     const ozcrt_real_table *def = ozcrt_real();
     if (g_real.how && strcmp(g_real.how, "OZCRT_CUBLAS_LIBRARY") == 0)
         return def; /* authoritative */
-    Dl_info info;
-    struct link_map *lm = NULL;
-    if (!ret_addr || !dladdr1(ret_addr, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm || !lm->l_name ||
-        !lm->l_name[0])
-        return def; /* the main program (its scope is the global one: RTLD_NEXT found that) or unknown */
-    void *caller = dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD);
-    if (!caller)
-        return def;
-    void *create = dlsym(caller, "cublasCreate_v2"); /* the caller's object and its dependencies */
-    dlclose(caller);
+    int is_cublas;
+    void *create = ozcrt_caller_symbol(ret_addr, "cublasCreate_v2", &is_cublas); /* NULL: the main program's
+                                                                                   scope, which RTLD_NEXT found */
     Dl_info ci, self;
     if (!create || create == (void *)def->cublasCreate_v2 || !dladdr(create, &ci) || !ci.dli_fname ||
         !dladdr((void *)ozcrt_real_for_caller, &self) || ci.dli_fbase == self.dli_fbase)

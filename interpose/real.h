@@ -34,6 +34,17 @@ void ozcrt_real_remember(cublasHandle_t handle, const ozcrt_real_table *table);
 const ozcrt_real_table *ozcrt_real_for(cublasHandle_t handle);
 const ozcrt_real_table *ozcrt_real_forget(cublasHandle_t handle);
 
+/* The loader's view, shared with lt.c: whether a file's base name starts
+ * with `prefix`; the first loaded object whose base name does (its path in
+ * path[size], 0 when none); the definition of `name` that the object
+ * holding ret_addr reaches through its own scope (itself and its
+ * dependencies, never the preloaded shim), with *is_cublas telling whether
+ * that object is a libcublas.so* (not libcublasLt): NULL for the main
+ * program (its scope is the global one), an unknown address, or none. */
+int ozcrt_basename_is(const char *path, const char *prefix);
+int ozcrt_find_loaded(const char *prefix, char *path, size_t size);
+void *ozcrt_caller_symbol(const void *ret_addr, const char *name, int *is_cublas);
+
 /* Reports that the real `name` is missing, once per name, on stderr with what
  * was tried, and returns CUBLAS_STATUS_NOT_INITIALIZED for the caller. */
 cublasStatus_t ozcrt_real_missing(const char *name);

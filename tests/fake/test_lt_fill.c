@@ -49,6 +49,17 @@ cublasStatus_t ozcrt_real_missing(const char *name)
     (void)name;
     return CUBLAS_STATUS_NOT_INITIALIZED;
 }
+void *ozcrt_caller_symbol(const void *ret_addr, const char *name, int *is_cublas)
+{
+    (void)ret_addr, (void)name;
+    *is_cublas = 0;
+    return NULL;
+}
+int ozcrt_find_loaded(const char *prefix, char *path, size_t size)
+{
+    (void)prefix, (void)path, (void)size;
+    return 0;
+}
 void ozcrt_on_destroy(cublasHandle_t h)
 {
     (void)h;
