@@ -161,11 +161,6 @@ static const lt_real *lt_for(const void *ret_addr)
     return lt;
 }
 
-static cublasStatus_t lt_missing(void)
-{
-    return ozcrt_real_missing("cublasLtMatmul");
-}
-
 /* ---- the decoding ---- */
 
 /* A descriptor attribute of `size` bytes; absent (an older cuBLASLt) reads as its default, zero. */
@@ -236,40 +231,39 @@ typedef struct lt_call {
     size_t workspace_size;
     cudaStream_t stream;
     const double *bias; /* BIAS epilogue: D is filled with it, then the product added with beta 1 */
-    int64_t m, n, ldd;
-    int32_t batch;
 } lt_call;
 
 static const double k_one = 1.0;
 
-/* D[:, j] = bias for every column: the first column by one copy, then doubling. */
-static int fill_bias(const void *ext, cudaStream_t stream)
+/* D (the routed call's C) [:, j] = bias for every column: the first column by one copy, then doubling. */
+static int fill_bias(const ozcrt_call *c, cudaStream_t stream)
 {
-    const lt_call *l = ext;
-    double *D = l->D;
-    const size_t col = (size_t)l->m * sizeof(double), pitch = (size_t)l->ldd * sizeof(double);
+    const lt_call *l = c->ext;
+    double *D = c->C;
+    const size_t col = (size_t)c->m * sizeof(double), pitch = (size_t)c->ldc * sizeof(double);
     cudaError_t e = cudaMemcpyAsync(D, l->bias, col, cudaMemcpyDeviceToDevice, stream);
-    for (int64_t done = 1; e == cudaSuccess && done < l->n; done *= 2) {
-        const int64_t cols = done < l->n - done ? done : l->n - done;
-        e = cudaMemcpy2DAsync(D + done * l->ldd, pitch, D, pitch, col, (size_t)cols, cudaMemcpyDeviceToDevice, stream);
+    for (int64_t done = 1; e == cudaSuccess && done < c->n; done *= 2) {
+        const int64_t cols = done < c->n - done ? done : c->n - done;
+        e = cudaMemcpy2DAsync(D + done * c->ldc, pitch, D, pitch, col, (size_t)cols, cudaMemcpyDeviceToDevice, stream);
     }
     return (int)e;
 }
 
 /* Shadow mode's native run: the caller's call, D redirected to into->C (its own layout, batch and stride). */
-static int lt_native(const void *ext, const oz_gemm_desc *into)
+static int lt_native(const ozcrt_call *c, const oz_gemm_desc *into)
 {
-    const lt_call *l = ext;
+    const lt_call *l = c->ext;
     const lt_real *lt = l->lt;
     cublasLtMatrixLayout_t dl = NULL;
     if (!lt->layout_create || !lt->layout_set || !lt->layout_destroy)
         return CUBLAS_STATUS_NOT_SUPPORTED;
-    cublasStatus_t st = lt->layout_create(&dl, CUDA_R_64F, (uint64_t)l->m, (uint64_t)l->n, into->ldc);
+    cublasStatus_t st = lt->layout_create(&dl, CUDA_R_64F, (uint64_t)c->m, (uint64_t)c->n, into->ldc);
     if (st != CUBLAS_STATUS_SUCCESS)
         return st;
     const int64_t stride = into->strideC;
-    if (l->batch > 1 &&
-        ((st = lt->layout_set(dl, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &l->batch, sizeof l->batch)) != CUBLAS_STATUS_SUCCESS ||
+    const int32_t batch = (int32_t)c->batch;
+    if (batch > 1 &&
+        ((st = lt->layout_set(dl, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch)) != CUBLAS_STATUS_SUCCESS ||
          (st = lt->layout_set(dl, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride)) !=
              CUBLAS_STATUS_SUCCESS)) {
         lt->layout_destroy(dl);
@@ -360,7 +354,6 @@ static int decode(lt_call *l, ozcrt_call *c, ozcrt_reason *why, const char **det
     } else if (epilogue != CUBLASLT_EPILOGUE_DEFAULT) {
         LT_NOT("epilogue");
     }
-    l->m = m, l->n = n, l->ldd = d.ld, l->batch = d.batch;
     *c = (ozcrt_call){.ep = OZCRT_EP_cublasLtMatmul, .handle = (cublasHandle_t)(void *)l->handle,
                       .transa = (cublasOperation_t)ta, .transb = (cublasOperation_t)tb, .m = m, .n = n, .k = k,
                       .alpha = l->alpha, .beta = beta, .A = l->A, .B = l->B, .C = l->D, .lda = a.ld, .ldb = b.ld,
@@ -381,10 +374,10 @@ OZCRT_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasL
 {
     const lt_real *lt = lt_for(__builtin_return_address(0));
     if (!lt)
-        return lt_missing();
+        return ozcrt_real_missing("cublasLtMatmul");
     if (!lt->internal && !ozcrt_in_real) {
         lt_call l = {lt, lightHandle, computeDesc, alpha, beta, A, B, C, D, Adesc, Bdesc, Cdesc, Ddesc, algo,
-                     workspace, workspaceSizeInBytes, stream, NULL, 0, 0, 0, 1};
+                     workspace, workspaceSizeInBytes, stream, NULL};
         ozcrt_call c;
         ozcrt_reason why = OZCRT_R_EMULATED;
         const char *detail = "";

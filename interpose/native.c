@@ -87,7 +87,7 @@ int ozcrt_native_into(void *ctx, const oz_gemm_desc *into)
         st = r->cublasGetError ? r->cublasGetError() : CUBLAS_STATUS_SUCCESS;
         break;
     case OZCRT_EP_cublasLtMatmul: /* lt.c: the caller's call to its cuBLASLt, D redirected */
-        st = c->native ? (cublasStatus_t)c->native(c->ext, into) : CUBLAS_STATUS_NOT_SUPPORTED;
+        st = c->native ? (cublasStatus_t)c->native(c, into) : CUBLAS_STATUS_NOT_SUPPORTED;
         break;
     default:
         break;

@@ -341,7 +341,7 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
     r = ozcrt_workspace_acquire(c->handle, dev, stream, gp.ws, &lease);
     if (r != OZCRT_R_EMULATED)
         return r;
-    int err = c->prepare ? c->prepare(c->ext, (void *)stream) : 0;
+    int err = c->prepare ? c->prepare(c, (void *)stream) : 0;
     if (err != 0) {
         ozcrt_workspace_release(&lease);
         return launch_failed(c, "the epilogue's fill of C", err);

@@ -32,15 +32,16 @@ typedef struct ozcrt_call {
     cublasGemmAlgo_t algo;            /* GemmEx family: the caller's algo (shadow mode's native run) */
     /* cublasLtMatmul (lt.c): no cuBLAS handle to ask (handle is the Lt
      * handle, the workspaces' key): the call's own stream and pointer mode;
-     * prepare(ext, stream), when set, runs on the stream right before the
+     * prepare(this, stream), when set, runs on the stream right before the
      * emulated product (the bias epilogue's fill of C), a failure counted as
-     * launch-failed; shadow mode's native run is native(ext, into). */
+     * launch-failed; shadow mode's native run is native(this, into); ext is
+     * the caller's own call, for both. */
     int lt;
     cudaStream_t stream;
     int device_scalars;
     const void *ext;
-    int (*prepare)(const void *ext, cudaStream_t stream);
-    int (*native)(const void *ext, const oz_gemm_desc *into);
+    int (*prepare)(const struct ozcrt_call *c, cudaStream_t stream);
+    int (*native)(const struct ozcrt_call *c, const oz_gemm_desc *into);
 } ozcrt_call;
 
 /* Decides and, when the call is taken, enqueues it on the handle's stream.

@@ -92,9 +92,10 @@ static void t_fill(void **state)
             assert_non_null(D);
             for (int64_t i = 0; i < ld * n; i++)
                 D[i] = -1.0; /* poison */
-            lt_call l = {.D = D, .bias = bias, .m = m, .n = n, .ldd = ld};
+            lt_call l = {.D = D, .bias = bias};
+            ozcrt_call c = {.C = D, .m = m, .n = n, .ldc = ld, .ext = &l};
             g_copies = 0;
-            assert_int_equal(fill_bias(&l, NULL), 0);
+            assert_int_equal(fill_bias(&c, NULL), 0);
             for (int64_t j = 0; j < n; j++)
                 for (int64_t i = 0; i < ld; i++)
                     if (D[j * ld + i] != (i < m ? bias[i] : -1.0))

@@ -915,17 +915,18 @@ static void t_grouped_shadow(void **state)
 static int g_prepared, g_prepare_err, g_native_calls;
 static cudaStream_t g_prepared_on;
 static int g_runs_at_prepare;
-static int lt_prepare(const void *ext, cudaStream_t s)
+static int lt_prepare(const ozcrt_call *c, cudaStream_t s)
 {
-    assert_ptr_equal(ext, &g_prepared);
+    assert_ptr_equal(c->ext, &g_prepared);
+    assert_int_equal(c->m, 300);
     g_prepared++;
     g_prepared_on = s;
     g_runs_at_prepare = g_runs;
     return g_prepare_err;
 }
-static int lt_native_run(const void *ext, const oz_gemm_desc *into)
+static int lt_native_run(const ozcrt_call *c, const oz_gemm_desc *into)
 {
-    assert_ptr_equal(ext, &g_prepared);
+    assert_ptr_equal(c->ext, &g_prepared);
     assert_ptr_equal(into->C, (double *)0x7000);
     g_native_calls++;
     return CUBLAS_STATUS_SUCCESS;
