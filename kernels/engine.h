@@ -42,6 +42,8 @@ struct oz_engine_residue_job {
      * multiples of OZ_PAD_K; k_len 0: from k_begin to kpad (Phase 22 runs
      * one K chunk of its planes at a time). */
     int64_t k_begin, k_len;
+    /* Rows of A a tile: 0, the engine picks; 128 or 192 (tests). */
+    int tile_rows;
 };
 
 /* Enqueues the job on s; returns the first launch error. */

@@ -184,7 +184,7 @@ static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t work
                     if (stage == 1)
                         continue;
                     oz_engine_residue_job ej = {ba, bb, rows, cols, plan.n, (uint8_t *)(ws + P.off_out), P.slot_bytes,
-                                                k0 > 0, tickets, 0, 0};
+                                                k0 > 0, tickets, 0, 0, 0};
                     OZ2_TRY(sm90 ? oz_engine_residues(ej, group, s) : oz2_engine_residues_portable(ej, group, s));
                 }
                 if (stage != 0)

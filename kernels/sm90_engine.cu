@@ -5,8 +5,9 @@
  * done, what the consumers do in the shadow of their MMAs, and the order of
  * the work (oz_engine_cfg in engine_cfg.h says how the work is split).
  *
- * Schedule: CTA x starts with work item x; the producer takes each next
- * item from the job's tickets (the items in flight stay a window of
+ * Schedule: CTA x starts with work item x; the loads' walk (oz_feed: a
+ * producer warpgroup's thread 0, or consumer thread 0 where the tile has no
+ * producer warpgroup) takes each next item from the job's tickets (the items in flight stay a window of
  * consecutive items), or, without tickets, w + gridDim.x, and tells the
  * consumers through a slot per stage (the item whose first stage it is; -1:
  * done). An item is a tile (grouped
@@ -292,8 +293,9 @@ struct oz_mode_p22 {
  * bytes in the word layout of kernels/res_layout.h: each thread's four
  * accumulators 4 i + {0, 1, 2, 3} of an m64 block (rows 16 v + g + {0, 8},
  * columns 8 i + 2 t + {0, 1}) are one 32-bit word, whatever the tile shape. */
+template <class C>
 struct oz_mode_res {
-    typedef oz_engine_cfg_res Cfg;
+    typedef C Cfg;
     static constexpr int KCHUNK = oz_engine_res::KCHUNK;
     /* all tiles of modulus 0, then of modulus 1, ...: the grouped raster's
      * panels of one modulus stay in L2 across waves (run 37: DRAM reads of
@@ -303,7 +305,7 @@ struct oz_mode_res {
                   "a consumer's m64 blocks are whole row blocks of res_layout.h, its columns whole pairs");
     const oz_engine_params &P;
     oz_frag fr;
-    int64_t wpos; /* this thread's word in a column pair's row block of 16: rows 16 v + g + {0, 8} */
+    int32_t wpos; /* this thread's word in a column pair's row block of 16: rows 16 v + g + {0, 8} */
     __device__ oz_mode_res(const oz_engine_params &p, int ctid) : P(p), fr(ctid)
     {
         wpos = 4 * (8 * (fr.row0 >> 4) + (fr.row0 & 7));
@@ -370,12 +372,132 @@ struct oz_mode_res {
     __device__ __forceinline__ void finish() {}
 };
 
+/* The loads of the work items' stages, in the order the consumers take
+ * them: items, then K chunks, moduli and K stages; past the last item, a
+ * stage with no loads whose slot says that no item is left. With a producer
+ * warpgroup its thread 0 walks them in nested loops without pause (run());
+ * without one, consumer thread 0 walks the same order one stage a step
+ * (step(): STAGES steps up front, then one for each stage its warp gives
+ * back), the walk kept in shared memory between steps: the consumers'
+ * registers hold their accumulators. */
+template <class Mode>
+struct oz_feed {
+    typedef typename Mode::Cfg Cfg;
+    int64_t w, next, b; /* item, the one after it (asked for at its start), its batch item */
+    int c, q, kb, q0, q1, tm, tn, st;
+    uint32_t ph;
+    int head, done; /* the stage is the item's first; the last stage was issued */
+
+    __device__ static int kblocks(const oz_engine_params &P, int64_t c)
+    {
+        const int64_t left = P.kpad - c * Mode::KCHUNK;
+        return (int)((left < Mode::KCHUNK ? left : Mode::KCHUNK) / Cfg::BLOCK_K);
+    }
+    __device__ static int64_t nchunks(const oz_engine_params &P) { return (P.kpad + Mode::KCHUNK - 1) / Mode::KCHUNK; }
+    /* Item w's tile and moduli; the next item, asked for now: the answer is
+     * back long before this item's loads are issued. */
+    __device__ void start_item(const oz_engine_params &P)
+    {
+        c = 0;
+        kb = 0;
+        head = 1;
+        if (w < P.items) {
+            oz_engine_item(P, w, b, tm, tn, q0, q1);
+            q = q0;
+            next = P.tickets ? (int64_t)gridDim.x + (int64_t)atomicAdd(&P.tickets[0], 1ull) : w + gridDim.x;
+        }
+    }
+    __device__ void begin(const oz_engine_params &P)
+    {
+        w = blockIdx.x;
+        st = 0;
+        ph = 0;
+        done = 0;
+        start_item(P);
+    }
+    /* The loads of stage (c, q, kb) of the item into ring stage st. */
+    __device__ __forceinline__ void issue(const oz_engine_params &P, const CUtensorMap *tmA, const CUtensorMap *tmB,
+                                          uint32_t sA, volatile int64_t *slot, int64_t c, int q, int kb)
+    {
+        const uint32_t sB = sA + Cfg::STAGES * Cfg::A_STAGE, bars = sB + Cfg::STAGES * Cfg::B_STAGE;
+        const uint32_t full = bars + 8 * st, empty = bars + 8 * (Cfg::STAGES + st);
+        oz_mbar_wait(empty, ph ^ 1);
+        if (head) /* the consumers learn the item from its first stage */
+            slot[st] = w;
+        head = 0;
+        oz_mbar_arrive_expect_tx(full, Cfg::STAGE_BYTES);
+        const int32_t k = (int32_t)(P.kbase + c * Mode::KCHUNK + kb * Cfg::BLOCK_K);
+        oz_tma_load_4d(sA + st * Cfg::A_STAGE, tmA, full, k, tm * Cfg::BLOCK_M, q, (int32_t)b);
+        oz_tma_load_4d(sB + st * Cfg::B_STAGE, tmB, full, k, tn * Cfg::BLOCK_N, q, (int32_t)b);
+        if (++st == Cfg::STAGES) {
+            st = 0;
+            ph ^= 1;
+        }
+    }
+    /* Past the last item. Each CTA asks once past the end; the last to do so
+     * puts the counters back to zero (the fences order every CTA's last
+     * ticket before the reset). */
+    __device__ void end(const oz_engine_params &P, uint32_t sA, volatile int64_t *slot)
+    {
+        const uint32_t bars = sA + Cfg::STAGES * Cfg::STAGE_BYTES;
+        if (P.tickets) {
+            __threadfence();
+            if (atomicAdd(&P.tickets[1], 1ull) == gridDim.x - 1) {
+                __threadfence();
+                atomicExch(&P.tickets[0], 0ull);
+                atomicExch(&P.tickets[1], 0ull);
+            }
+        }
+        oz_mbar_wait(bars + 8 * (Cfg::STAGES + st), ph ^ 1);
+        slot[st] = -1;
+        oz_mbar_arrive(bars + 8 * st);
+        done = 1;
+    }
+    /* The whole walk (a producer warpgroup's thread 0). */
+    __device__ void run(const oz_engine_params &P, const CUtensorMap *tmA, const CUtensorMap *tmB, uint32_t sA,
+                        volatile int64_t *slot)
+    {
+        const int64_t nc = nchunks(P);
+        for (begin(P); w < P.items; w = next, start_item(P))
+            for (int64_t cc = 0; cc < nc; cc++) {
+                const int nk = kblocks(P, cc);
+                for (int qq = q0; qq < q1; qq++)
+                    for (int k = 0; k < nk; k++)
+                        issue(P, tmA, tmB, sA, slot, cc, qq, k);
+            }
+        end(P, sA, slot);
+    }
+    /* One stage of the walk (consumer thread 0); nothing once it is done. */
+    __device__ void step(const oz_engine_params &P, const CUtensorMap *tmA, const CUtensorMap *tmB, uint32_t sA,
+                         volatile int64_t *slot)
+    {
+        if (done)
+            return;
+        if (w >= P.items) {
+            end(P, sA, slot);
+            return;
+        }
+        issue(P, tmA, tmB, sA, slot, c, q, kb);
+        if (++kb == kblocks(P, c)) {
+            kb = 0;
+            if (++q == q1) {
+                q = q0;
+                if (++c == nchunks(P)) {
+                    w = next;
+                    start_item(P);
+                }
+            }
+        }
+    }
+};
+
 template <class Mode>
 __global__ void __launch_bounds__(Mode::Cfg::THREADS, 1)
     oz_sm90_engine_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
                           const oz_engine_params P)
 {
     typedef typename Mode::Cfg Cfg;
+    typedef oz_feed<Mode> Feed;
     extern __shared__ __align__(1024) uint8_t smem_raw[];
     const uint32_t sraw = (uint32_t)__cvta_generic_to_shared(smem_raw);
     const uint32_t sA = (sraw + 1023) & ~1023u;
@@ -385,6 +507,9 @@ __global__ void __launch_bounds__(Mode::Cfg::THREADS, 1)
     auto empty = [&](int s) { return bars + 8 * (Cfg::STAGES + s); };
     /* slot[s]: the work item whose first stage is stage s (-1: none left) */
     volatile int64_t *slot = (volatile int64_t *)(smem_raw + (bars + Cfg::BARRIERS * 8 - sraw));
+    /* without a producer warpgroup: the walk between consumer thread 0's steps */
+    Feed *feed_state = (Feed *)(smem_raw + (bars + Cfg::BARRIERS * 8 + Cfg::STAGES * 8 - sraw));
+    static_assert(Cfg::PRODUCER_WG || sizeof(Feed) <= Cfg::FEED_STATE, "the walk fits its room");
     const int wg = threadIdx.x >> 7;
 
     if (threadIdx.x == 0) {
@@ -396,70 +521,34 @@ __global__ void __launch_bounds__(Mode::Cfg::THREADS, 1)
     }
     __syncthreads();
 
-    const int64_t nchunks = (P.kpad + Mode::KCHUNK - 1) / Mode::KCHUNK;
-    auto kblocks = [&](int64_t c) {
-        const int64_t left = P.kpad - c * Mode::KCHUNK;
-        return (int)((left < Mode::KCHUNK ? left : Mode::KCHUNK) / Cfg::BLOCK_K);
-    };
+    const int64_t nchunks = Feed::nchunks(P);
 
-    if (wg == 0) { /* producer warpgroup */
+    if (Cfg::PRODUCER_WG && wg == 0) { /* producer warpgroup */
         oz_setmaxnreg_dec<Cfg::PRODUCER_REGS>();
         if (threadIdx.x != 0)
             return;
         oz_tma_prefetch_desc(&tmA);
         oz_tma_prefetch_desc(&tmB);
-        int st = 0;
-        uint32_t ph = 0;
-        for (int64_t w = blockIdx.x; w < P.items;) {
-            int64_t b;
-            int tm, tn, q0, q1;
-            oz_engine_item(P, w, b, tm, tn, q0, q1);
-            /* the next item, asked for now: the answer is back long before this item's loads are issued */
-            const int64_t next = P.tickets ? (int64_t)gridDim.x + (int64_t)atomicAdd(&P.tickets[0], 1ull) : w + gridDim.x;
-            bool head = true;
-            for (int64_t c = 0; c < nchunks; c++) {
-                const int nk = kblocks(c);
-                for (int q = q0; q < q1; q++) {
-                    for (int kb = 0; kb < nk; kb++) {
-                        oz_mbar_wait(empty(st), ph ^ 1);
-                        if (head) /* the consumers learn the item from its first stage */
-                            slot[st] = w;
-                        head = false;
-                        oz_mbar_arrive_expect_tx(full(st), Cfg::STAGE_BYTES);
-                        const int32_t k = (int32_t)(P.kbase + c * Mode::KCHUNK + kb * Cfg::BLOCK_K);
-                        oz_tma_load_4d(sA + st * Cfg::A_STAGE, &tmA, full(st), k, tm * Cfg::BLOCK_M, q, (int32_t)b);
-                        oz_tma_load_4d(sB + st * Cfg::B_STAGE, &tmB, full(st), k, tn * Cfg::BLOCK_N, q, (int32_t)b);
-                        if (++st == Cfg::STAGES) {
-                            st = 0;
-                            ph ^= 1;
-                        }
-                    }
-                }
-            }
-            w = next;
-        }
-        /* Each CTA asks once past the end; the last to do so puts the
-         * counters back to zero (the fences order every CTA's last ticket
-         * before the reset). */
-        if (P.tickets) {
-            __threadfence();
-            if (atomicAdd(&P.tickets[1], 1ull) == gridDim.x - 1) {
-                __threadfence();
-                atomicExch(&P.tickets[0], 0ull);
-                atomicExch(&P.tickets[1], 0ull);
-            }
-        }
-        /* no more items: a stage with no loads whose slot says so */
-        oz_mbar_wait(empty(st), ph ^ 1);
-        slot[st] = -1;
-        oz_mbar_arrive(full(st));
+        Feed f;
+        f.run(P, &tmA, &tmB, sA, slot);
         return;
     }
 
     /* consumers */
-    oz_setmaxnreg_inc<Cfg::CONSUMER_REGS>();
-    const int cw = wg - 1, ctid = threadIdx.x - 128;
+    if (Cfg::PRODUCER_WG)
+        oz_setmaxnreg_inc<Cfg::CONSUMER_REGS>();
+    const int cw = wg - Cfg::PRODUCER_WG, ctid = threadIdx.x - 128 * Cfg::PRODUCER_WG;
     const bool lane0 = (threadIdx.x & 31) == 0;
+    const bool feeder = !Cfg::PRODUCER_WG && threadIdx.x == 0;
+    /* the feeder's step: one stage's loads, after its warp gave a stage back */
+    auto feed_one = [&]() { feed_state->step(P, &tmA, &tmB, sA, slot); };
+    if (feeder) {
+        oz_tma_prefetch_desc(&tmA);
+        oz_tma_prefetch_desc(&tmB);
+        feed_state->begin(P);
+        for (int s = 0; s < Cfg::STAGES; s++)
+            feed_one();
+    }
     int32_t acc[Cfg::ACC_ALL]; /* m64 block i at [i ACC, (i + 1) ACC) */
     int st = 0;
     uint32_t ph = 0;
@@ -475,7 +564,7 @@ __global__ void __launch_bounds__(Mode::Cfg::THREADS, 1)
         oz_engine_item(P, w, b, tm, tn, q0, q1);
         const int64_t row0 = (int64_t)tm * Cfg::BLOCK_M + cw * Cfg::WG_M, col0 = (int64_t)tn * Cfg::BLOCK_N;
         for (int64_t c = 0; c < nchunks; c++) {
-            const int nk = kblocks(c);
+            const int nk = Feed::kblocks(P, c);
             for (int q = q0; q < q1; q++) {
                 const int32_t acc0 = (int32_t)c_eoff[q]; /* a multiple of m_q: the modes reduce with oz_acc_mod */
 #pragma unroll
@@ -501,6 +590,8 @@ __global__ void __launch_bounds__(Mode::Cfg::THREADS, 1)
                     oz_wgmma_wait<1>(); /* the previous stage's MMAs are done: give it back */
                     if (prev >= 0 && lane0)
                         oz_mbar_arrive(empty(prev));
+                    if (prev >= 0 && feeder)
+                        feed_one();
                     prev = st;
                     if (++st == Cfg::STAGES) {
                         st = 0;
@@ -510,6 +601,8 @@ __global__ void __launch_bounds__(Mode::Cfg::THREADS, 1)
                 oz_wgmma_wait<0>();
                 if (prev >= 0 && lane0)
                     oz_mbar_arrive(empty(prev));
+                if (prev >= 0 && feeder)
+                    feed_one();
 #pragma unroll
                 for (int i = 0; i < Cfg::ACC_ALL; i++) /* the results exist only now: no read may move above the wait */
                     asm volatile("" : "+r"(acc[i])::"memory");
@@ -630,8 +723,9 @@ bool oz_engine_usable(int dev)
         (void)cudaGetLastError();
         return false;
     }
-    const int need = oz_engine_cfg::SMEM_BYTES > oz_engine_cfg_res::SMEM_BYTES ? oz_engine_cfg::SMEM_BYTES
-                                                                                : oz_engine_cfg_res::SMEM_BYTES;
+    const int need = oz_engine_cfg::SMEM_BYTES > oz_engine_cfg_res3::SMEM_BYTES ? oz_engine_cfg::SMEM_BYTES
+                                                                                 : oz_engine_cfg_res3::SMEM_BYTES;
+    static_assert(oz_engine_cfg_res3::SMEM_BYTES >= oz_engine_cfg_res::SMEM_BYTES, "the largest residue tile");
     if (optin < need)
         return false;
     cudaFuncAttributes attr;
@@ -679,14 +773,21 @@ cudaError_t oz_launch_p22_engine(const oz_engine_p22_job &job, int64_t group, cu
     return oz_engine_launch<oz_mode_p22>(ta, tb, p, job.a.plane_rows, job.b.plane_rows, group, s);
 }
 
-cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, cudaStream_t s)
+/* The residue mode's tile: 192 rows (three consumers) where its last tile
+ * row wastes at most 1% of A's rows, else 128 (session 18: 192 x 256 saves
+ * 1-2% at 8192^3 to 16384^3, where 0.8% of its rows are padding, and loses
+ * 1.7% at 4096^3, where 3.1% are). */
+static bool oz_res_tall(int64_t rows_a)
 {
-    if (job.nmod < 1 || job.nmod > OZ_ENGINE_NMODULI || job.a.kpad != job.b.kpad || job.k_begin < 0 ||
-        job.k_len < 0 || job.k_begin % OZ_PAD_K || job.k_len % OZ_PAD_K ||
-        job.k_begin + (job.k_len ? job.k_len : job.a.kpad - job.k_begin) > job.a.kpad)
-        return cudaErrorInvalidValue;
+    const int64_t bm = oz_engine_cfg_res3::BLOCK_M, pad = (rows_a + bm - 1) / bm * bm - rows_a;
+    return pad * 100 <= rows_a;
+}
+
+template <class Cfg>
+static cudaError_t oz_residues_launch(const oz_engine_residue_job &job, int64_t group, cudaStream_t s)
+{
     CUtensorMap ta, tb;
-    cudaError_t e = oz_maps<oz_mode_res::Cfg>(&ta, &tb, job.a, job.b, job.nmod, group);
+    cudaError_t e = oz_maps<Cfg>(&ta, &tb, job.a, job.b, job.nmod, group);
     if (e != cudaSuccess)
         return e;
     oz_engine_params p = {};
@@ -699,5 +800,18 @@ cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, 
     p.res_cols = job.b.plane_rows;
     p.res_accumulate = job.accumulate;
     p.tickets = job.tickets;
-    return oz_engine_launch<oz_mode_res>(ta, tb, p, job.a.plane_rows, job.b.plane_rows, group, s);
+    return oz_engine_launch<oz_mode_res<Cfg>>(ta, tb, p, job.a.plane_rows, job.b.plane_rows, group, s);
+}
+
+cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, cudaStream_t s)
+{
+    if (job.nmod < 1 || job.nmod > OZ_ENGINE_NMODULI || job.a.kpad != job.b.kpad || job.k_begin < 0 ||
+        job.k_len < 0 || job.k_begin % OZ_PAD_K || job.k_len % OZ_PAD_K ||
+        job.k_begin + (job.k_len ? job.k_len : job.a.kpad - job.k_begin) > job.a.kpad ||
+        (job.tile_rows != 0 && job.tile_rows != oz_engine_cfg_res::BLOCK_M &&
+         job.tile_rows != oz_engine_cfg_res3::BLOCK_M))
+        return cudaErrorInvalidValue;
+    const bool tall = job.tile_rows ? job.tile_rows == oz_engine_cfg_res3::BLOCK_M : oz_res_tall(job.a.plane_rows);
+    return tall ? oz_residues_launch<oz_engine_cfg_res3>(job, group, s)
+                : oz_residues_launch<oz_engine_cfg_res>(job, group, s);
 }

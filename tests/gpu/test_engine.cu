@@ -11,6 +11,9 @@
 
 
 
+/* The residue mode's tile (oz_engine_residue_job::tile_rows): every case runs with both. */
+static int g_tile_rows;
+
 #define OZ_T_M_(i, m) (m),
 static const int32_t moduli[OZ_ENGINE_NMODULI] = {OZ_ENGINE_MODULI(OZ_T_M_)};
 
@@ -43,6 +46,7 @@ static int run_case1(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int
     job.res_item_bytes = pr * nmod;
     job.k_begin = k_begin;
     job.k_len = k_len;
+    job.tile_rows = g_tile_rows;
     unsigned long long *d_tk = nullptr, tk_left[2] = {0, 0};
     if (tickets) {
         CUDA_CHECK(cudaMalloc(&d_tk, sizeof tk_left));
@@ -88,9 +92,9 @@ static int run_case1(int64_t rows_a, int64_t rows_b, int64_t kpad, int nmod, int
         fprintf(stderr, "  the scheduler's counters were left at %llu, %llu\n", tk_left[0], tk_left[1]);
         bad++;
     }
-    printf("engine %lldx%lld k=%lld [%lld, +%lld) nmod=%d group=%lld kind=%d%s%s: %lld checked, %lld wrong\n",
-           (long long)rows_a, (long long)rows_b, (long long)kpad, (long long)k_begin, (long long)k_len, nmod,
-           (long long)group, kind,
+    printf("engine tile %d: %lldx%lld k=%lld [%lld, +%lld) nmod=%d group=%lld kind=%d%s%s: %lld checked, %lld wrong\n",
+           g_tile_rows, (long long)rows_a, (long long)rows_b, (long long)kpad, (long long)k_begin, (long long)k_len,
+           nmod, (long long)group, kind,
            accumulate ? " accumulated" : "", tickets ? "" : " round-robin", (long long)checked, (long long)bad);
     return bad != 0;
 }
@@ -116,17 +120,22 @@ int main(void)
         return 0;
     }
     int fails = 0;
-    fails += run_case(128, 128, 128, 1, 1, 0);
-    fails += run_case(384, 256, 640, 3, 2, 0);   /* a partial A tile (TMA zero fill), two items */
-    fails += run_case(256, 384, 4096, 6, 1, 0);
-    fails += run_case(128, 128, 65536 + 384, 2, 1, 1); /* two K chunks, sign-aligned: the exact-range hazard */
-    fails += run_case(512, 256, 1024, 20, 1, 0); /* every engine modulus */
-    fails += run_case(640, 384, 1152, 5, 2, 0);  /* 640 rows: a partial wide tile; 384 columns: a partial wide B */
-    fails += run_case(2048, 1536, 256, 3, 2, 0); /* 576 items: most of them taken by tickets */
-    /* K ranges of the planes (Phase 22 unfused: one K chunk a job), the second to the padded end */
-    fails += run_case1(256, 512, 8192 + 256, 6, 2, 0, false, true, 4096, 4096);
-    fails += run_case1(256, 512, 8192 + 256, 6, 2, 1, true, true, 8192, 0);
-    fails += run_case1(384, 256, 1024, 2, 1, 0, false, false, 512, 384);
+    for (int tile : {128, 192}) {
+        g_tile_rows = tile;
+        fails += run_case(128, 128, 128, 1, 1, 0);
+        fails += run_case(384, 256, 640, 3, 2, 0);   /* a partial A tile (TMA zero fill), two items */
+        fails += run_case(256, 384, 4096, 6, 1, 0);
+        fails += run_case(128, 128, 65536 + 384, 2, 1, 1); /* two K chunks, sign-aligned: the exact-range hazard */
+        fails += run_case(512, 256, 1024, 20, 1, 0); /* every engine modulus */
+        fails += run_case(640, 384, 1152, 5, 2, 0);  /* 640 rows: a partial wide tile; 384 columns: a partial wide B */
+        fails += run_case(448, 256, 512, 4, 1, 0);   /* 192-row tiles: the last has one consumer's rows */
+        fails += run_case(320, 512, 384, 3, 2, 0);   /* 192-row tiles: the last has two consumers' rows */
+        fails += run_case(2048, 1536, 256, 3, 2, 0); /* 576 items: most of them taken by tickets */
+        /* K ranges of the planes (Phase 22 unfused: one K chunk a job), the second to the padded end */
+        fails += run_case1(256, 512, 8192 + 256, 6, 2, 0, false, true, 4096, 4096);
+        fails += run_case1(256, 512, 8192 + 256, 6, 2, 1, true, true, 8192, 0);
+        fails += run_case1(384, 256, 1024, 2, 1, 0, false, false, 512, 384);
+    }
     printf("test_engine: %d failed\n", fails);
     return fails ? 1 : 0;
 }
