@@ -126,6 +126,20 @@ static inline int64_t oz_bp_budget_of(size_t bytes) { return bytes < (size_t)INT
 static inline int64_t oz_bp_rup(int64_t x, int64_t to) { return oz_bp_cdiv(x, to) * to; }
 static inline int64_t oz_bp_a256(int64_t x) { return oz_bp_rup(x, 256); }
 
+/* The residue mode's tile on the sm_90a engine: OZ_BP_RES_TALL_ROWS rows of
+ * A (engine_cfg.h: oz_engine_cfg_res3, three consumers) where its last tile
+ * row's padding is at most OZ_BP_RES_TALL_MAX_PAD_PCT percent of A's rows,
+ * else OZ_PAD_ROWS_A (oz_engine_cfg_res). BENCHMARKS.md session 18: 192 x 256
+ * saves 0.8-2% at 8192^3 to 16384^3 (0.8% padding) and 3% at 12288^3 (none),
+ * and loses 1.7% at 4096^3 (3.1%). */
+#define OZ_BP_RES_TALL_ROWS 192
+#define OZ_BP_RES_TALL_MAX_PAD_PCT 1
+static inline int oz_bp_res_tall(int64_t rows)
+{
+    const int64_t pad = oz_bp_rup(rows, OZ_BP_RES_TALL_ROWS) - rows;
+    return rows > 0 && pad * 100 <= (int64_t)OZ_BP_RES_TALL_MAX_PAD_PCT * rows;
+}
+
 /* Blocks along a dimension of `len` with blocks of `blk`. */
 static inline int64_t oz_bp_count(int64_t len, int64_t blk) { return oz_bp_cdiv(len, blk); }
 

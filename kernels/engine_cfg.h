@@ -6,6 +6,7 @@
 
 #include "../crt/moduli.h"
 #include "../slicing/slicing.h"
+#include "block_plan.h"
 #include "p22_layout.h"
 #include "tiles.h"
 
@@ -106,9 +107,11 @@ typedef oz_engine_tile_cfg<128, 2, 2, 8, 0> oz_engine_cfg;
  * rows by two columns (res_layout.h) they need no exchange, and they were as
  * fast or faster than the 256 x 128 ones from k = 1024 to 16384
  * (BENCHMARKS.md session 7, call 3). 128 x 256 (two consumers), or 192 x 256
- * (three) where A's rows fill its tiles (sm90_engine.cu, oz_res_tall). */
+ * (three) where A's rows fill its tiles (block_plan.h, oz_bp_res_tall). */
 typedef oz_engine_tile_cfg<256, 1, 2, 16, 24> oz_engine_cfg_res;
 typedef oz_engine_tile_cfg<256, 1, 3, 16, 24> oz_engine_cfg_res3;
+static_assert(oz_engine_cfg_res::BLOCK_M == OZ_PAD_ROWS_A && oz_engine_cfg_res3::BLOCK_M == OZ_BP_RES_TALL_ROWS,
+              "the tiles block_plan.h's oz_bp_res_tall chooses between");
 
 /* Phase 22 on the engine: the moduli set, the K chunk, and the per-CTA
  * scratch: the residues of all NMOD moduli of a (tile, K chunk) (uint32

@@ -22,6 +22,7 @@
 
 #include "../crt/crt.h"
 #include "../slicing/slice_fast.h" /* oz_fast_pack4 */
+#include "block_plan.h"             /* oz_bp_res_tall */
 #include "engine.h"
 #include "engine_cfg.h"
 #include "epilogue.cuh"
@@ -773,16 +774,6 @@ cudaError_t oz_launch_p22_engine(const oz_engine_p22_job &job, int64_t group, cu
     return oz_engine_launch<oz_mode_p22>(ta, tb, p, job.a.plane_rows, job.b.plane_rows, group, s);
 }
 
-/* The residue mode's tile: 192 rows (three consumers) where its last tile
- * row wastes at most 1% of A's rows, else 128 (session 18: 192 x 256 saves
- * 1-2% at 8192^3 to 16384^3, where 0.8% of its rows are padding, and loses
- * 1.7% at 4096^3, where 3.1% are). */
-static bool oz_res_tall(int64_t rows_a)
-{
-    const int64_t bm = oz_engine_cfg_res3::BLOCK_M, pad = (rows_a + bm - 1) / bm * bm - rows_a;
-    return pad * 100 <= rows_a;
-}
-
 template <class Cfg>
 static cudaError_t oz_residues_launch(const oz_engine_residue_job &job, int64_t group, cudaStream_t s)
 {
@@ -811,7 +802,7 @@ cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, 
         (job.tile_rows != 0 && job.tile_rows != oz_engine_cfg_res::BLOCK_M &&
          job.tile_rows != oz_engine_cfg_res3::BLOCK_M))
         return cudaErrorInvalidValue;
-    const bool tall = job.tile_rows ? job.tile_rows == oz_engine_cfg_res3::BLOCK_M : oz_res_tall(job.a.plane_rows);
+    const bool tall = job.tile_rows ? job.tile_rows == oz_engine_cfg_res3::BLOCK_M : oz_bp_res_tall(job.a.plane_rows);
     return tall ? oz_residues_launch<oz_engine_cfg_res3>(job, group, s)
                 : oz_residues_launch<oz_engine_cfg_res>(job, group, s);
 }

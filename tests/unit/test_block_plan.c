@@ -319,6 +319,28 @@ static void test_p22_path_rule(void **state)
     assert_int_equal(oz_bp_p22_unfused(model_tiles(1024, 1024, 1000), 132), 0);
 }
 
+/* The residue mode's tile (oz_bp_res_tall): the measured sizes of session 18
+ * (A's padded rows), then every padded row count up to 2^17: tall exactly
+ * where the 192-row tiles' padding is at most 1% of the rows. */
+static void test_res_tile_rule(void **state)
+{
+    (void)state;
+    static const struct {
+        int64_t rows;
+        int tall;
+    } measured[] = {{16384, 1}, {12288, 1}, {8192, 1}, {6144, 1}, {4096, 0}, {2048, 0}, {128, 0}, {384, 1}};
+    for (size_t i = 0; i < sizeof measured / sizeof measured[0]; i++)
+        assert_int_equal(oz_bp_res_tall(measured[i].rows), measured[i].tall);
+    assert_int_equal(oz_bp_res_tall(0), 0);
+    assert_int_equal(oz_bp_res_tall((int64_t)1 << 40), 1); /* 2^40 mod 192 = 64: no overflow */
+    for (int64_t rows = OZ_PAD_ROWS_A; rows <= ((int64_t)1 << 17); rows += OZ_PAD_ROWS_A) {
+        const int64_t tiles = (rows + OZ_BP_RES_TALL_ROWS - 1) / OZ_BP_RES_TALL_ROWS;
+        const int64_t pad = tiles * OZ_BP_RES_TALL_ROWS - rows;
+        assert_int_equal(oz_bp_res_tall(rows), 100 * pad <= rows);
+    }
+    assert_int_equal(OZ_BP_RES_TALL_ROWS % 64, 0); /* whole consumers of 64 rows */
+}
+
 int main(void)
 {
     uint64_t seed = oz_rng_seed_from_env(20261130);
@@ -333,6 +355,7 @@ int main(void)
         cmocka_unit_test_setup(test_random_budgets, setup_unfused),
         cmocka_unit_test(test_ozaki2),
         cmocka_unit_test(test_p22_path_rule),
+        cmocka_unit_test(test_res_tile_rule),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     printf("test_block_plan: seed %" PRIu64 ", %d failed\n", seed, failed);
