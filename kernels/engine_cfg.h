@@ -90,7 +90,8 @@ struct oz_engine_tile_cfg {
     static_assert(SMEM_BYTES <= SMEM_LIMIT, "fits Hopper's 227 KB of shared memory per block");
     static_assert(SMEM_BYTES + STAGE_BYTES + 16 > SMEM_LIMIT, "as many stages as fit");
     static_assert(BLOCK_M <= 256 && BLOCK_N <= 256, "TMA box dimensions");
-    static_assert(BLOCK_M % 64 == 0 && OZ_PAD_ROWS_A % 64 == 0, "a consumer's 64 rows lie wholly inside or past the padded rows");
+    static_assert(BLOCK_M % 64 == 0 && OZ_PAD_ROWS_A % 64 == 0,
+                  "a consumer's 64 rows lie wholly inside or past the padded rows");
 };
 /* Phase 22: 8 tile rows of 256 (BENCHMARKS.md run 49: the best of six).
  * The wide tiles (residue mode, the dynamic scheduler): up to 16 rows of
