@@ -734,7 +734,19 @@ bool oz_engine_usable(int dev)
         (void)cudaGetLastError();
         return false;
     }
-    return attr.binaryVersion == 90;
+    if (attr.binaryVersion != 90)
+        return false;
+    /* Every instantiation prepared now, at the device's first use (its
+     * callers ask once per device): inside a stream capture nothing but
+     * launches follows, whichever tile a later call takes first. */
+    int sms = 0;
+    if (oz_engine_prepare<oz_mode_p22>(dev, &sms) != cudaSuccess ||
+        oz_engine_prepare<oz_mode_res<oz_engine_cfg_res>>(dev, &sms) != cudaSuccess ||
+        oz_engine_prepare<oz_mode_res<oz_engine_cfg_res3>>(dev, &sms) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return true;
 }
 
 /* Tiles of a Phase 22 launch (the scratch bound: at most one CTA per tile). */
