@@ -11,7 +11,8 @@
 #               (cuBLAS itself fails cublasCreate_v2 under forced JIT, so the
 #               shim cannot be run that way with a real cuBLAS.)
 # multi-gpu:    multi_gpu under the shim: one handle and one thread per
-#               device, all at once, in the default mode and in ozaki2 (SKIP
+#               device, all at once, in the default mode and in ozaki2, and
+#               in ozaki2 with 1152 rows (the 192-row residue tile) (SKIP
 #               with one GPU: run it on nvidia-h200-x2).
 # exit-destroy: exit_destroy under the shim: a handle destroyed by an atexit
 #               handler after the CUDA runtime began unloading; no "ozcrt:"
@@ -79,6 +80,9 @@ multi-gpu)
     # the ozaki2 mode (its error is far inside the Phase 22 bound the client checks)
     if OZCRT_MODE=ozaki2 shim multi-oz2 "$bin/multi_gpu"; then summary PASS "ozaki2: $(tail -n 1 "$out/multi-oz2.txt")"
     else summary FAIL "ozaki2: exit $?: $(grep FAIL "$out/multi-oz2.txt" | head -n 3 | tr '\n' ' ') see $out/multi-oz2.txt and .err"; fi
+    # 1152 rows: the ozaki2 engine's 192-row residue tile (no padding) on every device at once
+    if OZCRT_MODE=ozaki2 shim multi-oz2-tall "$bin/multi_gpu" 1152; then summary PASS "ozaki2 1152 rows: $(tail -n 1 "$out/multi-oz2-tall.txt")"
+    else summary FAIL "ozaki2 1152 rows: exit $?: $(grep FAIL "$out/multi-oz2-tall.txt" | head -n 3 | tr '\n' ' ') see $out/multi-oz2-tall.txt and .err"; fi
     ;;
 exit-destroy)
     if shim exit "$bin/exit_destroy"; then summary PASS "$(head -n 1 "$out/exit.txt")"

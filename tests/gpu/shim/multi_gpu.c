@@ -7,7 +7,8 @@
  * loop (2^-28 k |a|max |b|max), every device's C bit-equal to device 0's
  * (same inputs, same arithmetic), and the shim's own counters
  * (ozcrt_stats_get, found with dlsym) show every call emulated, none failed
- * or forwarded. With fewer than 2 devices it prints SKIP and exits 0. */
+ * or forwarded. With fewer than 2 devices it prints SKIP and exits 0.
+ * usage: multi_gpu [ROWS] (default 640). */
 #include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
@@ -22,10 +23,11 @@
 
 #define MAX_DEVICES 8
 #define REPS 4
-#define M 640
+#define M_DEFAULT 640 /* 128-row residue tiles; 1152 = 6 x 192 takes the ozaki2 engine's 192-row tile */
 #define N 512
 #define K 768
 
+static int M = M_DEFAULT; /* rows: argv[1] */
 static double *g_A, *g_B;
 static double *g_C[MAX_DEVICES];
 static cublasStatus_t g_status[MAX_DEVICES];
@@ -82,8 +84,12 @@ static int index_of(name_fn *name, const char *want)
     return -1;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1 && (sscanf(argv[1], "%d", &M) != 1 || M < 1)) {
+        fprintf(stderr, "usage: multi_gpu [ROWS]\n");
+        return 2;
+    }
     int ndev = 0;
     CUDA_CHECK(cudaGetDeviceCount(&ndev));
     if (ndev < 2) {
@@ -155,6 +161,6 @@ int main(void)
     } else {
         printf("PASS: the shim's stats: %llu calls, all emulated\n", (unsigned long long)calls);
     }
-    printf("%s: multi_gpu on %d devices, %d threads at once\n", failed ? "FAIL" : "PASS", ndev, ndev);
+    printf("%s: multi_gpu %dx%dx%d on %d devices, %d threads at once\n", failed ? "FAIL" : "PASS", M, N, K, ndev, ndev);
     return failed ? 1 : 0;
 }
