@@ -1,13 +1,17 @@
 #!/bin/sh
 # tests/gpu/shim/graphs.sh: the shim's graph, stream and capture checks on the GPU machine (scripts/gpu-check runs each). Last line PASS or FAIL.
 #
-#   tests/gpu/shim/graphs.sh BUILD_DIR replay|churn|relaxed|torch
+#   tests/gpu/shim/graphs.sh BUILD_DIR replay|churn|shared|relaxed|torch
 #
 # replay:  graph_replay natively and under the shim: graphs replayed on two
 #          streams with eager calls between them, bit-equal to the eager calls;
 #          the log shows every call of its shape emulated (the captured ones
 #          and the first call of the handle, a captured one, included).
 # churn:   stream_churn under the shim: 1000 streams, memory flat, all emulated.
+# shared:  shared_handle natively and under the shim (default mode; ozaki2
+#          with OZCRT_MIN_SPEEDUP=0): one handle on cudaStreamPerThread used
+#          by 4 threads at once, each bit-equal to its calls alone, all 96
+#          calls emulated.
 # relaxed: capture_relaxed natively and under the shim: a global-mode capture
 #          survives another thread's emulated call (which allocated; the
 #          other call is the warm-up's).
@@ -16,7 +20,7 @@
 # Outputs and logs go to BUILD_DIR/shim-gpu/.
 set -u
 build=$(cd "${1:?usage: graphs.sh BUILD_DIR CHECK}" && pwd)
-check=${2:?usage: graphs.sh BUILD_DIR replay|churn|relaxed|torch}
+check=${2:?usage: graphs.sh BUILD_DIR replay|churn|shared|relaxed|torch}
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$build/tests/gpu/shim
 out=$build/shim-gpu
@@ -75,6 +79,18 @@ churn)
     if under_shim churn-shim "$bin/stream_churn"; then summary PASS "shim: $(last churn-shim)"
     else summary FAIL "shim: $(last churn-shim)"; fi
     expect_calls churn-shim "m=2048 n=2048 k=2048" 1000
+    ;;
+shared)
+    # 4 threads x (12 calls alone + 12 at once)
+    if run_prog shared-native "$bin/shared_handle"; then summary PASS "native: $(last shared-native)"
+    else summary FAIL "native: $(last shared-native)"; fi
+    if under_shim shared-shim "$bin/shared_handle"; then summary PASS "shim: $(last shared-shim)"
+    else summary FAIL "shim: $(last shared-shim)"; fi
+    expect_calls shared-shim "m=1536 n=1536 k=1536" 96
+    if OZCRT_MODE=ozaki2 OZCRT_MIN_SPEEDUP=0 under_shim shared-oz2 "$bin/shared_handle"; then
+        summary PASS "ozaki2: $(last shared-oz2)"
+    else summary FAIL "ozaki2: $(last shared-oz2)"; fi
+    expect_calls shared-oz2 "m=1536 n=1536 k=1536" 96
     ;;
 relaxed)
     # Natively this fails on cuBLAS's own account (seen on the H200, 2026-11-30: with
