@@ -66,13 +66,20 @@ expect_calls() {
 
 last() { tail -n 1 "$out/$1.txt" 2>/dev/null; }
 
+# both NAME CMD...: CMD natively ($out/NAME-native.txt) and under the shim (NAME-shim), a summary line each
+both() { # (sh has no locals: run_prog and under_shim set $name)
+    both_name=$1
+    shift
+    if run_prog "$both_name-native" "$@"; then summary PASS "native: $(last "$both_name-native")"
+    else summary FAIL "native: $(last "$both_name-native")"; fi
+    if under_shim "$both_name-shim" "$@"; then summary PASS "shim: $(last "$both_name-shim")"
+    else summary FAIL "shim: $(last "$both_name-shim"); see $out/$both_name-shim.txt"; fi
+}
+
 case $check in
 replay)
     # 1 warm-up + 3 captured calls + 3 eager references + 2 eager calls in each of 20 rounds
-    if run_prog replay-native "$bin/graph_replay"; then summary PASS "native: $(last replay-native)"
-    else summary FAIL "native: $(last replay-native)"; fi
-    if under_shim replay-shim "$bin/graph_replay"; then summary PASS "shim: $(last replay-shim)"
-    else summary FAIL "shim: $(last replay-shim); see $out/replay-shim.txt"; fi
+    both replay "$bin/graph_replay"
     expect_calls replay-shim "m=1024 n=1024 k=1024" 47
     ;;
 churn)
@@ -82,10 +89,7 @@ churn)
     ;;
 shared)
     # 4 threads x (12 calls alone + 12 at once)
-    if run_prog shared-native "$bin/shared_handle"; then summary PASS "native: $(last shared-native)"
-    else summary FAIL "native: $(last shared-native)"; fi
-    if under_shim shared-shim "$bin/shared_handle"; then summary PASS "shim: $(last shared-shim)"
-    else summary FAIL "shim: $(last shared-shim)"; fi
+    both shared "$bin/shared_handle"
     expect_calls shared-shim "m=1536 n=1536 k=1536" 96
     if OZCRT_MODE=ozaki2 OZCRT_MIN_SPEEDUP=0 under_shim shared-oz2 "$bin/shared_handle"; then
         summary PASS "ozaki2: $(last shared-oz2)"
@@ -108,10 +112,7 @@ torch)
         echo "SKIP: torch: no PyTorch with CUDA"
         exit 0
     fi
-    if run_prog torch-native "$python" "$here/torch_graph_check.py"; then summary PASS "native: $(last torch-native)"
-    else summary FAIL "native: $(last torch-native)"; fi
-    if under_shim torch-shim "$python" "$here/torch_graph_check.py"; then summary PASS "shim: $(last torch-shim)"
-    else summary FAIL "shim: $(last torch-shim)"; fi
+    both torch "$python" "$here/torch_graph_check.py"
     expect_calls torch-shim "m=768 n=768 k=768" 4
     ;;
 *)
