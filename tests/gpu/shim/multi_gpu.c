@@ -27,7 +27,7 @@
 #define N 512
 #define K 768
 
-static int M = M_DEFAULT; /* rows: argv[1] */
+static int g_m = M_DEFAULT; /* rows: argv[1] */
 static double *g_A, *g_B;
 static double *g_C[MAX_DEVICES];
 static cublasStatus_t g_status[MAX_DEVICES];
@@ -48,17 +48,17 @@ static void *device_main(void *arg)
         fprintf(stderr, "device %d: cublasSetStream_v2 failed\n", dev);
         exit(2);
     }
-    double *dA = dev_upload(g_A, (size_t)M * K * sizeof(double));
+    double *dA = dev_upload(g_A, (size_t)g_m * K * sizeof(double));
     double *dB = dev_upload(g_B, (size_t)K * N * sizeof(double));
     double *dC = NULL;
-    CUDA_CHECK(cudaMalloc((void **)&dC, (size_t)M * N * sizeof(double)));
+    CUDA_CHECK(cudaMalloc((void **)&dC, (size_t)g_m * N * sizeof(double)));
     const double alpha = 1.0, beta = 0.0;
     pthread_barrier_wait(&g_barrier); /* all devices at once */
     g_status[dev] = CUBLAS_STATUS_SUCCESS;
     for (int r = 0; r < REPS && g_status[dev] == CUBLAS_STATUS_SUCCESS; r++)
-        g_status[dev] = cublasDgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &alpha, dA, M, dB, K, &beta, dC, M);
+        g_status[dev] = cublasDgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, g_m, N, K, &alpha, dA, g_m, dB, K, &beta, dC, g_m);
     CUDA_CHECK(cudaStreamSynchronize(st));
-    dev_download(g_C[dev], dC, (size_t)M * N * sizeof(double));
+    dev_download(g_C[dev], dC, (size_t)g_m * N * sizeof(double));
     CUDA_CHECK(cudaFree(dA));
     CUDA_CHECK(cudaFree(dB));
     CUDA_CHECK(cudaFree(dC));
@@ -86,7 +86,7 @@ static int index_of(name_fn *name, const char *want)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && (sscanf(argv[1], "%d", &M) != 1 || M < 1)) {
+    if (argc > 1 && (sscanf(argv[1], "%d", &g_m) != 1 || g_m < 1)) {
         fprintf(stderr, "usage: multi_gpu [ROWS]\n");
         return 2;
     }
@@ -107,16 +107,16 @@ int main(int argc, char **argv)
         return 1;
     }
     stats_enable(1);
-    g_A = malloc((size_t)M * K * sizeof(double));
+    g_A = malloc((size_t)g_m * K * sizeof(double));
     g_B = malloc((size_t)K * N * sizeof(double));
-    for (size_t i = 0; i < (size_t)M * K; i++)
+    for (size_t i = 0; i < (size_t)g_m * K; i++)
         g_A[i] = rng_dist((int)(i % DIST_COUNT));
     for (size_t i = 0; i < (size_t)K * N; i++)
         g_B[i] = rng_sym();
     pthread_t th[MAX_DEVICES];
     pthread_barrier_init(&g_barrier, NULL, (unsigned)ndev);
     for (int d = 0; d < ndev; d++) {
-        g_C[d] = malloc((size_t)M * N * sizeof(double));
+        g_C[d] = malloc((size_t)g_m * N * sizeof(double));
         if (pthread_create(&th[d], NULL, device_main, (void *)(intptr_t)d) != 0) {
             fprintf(stderr, "pthread_create failed\n");
             return 2;
@@ -133,17 +133,17 @@ int main(int argc, char **argv)
     /* device 0 against the host, every other device against device 0 */
     long bad = 0, diff = 0;
     for (int j = 0; j < N; j++)
-        for (int i = 0; i < M; i++) {
+        for (int i = 0; i < g_m; i++) {
             double dot = 0, amax = 0, bmax = 0;
             for (int l = 0; l < K; l++) {
-                dot += g_A[(size_t)l * M + i] * g_B[(size_t)j * K + l];
-                amax = fmax(amax, fabs(g_A[(size_t)l * M + i]));
+                dot += g_A[(size_t)l * g_m + i] * g_B[(size_t)j * K + l];
+                amax = fmax(amax, fabs(g_A[(size_t)l * g_m + i]));
                 bmax = fmax(bmax, fabs(g_B[(size_t)j * K + l]));
             }
-            bad += !(fabs(g_C[0][(size_t)j * M + i] - dot) <= 0x1p-28 * K * amax * bmax);
+            bad += !(fabs(g_C[0][(size_t)j * g_m + i] - dot) <= 0x1p-28 * K * amax * bmax);
         }
     for (int d = 1; d < ndev; d++)
-        for (size_t e = 0; e < (size_t)M * N; e++)
+        for (size_t e = 0; e < (size_t)g_m * N; e++)
             diff += !same_double(g_C[d][e], g_C[0][e]);
     printf("%s: device 0 against the host: %ld elements outside the bound\n", bad ? "FAIL" : "PASS", bad);
     printf("%s: devices 1..%d against device 0: %ld elements differ\n", diff ? "FAIL" : "PASS", ndev - 1, diff);
@@ -161,6 +161,6 @@ int main(int argc, char **argv)
     } else {
         printf("PASS: the shim's stats: %llu calls, all emulated\n", (unsigned long long)calls);
     }
-    printf("%s: multi_gpu %dx%dx%d on %d devices, %d threads at once\n", failed ? "FAIL" : "PASS", M, N, K, ndev, ndev);
+    printf("%s: multi_gpu %dx%dx%d on %d devices, %d threads at once\n", failed ? "FAIL" : "PASS", g_m, N, K, ndev, ndev);
     return failed ? 1 : 0;
 }
