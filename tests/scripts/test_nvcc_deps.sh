@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/scripts/test_nvcc_deps.sh WRAPPER: scripts/nvcc-deps against a fake nvcc that records its arguments.
+# tests/scripts/test_nvcc_deps.sh WRAPPER: scripts/nvcc-deps against a fake nvcc that records its arguments, and its --setup against a fake meson.
 set -u
 wrapper=$1
 tmp=$(mktemp -d) || exit 2
@@ -51,5 +51,67 @@ else
     echo "FAIL native file:"; cat "$tmp/n.ini"; fails=$((fails + 1))
 fi
 if "$wrapper" --native-file 2>/dev/null; then echo "FAIL --native-file without a file succeeded"; fails=$((fails + 1)); fi
+
+# --setup BUILD ARGS...: against a fake meson that logs its arguments (one call a line) and makes
+# build.ninja naming the CUDA compiler of its native file (plain "nvcc" without one); FAKE_MESON_REFUSE:
+# it fails when given a native file.
+cat >"$tmp/bin/meson" <<'FAKE'
+#!/usr/bin/env bash
+echo "$*" >>"$MESON_LOG"
+[[ $1 == setup ]] || exit 0
+shift
+native="" build=""
+while [[ $# -gt 0 ]]; do
+    case $1 in
+    --native-file) native=$2; shift ;;
+    --reconfigure) ;;
+    -*) ;;
+    *) [[ -z $build ]] && build=$1 ;;
+    esac
+    shift
+done
+[[ -n $native && -n ${FAKE_MESON_REFUSE:-} ]] && exit 1
+mkdir -p "$build"
+if [[ -n $native ]]; then sed -n "s/^cuda = '\(.*\)'/cuda: \1/p" "$native" >"$build/build.ninja"; else echo "cuda: nvcc" >"$build/build.ninja"; fi
+FAKE
+chmod +x "$tmp/bin/meson"
+export MESON_LOG="$tmp/meson.log"
+# setup NAME WANT_LOG [ENV...] -- ARGS...: --setup ARGS with ENV; meson's calls must be WANT_LOG
+setup() {
+    local name=$1 want=$2
+    shift 2
+    local envs=()
+    while [[ $1 != -- ]]; do envs+=("$1"); shift; done
+    shift
+    : >"$MESON_LOG"
+    env "${envs[@]}" "$wrapper" --setup "$@" >/dev/null 2>&1
+    local got
+    got=$(sed "s#$tmp#T#g" "$MESON_LOG")
+    if [[ $got != "$want" ]]; then
+        echo "FAIL setup $name: meson got"; printf '  %s\n' "$got"; echo "  want"; printf '  %s\n' "$want"
+        fails=$((fails + 1))
+    else
+        echo "ok   setup $name"
+    fi
+}
+b=$tmp/b
+setup "a new folder" "setup --native-file T/b/nvcc-deps.ini T/b -Dx=1" -- "$b" -Dx=1
+setup "a folder made with it: reconfigured" "setup --reconfigure --native-file T/b/nvcc-deps.ini T/b" -- "$b"
+grep -q "cuda: $self" "$b/build.ninja" && echo "ok   setup keeps the wrapper" ||
+    { echo "FAIL setup: build.ninja: $(cat "$b/build.ninja")"; fails=$((fails + 1)); }
+echo "cuda: nvcc" >"$b/build.ninja"; touch "$b/stale"
+setup "a folder made with plain nvcc: set up again" "setup --native-file T/b/nvcc-deps.ini T/b" -- "$b"
+[[ ! -e $b/stale ]] && echo "ok   setup starts that folder over" || { echo "FAIL setup kept the old folder"; fails=$((fails + 1)); }
+rm -f "$b/build.ninja"; touch "$b/stale"
+setup "a half-made folder: set up again" "setup --native-file T/b/nvcc-deps.ini T/b" -- "$b"
+[[ ! -e $b/stale ]] && echo "ok   setup starts a half-made folder over" || { echo "FAIL setup kept the half-made folder"; fails=$((fails + 1)); }
+rm -rf "$b"
+setup "meson refuses the wrapper: plain nvcc" "setup --native-file T/b/nvcc-deps.ini T/b${nl}setup T/b" FAKE_MESON_REFUSE=1 -- "$b"
+if "$wrapper" --setup 2>/dev/null; then echo "FAIL --setup without a folder succeeded"; fails=$((fails + 1)); fi
+# without nvcc: plain meson, and a folder made with plain nvcc is kept (reconfigured)
+mkdir "$tmp/nonvcc"
+for t in meson bash env sed grep cat mkdir rm dirname basename printf; do ln -s "$(command -v $t)" "$tmp/nonvcc/$t"; done
+ln -sf "$tmp/bin/meson" "$tmp/nonvcc/meson"
+setup "no nvcc: plain" "setup --reconfigure T/b" PATH="$tmp/nonvcc" -- "$b"
 echo "test_nvcc_deps: $fails failed"
 [[ $fails == 0 ]]
