@@ -7,7 +7,7 @@
  * reference: |C - ref| <= tol (|alpha| sum |a||b| + |beta||c|), tol from
  * OZCRT_MODE as the shim runs it (phase22: 2^-28; ozaki2 at the default
  * bits, or no shim: 1e-12). Then a call with a bad letter: cuBLAS's legacy
- * error state must say INVALID_VALUE, and C must be untouched. legacy.sh
+ * error state must say INVALID_VALUE, and C must be untouched. modes.sh legacy
  * runs it plainly and under the shim, and reads the shim's stats. */
 #include <cublas.h>
 #include <math.h>

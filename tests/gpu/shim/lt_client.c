@@ -7,7 +7,7 @@
  * (which calls cuBLASLt itself), each checked against a CPU reference:
  * |D - ref| <= tol (|alpha| sum |a||b| + |beta||c| + |bias|), tol from
  * OZCRT_MODE as the shim runs it (phase22: 2^-28; ozaki2 or no shim: 1e-12;
- * FP32: 2^-18). lt.sh runs it plainly and under the shim, and reads the
+ * FP32: 2^-18). modes.sh lt runs it plainly and under the shim, and reads the
  * shim's stats (four FP64 products emulated, one lt-unsupported). */
 #include <cublasLt.h>
 #include <cublas_v2.h>
