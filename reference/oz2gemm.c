@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "../crt/oz2.h"
+#include "../crt/oz2_auto.h"
 #include "../slicing/slicing.h"
 
 /* Residues of one operand: res[(q * rows + r) * k + kk], int8 symmetric. */
@@ -101,22 +102,125 @@ static double oz2_ref_product(const void *ctx, int64_t i, int64_t j)
     return product_element(x->sa, x->sb, x->va, x->vb, x->cc, x->w, i, j);
 }
 
+/* Automatic precision (crt/oz2_auto.h): one operand's norm sums A1, scales
+ * g and estimate operands q[r * ke + kk] (k < ke); special rows get A1 = 0
+ * (their elements take the plain dot product: no constraint, no range). */
+typedef struct est_operand {
+    uint64_t *A1;
+    int *g;
+    uint8_t *q;
+} est_operand;
+
+static int est_operand_make(const oz_ref_view *v, int64_t ke, est_operand *e)
+{
+    const size_t rows = (size_t)(v->rows > 0 ? v->rows : 1);
+    e->A1 = calloc(rows, sizeof *e->A1);
+    e->g = calloc(rows, sizeof *e->g);
+    e->q = calloc(rows * (size_t)(ke > 0 ? ke : 1), 1);
+    if (!e->A1 || !e->g || !e->q)
+        return OZ_REF_NOMEM;
+    for (int64_t r = 0; r < v->rows; r++) {
+        const int sc = oz_scale_exponent(oz_ref_row_absmax(v, r));
+        if (sc == OZ_SCALE_SPECIAL)
+            continue;
+        uint64_t a1 = 0;
+        for (int64_t kk = 0; kk < v->k; kk++)
+            a1 += oz2a_norm_term(oz_ref_at(v, r, kk), sc);
+        e->A1[r] = a1;
+        e->g[r] = oz2a_row_scale(a1, v->k);
+        for (int64_t kk = 0; kk < ke; kk++)
+            e->q[r * ke + kk] = (uint8_t)oz2a_quant(oz_ref_at(v, r, kk), sc, e->g[r]);
+    }
+    return OZ_REF_OK;
+}
+
+static void est_operand_free(est_operand *e)
+{
+    free(e->A1);
+    free(e->g);
+    free(e->q);
+}
+
+static int auto_plan(const oz_ref_view *va, const oz_ref_view *vb, int target, oz2_plan *plan, int *w_need_out)
+{
+    const int64_t k = va->k, ke = k < OZ2A_KEST ? k : OZ2A_KEST;
+    plan->n = 0;
+    plan->w = 0;
+    *w_need_out = OZ2A_W_INF;
+    if (k >= OZ2A_KMAX)
+        return OZ_REF_OK;
+    est_operand ea = {0}, eb = {0};
+    int rc = est_operand_make(va, ke, &ea);
+    if (rc == OZ_REF_OK)
+        rc = est_operand_make(vb, ke, &eb);
+    if (rc == OZ_REF_OK) {
+        int w_need = OZ2A_W_NONE;
+        uint64_t a1m = 0, b1m = 0;
+        for (int64_t i = 0; i < va->rows; i++)
+            a1m = ea.A1[i] > a1m ? ea.A1[i] : a1m;
+        for (int64_t j = 0; j < vb->rows; j++)
+            b1m = eb.A1[j] > b1m ? eb.A1[j] : b1m;
+        for (int64_t i = 0; i < va->rows && w_need < OZ2A_W_INF; i++) {
+            if (ea.A1[i] == 0)
+                continue;
+            for (int64_t j = 0; j < vb->rows; j++) {
+                uint32_t G = 0;
+                const uint8_t *qa = ea.q + i * ke, *qb = eb.q + j * ke;
+                for (int64_t kk = 0; kk < ke; kk++)
+                    G += (uint32_t)qa[kk] * qb[kk];
+                const int w = oz2a_elem_w(ea.A1[i], eb.A1[j], ea.g[i], eb.g[j], G, k, target);
+                w_need = w > w_need ? w : w_need;
+            }
+        }
+        *w_need_out = w_need;
+        *plan = oz2a_make_plan(w_need, a1m, b1m, k);
+    }
+    est_operand_free(&ea);
+    est_operand_free(&eb);
+    return rc;
+}
+
+int oz2_ref_auto_plan(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
+                      const double *B, int64_t ldb, int target, int *N, int *w, int *w_need)
+{
+    if (m < 0 || n < 0 || k < 1 || target < OZ2A_B_MIN || target > OZ2A_B_MAX)
+        return OZ_REF_INVALID;
+    oz_ref_view va = oz_ref_view_a(transa, A, lda, m, k);
+    oz_ref_view vb = oz_ref_view_b(transb, B, ldb, k, n);
+    oz2_plan plan;
+    int wn;
+    int rc = auto_plan(&va, &vb, target, &plan, &wn);
+    *N = plan.n;
+    *w = plan.w;
+    if (w_need)
+        *w_need = wn;
+    return rc;
+}
+
 int oz2_ref_dgemm(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k,
                   double alpha, const double *A, int64_t lda,
                   const double *B, int64_t ldb, double beta, double *C, int64_t ldc, int bits)
 {
-    if (bits < 1)
+    if (bits == 0 || (oz2a_is_auto(bits) && (oz2a_target(bits) < OZ2A_B_MIN || oz2a_target(bits) > OZ2A_B_MAX)))
         return OZ_REF_INVALID;
     int done;
     int rc = oz_ref_contract(transa, transb, m, n, k, alpha, lda, ldb, beta, C, ldc, &done);
     if (done)
         return rc;
-    oz2_plan plan = oz2_make_plan(k, bits);
+    oz_ref_view va = oz_ref_view_a(transa, A, lda, m, k);
+    oz_ref_view vb = oz_ref_view_b(transb, B, ldb, k, n);
+    oz2_plan plan;
+    if (oz2a_is_auto(bits)) {
+        int w_need;
+        rc = auto_plan(&va, &vb, oz2a_target(bits), &plan, &w_need);
+        if (rc != OZ_REF_OK)
+            return rc;
+    } else {
+        plan = oz2_make_plan(k, bits);
+    }
     if (plan.n == 0)
         return OZ2_REF_UNREACHABLE;
 
-    oz_ref_view va = oz_ref_view_a(transa, A, lda, m, k);
-    oz_ref_view vb = oz_ref_view_b(transb, B, ldb, k, n);
     oz2_crt_consts cc;
     oz2_crt_init(&cc, plan.n);
     scaled2 sa = {0}, sb = {0};

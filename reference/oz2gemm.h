@@ -21,4 +21,10 @@ int oz2_ref_dgemm(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k,
                   double alpha, const double *A, int64_t lda,
                   const double *B, int64_t ldb, double beta, double *C, int64_t ldc, int bits);
 
+/* The automatic plan of a call (k >= 1, target B in 20..64): N (0: native),
+ * w, and w_need (the max of the elements' needs; OZ2A_W_NONE / OZ2A_W_INF,
+ * crt/oz2_auto.h). OZ_REF_INVALID for bad sizes or B. */
+int oz2_ref_auto_plan(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
+                      const double *B, int64_t ldb, int target, int *N, int *w, int *w_need);
+
 #endif

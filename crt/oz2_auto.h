@@ -1,0 +1,204 @@
+/* crt/oz2_auto.h: the ozaki2 mode's automatic precision (docs/ozaki2-auto.md), plain C for host and device.
+ *
+ * With OZCRT_BITS=auto:B the plan (N, w) comes from the data, so that every
+ * element of the result meets
+ *     |X 2^(s+t-2w) - (op(A) op(B))_ij| <= 2^-B (|op(A)| |op(B)|)_ij
+ * (the fixed-point truncation's share of the error; the rounding of X and
+ * the epilogue add what they add in the fixed-width mode). Everything the
+ * choice reads is an exact integer, so the CPU reference and the GPU make
+ * the same choice whatever the order of their sums:
+ *
+ *   alpha_ik = |a_ik| 2^-s_i in [0, 1), beta_kj likewise with t_j;
+ *   A1_i = sum_k ceil(alpha_ik 2^E)        >= 2^E ||alpha_i||_1   (all k)
+ *   g_i  = the row's estimate scale (oz2a_row_scale, from A1_i and k)
+ *   qa_ik = min(floor(alpha_ik 2^g_i), 127) for k < K_E = min(k, OZ2A_KEST)
+ *   G_ij = sum_{k < K_E} qa_ik qb_kj        <= 2^(g_i+h_j) sum_k alpha beta
+ *       (one INT8 GEMM, exact in int32: K_E 127^2 < 2^31)
+ *   w_ij = the least w meeting the guarantee at (i, j) (oz2a_elem_w),
+ *   w_need = max_ij w_ij; N the least with w_range(N) >= w_need (the range
+ *   from A1 and B1, oz2a_range_ok); w = min(w_range(N), max(w_need, W_SOFT)).
+ * No N <= 20 (or w_need > OZ2A_W_MAX, or G_ij = 0 where row i and column j
+ * are both nonzero): the call runs natively ("auto-native"). */
+#ifndef OZCRT_CRT_OZ2_AUTO_H
+#define OZCRT_CRT_OZ2_AUTO_H
+
+#include <stdint.h>
+
+#include "oz2.h"
+
+#define OZ2A_E 20          /* bits of the 1-norm sums' terms: ceil(alpha 2^E) <= 2^E */
+#define OZ2A_QMAX 127      /* the estimate's operands are int8 in [0, 127] */
+#define OZ2A_GMIN 7        /* g >= 7: alpha < 1 gives floor(alpha 2^7) <= 127 unclipped */
+#define OZ2A_GMAX 60       /* g <= 60 */
+#define OZ2A_TARGET 3      /* a row's mean alpha goes to [2^3, 2^4) of the 127 */
+#define OZ2A_KEST 65536    /* K_E: the estimate's inner length at most (int32 exact) */
+#define OZ2A_KMAX (INT64_C(1) << 33) /* beyond: native (the sums' bounds below) */
+#define OZ2A_W_MAX 77      /* |a''| <= 2^w: oz2_scaled_int's range */
+#define OZ2A_W_SOFT 62     /* w above max(w_need, 62) buys nothing and costs a second word */
+#define OZ2A_W_NONE (-1)   /* no constraint: row i or column j is zero */
+#define OZ2A_W_INF 1000    /* unreachable: G_ij = 0 for a nonzero row and column */
+#define OZ2A_B_MIN 20      /* auto:B, B in [20, 64] */
+#define OZ2A_B_MAX 64
+#define OZ2A_B_DEFAULT 53
+
+/* The bits argument of the ozaki2 path: B in 1..64 fixed (ozaki2.md),
+ * OZ2A_AUTO(B) = -B automatic with target 2^-B. */
+#define OZ2A_AUTO(B) (-(B))
+OZ_HD int oz2a_is_auto(int bits) { return bits < 0; }
+OZ_HD int oz2a_target(int bits) { return -bits; }
+
+/* floor(|x| 2^sh) and whether bits were dropped, for finite x with |x| 2^sh
+ * < 2^63: from x's significand and exponent, exact (no ldexp rounding). */
+OZ_HD uint64_t oz2a_floor_scaled(double x, int sh, int *inexact)
+{
+    const uint64_t u = oz_f64_bits(x);
+    const int ef = (int)((u >> 52) & 0x7ff);
+    uint64_t m = u & ((UINT64_C(1) << 52) - 1);
+    int ex = -1074;
+    if (ef != 0) {
+        m |= UINT64_C(1) << 52;
+        ex = ef - 1075;
+    }
+    const int shift = ex + sh; /* |x| 2^sh = m 2^shift */
+    *inexact = 0;
+    if (m == 0)
+        return 0;
+    if (shift >= 0)
+        return m << shift; /* < 2^63 by the caller's bound */
+    if (shift <= -64) {
+        *inexact = 1;
+        return 0;
+    }
+    *inexact = (m & ((UINT64_C(1) << -shift) - 1)) != 0;
+    return m >> -shift;
+}
+
+/* ceil(|x| 2^(E - s)): a term of A1 (|x| < 2^s, so at most 2^E). */
+OZ_HD uint64_t oz2a_norm_term(double x, int s)
+{
+    int inexact;
+    const uint64_t f = oz2a_floor_scaled(x, OZ2A_E - s, &inexact);
+    return f + (uint64_t)inexact;
+}
+
+/* The estimate's operand: min(floor(|x| 2^(g - s)), 127). */
+OZ_HD uint32_t oz2a_quant(double x, int s, int g)
+{
+    int inexact;
+    const uint64_t f = oz2a_floor_scaled(x, g - s, &inexact); /* alpha 2^g < 2^GMAX */
+    return f > OZ2A_QMAX ? OZ2A_QMAX : (uint32_t)f;
+}
+
+/* The number of significant bits of v (0 for 0). */
+OZ_HD int oz2a_bitlen(uint64_t v) { return v ? 64 - oz2_clz64(v) : 0; }
+
+/* g of a row with norm sum A1 over k >= 1 terms: the mean of alpha, A1 /
+ * (k 2^E), lies in [2^(L-1-E), 2^(L-E)) for L = bitlen(floor(A1 / k)) (and
+ * below 2^-E when L = 0); g = E + TARGET + 1 - L puts it in [2^TARGET,
+ * 2^(TARGET+1)) of the 127, clamped to [GMIN, GMAX]. Larger elements clip
+ * at 127 (still a lower bound), smaller ones keep a few bits. */
+OZ_HD int oz2a_row_scale(uint64_t A1, int64_t k)
+{
+    const int L = oz2a_bitlen(A1 / (uint64_t)(k > 0 ? k : 1));
+    const int g = OZ2A_E + OZ2A_TARGET + 1 - L;
+    return g < OZ2A_GMIN ? OZ2A_GMIN : g > OZ2A_GMAX ? OZ2A_GMAX : g;
+}
+
+/* The least integer e with x <= y 2^e, x >= 1, y >= 1 (exact). */
+OZ_HD int oz2a_ceil_log2_ratio(uint64_t x, uint64_t y)
+{
+    const int e = oz2a_bitlen(x) - oz2a_bitlen(y); /* x / y in (2^(e-1), 2^(e+1)) */
+    /* x <= y 2^e ? compare x 2^-e (e >= 0) or x against y 2^e (e < 0) exactly */
+    int le;
+    if (e >= 0) {
+        const uint64_t q = x >> e;
+        le = q < y || (q == y && (x & ((UINT64_C(1) << e) - 1)) == 0);
+    } else {
+        le = (x << -e) <= y; /* x 2^-e has bitlen(y) bits: no overflow */
+    }
+    return le ? e : e + 1;
+}
+
+/* The least w meeting the guarantee at element (i, j) for target 2^-B,
+ * from the row's A1 and g, the column's B1 and h, and G_ij. The error of
+ * the integer product is at most, in units of 2^(s+t),
+ *     T1 + T2 = 2^(-w-1) (||alpha_i||_1 + ||beta_j||_1) + k 2^(-2w-2)
+ * (|a - a''2^(s-w)| <= 2^(s-w-1); docs/ozaki2-auto.md), and the target is
+ * 2^-B sum_k alpha beta >= 2^-B G 2^(-g-h). T1 gets 1023/1024 of it:
+ *     1024 (A1 + B1) 2^(-w-1-E) <= 1023 G 2^(-B-g-h)
+ *         <=>  w >= e1 + B + g + h - E - 1,  e1 = ceil(log2(1024 (A1+B1) / (1023 G)));
+ * T2 the rest:  k 2^(-2w-2) <= 2^-10 G 2^(-B-g-h)
+ *         <=>  2w + 2 >= e2 + B + 10 + g + h,  e2 = ceil(log2(k / G)).
+ * A1 or B1 zero: row i or column j is zero, its integers exact, no
+ * constraint. G zero otherwise: no w certifies the element. Needs A1, B1 <
+ * 2^53 (k < 2^33) and G < 2^41. */
+OZ_HD int oz2a_elem_w(uint64_t A1, uint64_t B1, int g, int h, uint32_t G, int64_t k, int B)
+{
+    if (A1 == 0 || B1 == 0)
+        return OZ2A_W_NONE;
+    if (G == 0)
+        return OZ2A_W_INF;
+    const int e1 = oz2a_ceil_log2_ratio(1024 * (A1 + B1), UINT64_C(1023) * G);
+    const int w1 = e1 + B + g + h - OZ2A_E - 1;
+    const int e2 = oz2a_ceil_log2_ratio((uint64_t)k, G);
+    const int t = e2 + B + 10 + g + h - 2; /* 2w >= t */
+    const int w2 = t > 0 ? (t + 1) / 2 : -((-t) / 2);
+    return w1 > w2 ? w1 : w2;
+}
+
+/* The range at width w: every |X_ij| <= sum_k |a''| |b''| <= sum_k
+ * (alpha 2^w + 1/2)(beta 2^w + 1/2) = 4^w sum alpha beta + 2^(w-1)
+ * (sum alpha + sum beta) + k/4, with sum alpha beta <= min(||alpha_i||_1,
+ * ||beta_j||_1) (both < 1), so with A1M, B1M the largest A1 and B1
+ *     R(w) = 4^w min(A1M, B1M) 2^-E + 2^(w-1-E) (A1M + B1M) + k/4
+ * must be at most P_N/2 - 1 (P_N even). Evaluated in double, each of its
+ * few operations rounding by at most 2^-53: R (1 + 2^-40) <= H (1 - 2^-40)
+ * with H = RN(P_N/2 - 1) is then a certain test, the same on every machine
+ * (basic operations, rounded to nearest, no contraction). */
+OZ_HD double oz2a_half_range(int n)
+{
+    oz2_uint h = oz2_product(n);
+    oz2_uint one;
+    oz2_uint_set(&one, 1);
+    for (int i = 0; i < OZ2_LIMBS; i++)
+        h.w[i] = (h.w[i] >> 1) | (i + 1 < OZ2_LIMBS ? h.w[i + 1] << 31 : 0);
+    oz2_uint_sub(&h, &one);
+    return oz2_to_double(&h, 0, 0);
+}
+
+OZ_HD int oz2a_range_ok(int w, uint64_t A1M, uint64_t B1M, int64_t k, double H)
+{
+    const uint64_t mn = A1M < B1M ? A1M : B1M;
+    const double t1 = OZ2_DMUL_((double)mn, oz2_pow2(2 * w - OZ2A_E));
+    const double t2 = OZ2_DMUL_(OZ2_DADD_((double)A1M, (double)B1M), oz2_pow2(w - 1 - OZ2A_E));
+    const double r = OZ2_DADD_(OZ2_DADD_(t1, t2), OZ2_DMUL_((double)k, 0.25));
+    return OZ2_DMUL_(r, 1.0 + 0x1p-40) <= OZ2_DMUL_(H, 1.0 - 0x1p-40);
+}
+
+/* The plan from w_need (the max of oz2a_elem_w over the call, OZ2A_W_NONE
+ * when no element constrains it) and the largest norm sums: N the least in
+ * 2..20 whose range holds w_need, w = min(w_range(N), max(w_need, W_SOFT)).
+ * n == 0: native. k >= 1. */
+OZ_HD oz2_plan oz2a_make_plan(int w_need, uint64_t A1M, uint64_t B1M, int64_t k)
+{
+    oz2_plan p = {0, 0};
+    if (k >= OZ2A_KMAX || w_need > OZ2A_W_MAX)
+        return p;
+    if (w_need < 1)
+        w_need = 1;
+    for (int n = OZ2_MIN_MODULI; n <= OZ2_MAX_MODULI; n++) {
+        const double H = oz2a_half_range(n);
+        if (!oz2a_range_ok(w_need, A1M, B1M, k, H))
+            continue;
+        const int cap = w_need > OZ2A_W_SOFT ? w_need : OZ2A_W_SOFT;
+        int w = w_need;
+        while (w < cap && oz2a_range_ok(w + 1, A1M, B1M, k, H))
+            w++;
+        p.n = n;
+        p.w = w;
+        return p;
+    }
+    return p;
+}
+
+#endif

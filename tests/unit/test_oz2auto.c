@@ -1,0 +1,424 @@
+/* tests/unit/test_oz2auto.c: automatic precision (crt/oz2_auto.h, reference/oz2gemm.c): the estimate's integers against exact models, the element rule's minimality, the plan against an independent model, and the guarantee itself against exact products (quad precision) on hard datasets. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "crt/oz2_auto.h"
+#include "reference/oz2gemm.h"
+#include "oz2_test_big.h"
+#include "oz_test_gemm.h"
+
+typedef __float128 q128;
+typedef unsigned __int128 u128;
+
+static q128 q_ldexp(q128 x, int e)
+{
+    while (e > 0) {
+        int s = e > 60 ? 60 : e;
+        x *= (q128)(UINT64_C(1) << s);
+        e -= s;
+    }
+    while (e < 0) {
+        int s = -e > 60 ? 60 : -e;
+        x /= (q128)(UINT64_C(1) << s);
+        e += s;
+    }
+    return x;
+}
+
+/* ---- the estimate's integers ---- */
+
+/* floor and ceil of |x| 2^sh from quad precision (exact: 53 bits shifted). */
+static void model_floor_ceil(double x, int sh, uint64_t *fl, uint64_t *ce)
+{
+    q128 y = q_ldexp((q128)fabs(x), sh);
+    uint64_t f = (uint64_t)y; /* truncation = floor for y >= 0 */
+    *fl = f;
+    *ce = f + ((q128)f != y);
+}
+
+static void test_integers(void **state)
+{
+    (void)state;
+    for (int it = 0; it < 200000; it++) {
+        double x;
+        switch (it % 4) {
+        case 0: x = oz_rng_sym(); break;
+        case 1: x = ldexp(oz_rng_sym(), (int)oz_rng_range(-1074, 1000)); break;
+        case 2: x = ldexp((double)oz_rng_range(-1000, 1000), (int)oz_rng_range(-40, 40)); break;
+        default: x = ldexp(1.0, (int)oz_rng_range(-1074, 1000)) * (oz_rng_range(0, 1) ? -1 : 1); break;
+        }
+        if (x == 0.0)
+            continue;
+        int s;
+        frexp(fabs(x), &s);
+        s += (int)oz_rng_range(0, 70); /* |x| < 2^s: a row whose max is larger */
+        uint64_t fl, ce;
+        model_floor_ceil(x, OZ2A_E - s, &fl, &ce);
+        assert_true(oz2a_norm_term(x, s) == ce);
+        int g = (int)oz2a_row_scale(oz_rng_u64() >> (int)oz_rng_range(11, 63), (int64_t)oz_rng_range(1, 100000));
+        assert_true(g >= OZ2A_GMIN && g <= OZ2A_GMAX);
+        model_floor_ceil(x, g - s, &fl, &ce);
+        assert_true(oz2a_quant(x, s, g) == (fl > 127 ? 127 : fl));
+    }
+    assert_true(oz2a_norm_term(0.0, 5) == 0 && oz2a_quant(-0.0, 5, 7) == 0);
+    assert_true(oz2a_norm_term(0x1p-1074, 1000) == 1); /* tiny but nonzero: the ceiling is 1 */
+}
+
+static void test_ceil_log2(void **state)
+{
+    (void)state;
+    for (uint64_t x = 1; x < 300; x++)
+        for (uint64_t y = 1; y < 300; y++) {
+            int e = -20;
+            while (!((e >= 0 && (u128)x <= ((u128)y << e)) || (e < 0 && ((u128)x << -e) <= y)))
+                e++;
+            assert_int_equal(oz2a_ceil_log2_ratio(x, y), e);
+        }
+    for (int it = 0; it < 100000; it++) {
+        uint64_t x = (oz_rng_u64() >> oz_rng_range(0, 63)) | 1, y = (oz_rng_u64() >> oz_rng_range(1, 63)) | 1;
+        int e = oz2a_ceil_log2_ratio(x, y);
+        /* x <= y 2^e and not x <= y 2^(e-1) */
+        u128 X = x, Y = y;
+        if (e >= 0)
+            assert_true(X <= (Y << e) && (e == 0 ? X > (Y >> 1) || (X << 1) > Y : X > (Y << (e - 1))));
+        else
+            assert_true((X << -e) <= Y && (X << (1 - e)) > Y);
+    }
+}
+
+/* The element rule: the w it gives meets both conditions exactly, w - 1 fails one. */
+static int cond_ok(uint64_t A1, uint64_t B1, int g, int h, uint32_t G, int64_t k, int B, int w)
+{
+    /* T1: 1024 (A1 + B1) <= 1023 G 2^(w + 1 + E - B - g - h) */
+    int e1 = w + 1 + OZ2A_E - B - g - h;
+    u128 x = (u128)1024 * (A1 + B1), y = (u128)1023 * G;
+    int ok1 = e1 >= 0 ? (e1 > 80 ? 1 : x <= (y << e1)) : (-e1 > 60 ? 0 : (x << -e1) <= y);
+    /* T2: k 2^(B + 10 + g + h) <= G 2^(2w + 2) */
+    int e2 = 2 * w + 2 - (B + 10 + g + h);
+    u128 kk = (u128)k, gg = G;
+    int ok2 = e2 >= 0 ? (e2 > 80 ? 1 : kk <= (gg << e2)) : (-e2 > 80 ? 0 : (kk << -e2) <= gg);
+    return ok1 && ok2;
+}
+
+static void test_elem_rule(void **state)
+{
+    (void)state;
+    for (int it = 0; it < 200000; it++) {
+        int64_t k = oz_rng_range(1, it % 2 ? 100 : 1 << 20);
+        uint64_t A1 = oz_rng_u64() % ((uint64_t)k << OZ2A_E) + 1, B1 = oz_rng_u64() % ((uint64_t)k << OZ2A_E) + 1;
+        int g = (int)oz_rng_range(OZ2A_GMIN, 40), h = (int)oz_rng_range(OZ2A_GMIN, 40);
+        int64_t ke = k < OZ2A_KEST ? k : OZ2A_KEST;
+        uint32_t G = (uint32_t)(oz_rng_u64() % (uint64_t)(ke * 127 * 127)) + 1;
+        int B = (int)oz_rng_range(OZ2A_B_MIN, OZ2A_B_MAX);
+        int w = oz2a_elem_w(A1, B1, g, h, G, k, B);
+        assert_true(cond_ok(A1, B1, g, h, G, k, B, w));
+        assert_false(cond_ok(A1, B1, g, h, G, k, B, w - 1));
+    }
+    assert_int_equal(oz2a_elem_w(0, 5, 7, 7, 0, 10, 53), OZ2A_W_NONE);
+    assert_int_equal(oz2a_elem_w(5, 0, 7, 7, 0, 10, 53), OZ2A_W_NONE);
+    assert_int_equal(oz2a_elem_w(5, 5, 7, 7, 0, 10, 53), OZ2A_W_INF);
+}
+
+/* The range test against exact integers: 4^(w+1) mn + 2^(w+1) (A1M + B1M) +
+ * k 2^E <= 2^(E+2) (P_N/2 - 1) decides it, except within 2^-38 of the edge,
+ * where the double test may say no (it must never say yes wrongly). */
+static void test_range(void **state)
+{
+    (void)state;
+    for (int it = 0; it < 20000; it++) {
+        int64_t k = oz_rng_range(1, it % 3 ? 5000 : 1 << 30);
+        uint64_t A1M = oz_rng_u64() % ((uint64_t)k << OZ2A_E) + 1, B1M = oz_rng_u64() % ((uint64_t)k << OZ2A_E) + 1;
+        int n = (int)oz_rng_range(2, 20), w = (int)oz_rng_range(0, 78);
+        double H = oz2a_half_range(n);
+        tbig h = tb_sub(tb_product(n), tb_from_i64(2)); /* P - 2 = 2 (P/2 - 1) */
+        tbig rhs = tb_shl(h, OZ2A_E + 1);
+        uint64_t mn = A1M < B1M ? A1M : B1M;
+        if (2 * w + 2 + 64 > 250)
+            continue;
+        tbig lhs = tb_add(tb_add(tb_shl(tb_from_i64((int64_t)mn), 2 * w + 2),
+                                 tb_mul(tb_shl(tb_from_i64(1), w + 1), tb_add(tb_from_i64((int64_t)A1M), tb_from_i64((int64_t)B1M)))),
+                          tb_shl(tb_from_i64(k), OZ2A_E));
+        int exact = tb_cmp(lhs, rhs) <= 0;
+        int got = oz2a_range_ok(w, A1M, B1M, k, H);
+        if (got)
+            assert_true(exact);
+        /* and the double test says yes with a little room */
+        tbig lhs2 = tb_shl(lhs, 30), rhs2 = tb_sub(tb_shl(rhs, 30), rhs);
+        if (tb_cmp(lhs2, rhs2) <= 0)
+            assert_true(got);
+    }
+}
+
+/* ---- the plan against an independent model ---- */
+
+/* rows of op(A) / columns of op(B) as arrays rows x k */
+typedef struct mat {
+    int64_t rows, k;
+    double *x;
+} mat;
+
+static int model_scale(const mat *a, int64_t r)
+{
+    double mx = 0;
+    for (int64_t kk = 0; kk < a->k; kk++) {
+        double v = fabs(a->x[r * a->k + kk]);
+        if (!(v - v == 0))
+            return INT32_MIN;
+        mx = v > mx ? v : mx;
+    }
+    if (mx == 0)
+        return 0;
+    int e;
+    frexp(mx, &e);
+    return e;
+}
+
+static int model_plan(const mat *a, const mat *b, int B, int *w_out, int *wneed_out)
+{
+    int64_t k = a->k, ke = k < OZ2A_KEST ? k : OZ2A_KEST;
+    uint64_t A1[64], B1[64];
+    int g[64], h[64], sa[64], sb[64];
+    const mat *ops[2] = {a, b};
+    for (int side = 0; side < 2; side++) {
+        const mat *v = ops[side];
+        for (int64_t r = 0; r < v->rows; r++) {
+            int s = model_scale(v, r);
+            (side ? sb : sa)[r] = s;
+            uint64_t n1 = 0;
+            for (int64_t kk = 0; s != INT32_MIN && kk < k; kk++) {
+                uint64_t fl, ce;
+                model_floor_ceil(v->x[r * k + kk], OZ2A_E - s, &fl, &ce);
+                n1 += ce;
+            }
+            (side ? B1 : A1)[r] = n1;
+            /* g from the mean: the least g >= 7 (<= 60) with mean 2^g >= 8, by brute force on the rule's integer form */
+            uint64_t mean = n1 / (uint64_t)k;
+            int L = 0;
+            while (L < 64 && (mean >> L))
+                L++;
+            int gg = OZ2A_E + OZ2A_TARGET + 1 - L;
+            (side ? h : g)[r] = gg < 7 ? 7 : gg > 60 ? 60 : gg;
+        }
+    }
+    int wneed = OZ2A_W_NONE;
+    uint64_t a1m = 0, b1m = 0;
+    for (int64_t i = 0; i < a->rows; i++)
+        a1m = A1[i] > a1m ? A1[i] : a1m;
+    for (int64_t j = 0; j < b->rows; j++)
+        b1m = B1[j] > b1m ? B1[j] : b1m;
+    for (int64_t i = 0; i < a->rows; i++)
+        for (int64_t j = 0; j < b->rows; j++) {
+            if (A1[i] == 0 || B1[j] == 0)
+                continue;
+            uint64_t G = 0;
+            for (int64_t kk = 0; kk < ke; kk++) {
+                uint64_t fa, fb, c;
+                model_floor_ceil(a->x[i * k + kk], g[i] - sa[i], &fa, &c);
+                model_floor_ceil(b->x[j * k + kk], h[j] - sb[j], &fb, &c);
+                G += (fa > 127 ? 127 : fa) * (fb > 127 ? 127 : fb);
+            }
+            int w = OZ2A_W_INF;
+            if (G)
+                for (w = -200; !cond_ok(A1[i], B1[j], g[i], h[j], (uint32_t)G, k, B, w); w++)
+                    ;
+            wneed = w > wneed ? w : wneed;
+        }
+    *wneed_out = wneed;
+    oz2_plan p = oz2a_make_plan(wneed, a1m, b1m, k); /* the range test: test_range */
+    *w_out = p.w;
+    return p.n;
+}
+
+/* ---- datasets ---- */
+
+enum { S_UNIFORM, S_SPREAD05, S_SPREAD1, S_SPREAD2, S_SPREAD4, S_SPREAD8, S_POW2, S_CANCEL, S_SPARSE, S_BIG40,
+       S_INT, S_CONST, S_ALIGNED, S_COUNT };
+static const char *const s_names[S_COUNT] = {"uniform", "phi0.5", "phi1", "phi2", "phi4", "phi8", "pow2-300",
+                                             "cancel", "90%zero", "one-2^40", "integer", "const", "aligned"};
+
+static void fill(mat *m, int ds, int side, uint64_t salt)
+{
+    for (int64_t r = 0; r < m->rows; r++) {
+        int rs = (int)((r * 131 + salt) % 601) - 300;
+        int64_t big = (int64_t)((r * 7 + salt) % (uint64_t)m->k);
+        for (int64_t kk = 0; kk < m->k; kk++) {
+            double v;
+            switch (ds) {
+            case S_SPREAD05: v = (oz_rng_unit() - 0.5) * exp(0.5 * oz_rng_normal()); break;
+            case S_SPREAD1: v = (oz_rng_unit() - 0.5) * exp(1.0 * oz_rng_normal()); break;
+            case S_SPREAD2: v = (oz_rng_unit() - 0.5) * exp(2.0 * oz_rng_normal()); break;
+            case S_SPREAD4: v = (oz_rng_unit() - 0.5) * exp(4.0 * oz_rng_normal()); break;
+            case S_SPREAD8: v = (oz_rng_unit() - 0.5) * exp(8.0 * oz_rng_normal()); break;
+            case S_POW2: v = ldexp(oz_rng_sym() * 0.7853981633974483, rs); break;
+            case S_CANCEL: /* row r of op(A) and column r of op(B) orthogonal-ish: pairs (x, x) against (y, -y) */
+                v = side ? ((kk & 1) ? -1.0 : 1.0) * (1.0 + ldexp((double)(kk / 2 % 7), -20)) : 1.0 + ldexp((double)(kk % 5), -30);
+                break;
+            case S_SPARSE: v = oz_rng_range(0, 9) ? 0.0 : oz_rng_sym() / 3.0; break;
+            case S_BIG40: v = oz_rng_sym() / 3.0 * (kk == big && !side ? 0x1p40 : 1.0); break;
+            case S_INT: v = (double)oz_rng_range(-100000, 100000); break;
+            case S_CONST: v = 0x1.fffffffffffffp-1; break;
+            case S_ALIGNED: v = 1.0 - ldexp(oz_rng_unit(), -30); break;
+            default: v = oz_rng_sym() * 0.7853981633974483; break; /* full significands, off any fixed grid */
+            }
+            m->x[r * m->k + kk] = v;
+        }
+    }
+}
+
+/* the column-major operands of a call with op N on both: A m x k, B k x n */
+static void to_colmajor(const mat *a, const mat *b, double *A, double *Bm)
+{
+    for (int64_t i = 0; i < a->rows; i++)
+        for (int64_t kk = 0; kk < a->k; kk++)
+            A[i + kk * a->rows] = a->x[i * a->k + kk];
+    for (int64_t j = 0; j < b->rows; j++)
+        for (int64_t kk = 0; kk < b->k; kk++)
+            Bm[kk + j * b->k] = b->x[j * b->k + kk];
+}
+
+/* The guarantee at the plan (n, w): for every element, with X exact (big
+ * integers from the spec's a'', b''), |X 2^(s+t-2w) - sum a b| <= 2^-B sum
+ * |a| |b|, all in quad precision (products exact, the sums' rounding far
+ * below the margin allowed here, 2^-90 of the bound). Returns the largest
+ * ratio error / bound seen. */
+static double check_guarantee(const mat *a, const mat *b, int w, int B, const char *what)
+{
+    int64_t k = a->k;
+    double worst = 0;
+    for (int64_t i = 0; i < a->rows; i++) {
+        int s = model_scale(a, i);
+        for (int64_t j = 0; j < b->rows; j++) {
+            int t = model_scale(b, j);
+            tbig X = tb_from_i64(0);
+            q128 exact = 0, mag = 0;
+            for (int64_t kk = 0; kk < k; kk++) {
+                double x = a->x[i * k + kk], y = b->x[j * k + kk];
+                X = tb_add(X, tb_mul(tb_rne_scaled(x, w - s), tb_rne_scaled(y, w - t)));
+                exact += (q128)x * (q128)y;
+                mag += (q128)fabs(x) * (q128)fabs(y);
+            }
+            /* X as quad: from its limbs */
+            int neg = tb_neg_p(&X);
+            tbig ax = neg ? tb_negate(X) : X;
+            q128 xq = 0;
+            for (int l = TB_LIMBS - 1; l >= 0; l--)
+                xq = xq * (q128)0x1p32 * (q128)0x1p32 + (q128)ax.w[l];
+            xq = q_ldexp(neg ? -xq : xq, s + t - 2 * w);
+            q128 err = xq - exact;
+            err = err < 0 ? -err : err;
+            q128 bound = q_ldexp(mag, -B) * (1 + (q128)0x1p-90);
+            if (err > bound) {
+                print_error("%s: element (%" PRId64 ", %" PRId64 ") beyond the guarantee at w = %d, B = %d: err %.3e bound %.3e\n",
+                            what, i, j, w, B, (double)err, (double)bound);
+                fail();
+            }
+            if (bound > 0 && (double)(err / bound) > worst)
+                worst = (double)(err / bound);
+        }
+    }
+    return worst;
+}
+
+static void test_plan_and_guarantee(void **state)
+{
+    (void)state;
+    const int Bs[4] = {53, 20, 40, 64};
+    int native = 0, emulated = 0;
+    for (int it = 0; it < 3 * S_COUNT * 4; it++) {
+        int ds = it % S_COUNT, B = Bs[(it / S_COUNT) % 4];
+        int64_t m = oz_rng_range(1, 6), n = oz_rng_range(1, 6);
+        int64_t k = it % 7 == 0 ? oz_rng_range(1000, 3000) : oz_rng_range(1, 300);
+        mat a = {m, k, xcalloc((size_t)(m * k), sizeof(double))}, b = {n, k, xcalloc((size_t)(n * k), sizeof(double))};
+        uint64_t salt = oz_rng_u64() % 1000;
+        fill(&a, ds, 0, salt);
+        fill(&b, ds, 1, salt + 17);
+        if (ds == S_SPARSE && m > 1) /* and a whole zero row */
+            for (int64_t kk = 0; kk < k; kk++)
+                a.x[kk] = 0.0;
+        double *A = xcalloc((size_t)(m * k), sizeof(double)), *Bm = xcalloc((size_t)(k * n), sizeof(double));
+        to_colmajor(&a, &b, A, Bm);
+        int N, w, wn, mw, mwn;
+        assert_int_equal(oz2_ref_auto_plan(OZ_OP_N, OZ_OP_N, m, n, k, A, m, Bm, k, B, &N, &w, &wn), OZ_REF_OK);
+        int mN = model_plan(&a, &b, B, &mw, &mwn);
+        if (N != mN || w != mw || wn != mwn) {
+            print_error("%s k=%" PRId64 " B=%d: plan N=%d w=%d need=%d, model N=%d w=%d need=%d\n", s_names[ds], k, B, N,
+                        w, wn, mN, mw, mwn);
+            fail();
+        }
+        if (N == 0) {
+            native++;
+            double C[36];
+            for (int q = 0; q < 36; q++)
+                C[q] = 7.0;
+            assert_int_equal(oz2_ref_dgemm(OZ_OP_N, OZ_OP_N, m, n, k, 1.0, A, m, Bm, k, 0.0, C, m, OZ2A_AUTO(B)),
+                             OZ2_REF_UNREACHABLE);
+            assert_true(C[0] == 7.0); /* untouched */
+        } else {
+            emulated++;
+            assert_true(w >= wn && w <= OZ2A_W_MAX);
+            check_guarantee(&a, &b, w, B, s_names[ds]);
+            /* and the reference's result is the fixed-plan result at (N, w):
+             * P = ldexp(RN(X), ...), the model's X */
+            double C[36], Cm[36];
+            assert_int_equal(oz2_ref_dgemm(OZ_OP_N, OZ_OP_N, m, n, k, 1.0, A, m, Bm, k, 0.0, C, m, OZ2A_AUTO(B)), OZ_REF_OK);
+            for (int64_t j = 0; j < n; j++)
+                for (int64_t i = 0; i < m; i++) {
+                    int s = model_scale(&a, i), t = model_scale(&b, j);
+                    tbig X = tb_from_i64(0);
+                    for (int64_t kk = 0; kk < k; kk++)
+                        X = tb_add(X, tb_mul(tb_rne_scaled(a.x[i * k + kk], w - s), tb_rne_scaled(b.x[j * k + kk], w - t)));
+                    Cm[i + j * m] = tb_to_double(X, s + t - 2 * w);
+                }
+            assert_same_bits(s_names[ds], C, Cm, m, n, m);
+        }
+        free(a.x), free(b.x), free(A), free(Bm);
+    }
+    print_message("auto plans: %d emulated, %d native\n", emulated, native);
+    assert_true(emulated > native);
+}
+
+/* On uniform data the plan costs at most one modulus more than the fixed
+ * 53 bits, none at large k; the worst error is well inside the guarantee. */
+static void test_uniform_cost(void **state)
+{
+    (void)state;
+    const int64_t ks[3] = {1024, 4096, 8192};
+    for (int c = 0; c < 3; c++) {
+        int64_t m = 8, k = ks[c];
+        mat a = {m, k, xcalloc((size_t)(m * k), sizeof(double))}, b = {m, k, xcalloc((size_t)(m * k), sizeof(double))};
+        fill(&a, S_UNIFORM, 0, 1);
+        fill(&b, S_UNIFORM, 1, 2);
+        double *A = xcalloc((size_t)(m * k), sizeof(double)), *Bm = xcalloc((size_t)(k * m), sizeof(double));
+        to_colmajor(&a, &b, A, Bm);
+        int N, w, wn, wfix;
+        assert_int_equal(oz2_ref_auto_plan(OZ_OP_N, OZ_OP_N, m, m, k, A, m, Bm, k, 53, &N, &w, &wn), OZ_REF_OK);
+        int Nfix = oz2_make_plan(k, 53).n;
+        wfix = oz2_make_plan(k, 53).w;
+        print_message("uniform k=%" PRId64 ": auto N=%d w=%d (need %d); fixed 53: N=%d w=%d\n", k, N, w, wn, Nfix, wfix);
+        /* the guarantee needs w ~ B + 2 on uniform data: one modulus more than
+         * the fixed 53 bits at small k, none from k ~ 4096 on (its w > 53) */
+        assert_true(N >= 2 && N <= Nfix + (k < 4096));
+        double r = check_guarantee(&a, &b, w, 53, "uniform");
+        print_message("  worst error / guarantee: %.3g\n", r);
+        free(a.x), free(b.x), free(A), free(Bm);
+    }
+}
+
+int main(void)
+{
+    uint64_t seed = oz_rng_seed_from_env(UINT64_C(0xa070a070));
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_integers),
+        cmocka_unit_test(test_ceil_log2),
+        cmocka_unit_test(test_elem_rule),
+        cmocka_unit_test(test_range),
+        cmocka_unit_test(test_plan_and_guarantee),
+        cmocka_unit_test(test_uniform_cost),
+    };
+    return OZ_TEST_RUN("test_oz2auto", "oz2auto", tests, seed);
+}
