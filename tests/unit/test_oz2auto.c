@@ -407,6 +407,22 @@ static void test_uniform_cost(void **state)
         print_message("  worst error / guarantee: %.3g\n", r);
         free(a.x), free(b.x), free(A), free(Bm);
     }
+    /* the plans of the spread datasets at k = 8192 (docs/ozaki2-auto.md quotes them) */
+    const int sets[4] = {S_SPREAD05, S_SPREAD1, S_SPREAD2, S_SPREAD4};
+    for (int c = 0; c < 4; c++) {
+        int64_t m = 8, k = 8192;
+        mat a = {m, k, xcalloc((size_t)(m * k), sizeof(double))}, b = {m, k, xcalloc((size_t)(m * k), sizeof(double))};
+        fill(&a, sets[c], 0, 1);
+        fill(&b, sets[c], 1, 2);
+        double *A = xcalloc((size_t)(m * k), sizeof(double)), *Bm = xcalloc((size_t)(k * m), sizeof(double));
+        to_colmajor(&a, &b, A, Bm);
+        int N, w, wn;
+        assert_int_equal(oz2_ref_auto_plan(OZ_OP_N, OZ_OP_N, m, m, k, A, m, Bm, k, 53, &N, &w, &wn), OZ_REF_OK);
+        print_message("%s k=8192: auto N=%d w=%d (need %d)\n", s_names[sets[c]], N, w, wn);
+        if (N)
+            check_guarantee(&a, &b, w, 53, s_names[sets[c]]);
+        free(a.x), free(b.x), free(A), free(Bm);
+    }
 }
 
 int main(void)
