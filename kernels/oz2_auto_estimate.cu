@@ -1,0 +1,198 @@
+/* kernels/oz2_auto_estimate.cu: the automatic precision's plan on the GPU (docs/ozaki2-auto.md): norm sums, the estimate's int8 operands, the estimate product with each element's need, and the plan, all enqueued, nothing read back.
+ *
+ * The plan lands in device memory (oz2a_dev_plan, at the workspace's start)
+ * for the kernels that follow on the stream; the same integers as the CPU
+ * reference (crt/oz2_auto.h), so the same (N, w). The estimate product here
+ * is a plain dp4a loop, one thread an element: correct everywhere, not yet
+ * fast (its place is the INT8 engine, as one more plane). Built into the
+ * test library only until the ozaki2 path runs on its plan. */
+#include "oz2_auto_estimate.h"
+#include "operand_views.h"
+#include "../crt/oz2_auto.h"
+#include "../slicing/slicing.h"
+
+namespace {
+
+/* Workspace layout of one call (batch 1). */
+struct est_layout {
+    int64_t kep; /* K_E padded to whole 4-byte words */
+    int64_t off_special, off_scale_a, off_scale_b, off_a1, off_b1, off_qa, off_qb, bytes;
+};
+
+est_layout est_layout_of(const oz_gemm_desc *d)
+{
+    est_layout L;
+    const int64_t ke = d->k < OZ2A_KEST ? d->k : OZ2A_KEST;
+    const int64_t ma = oz_round_up(d->m > 0 ? d->m : 1, 256), nb = oz_round_up(d->n > 0 ? d->n : 1, 256);
+    L.kep = oz_round_up(ke > 0 ? ke : 1, 16);
+    L.off_special = oz_align256((int64_t)sizeof(oz2a_dev_plan));
+    L.off_scale_a = L.off_special + 256;
+    L.off_scale_b = L.off_scale_a + oz_align256(4 * ma);
+    L.off_a1 = L.off_scale_b + oz_align256(4 * nb);
+    L.off_b1 = L.off_a1 + oz_align256(8 * ma);
+    L.off_qa = L.off_b1 + oz_align256(8 * nb);
+    L.off_qb = L.off_qa + oz_align256(ma * L.kep);
+    L.bytes = L.off_qb + oz_align256(nb * L.kep);
+    return L;
+}
+
+/* A1 of each row (rows of the view), exact: integer atomics in any order.
+ * Block 32 x 8: RC (rows contiguous) lane = row, the warps over K; else
+ * lane = k, each warp four rows, a warp sum per row. 32 rows x 256 k a block. */
+template <bool RC>
+__global__ void oz2a_norm_kernel(oz_view v, const int32_t *scale, unsigned long long *A1)
+{
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int64_t r0 = (int64_t)blockIdx.x * 32, k0 = (int64_t)blockIdx.y * 256;
+    const double *x = v.ptr(0);
+    if (RC) {
+        const int64_t r = r0 + tx;
+        if (r >= v.rows)
+            return;
+        const int s = scale[r];
+        if (s == OZ_SCALE_SPECIAL)
+            return;
+        unsigned long long sum = 0;
+        for (int j = 0; j < 32; j++) {
+            const int64_t kk = k0 + ty + 8 * j;
+            if (kk < v.k)
+                sum += oz2a_norm_term(x[r * v.rs + kk * v.ks], s);
+        }
+        if (sum)
+            atomicAdd(&A1[r], sum);
+    } else {
+        for (int i = 0; i < 4; i++) {
+            const int64_t r = r0 + ty + 8 * i;
+            if (r >= v.rows) /* uniform across the warp */
+                continue;
+            const int s = scale[r];
+            if (s == OZ_SCALE_SPECIAL)
+                continue;
+            unsigned long long sum = 0;
+            for (int j = 0; j < 8; j++) {
+                const int64_t kk = k0 + tx + 32 * j;
+                if (kk < v.k)
+                    sum += oz2a_norm_term(x[r * v.rs + kk * v.ks], s);
+            }
+            for (int o = 16; o; o >>= 1)
+                sum += __shfl_down_sync(0xffffffffu, sum, o);
+            if (tx == 0 && sum)
+                atomicAdd(&A1[r], sum);
+        }
+    }
+}
+
+/* The estimate's operand q[r kep + kk] = min(floor(alpha 2^g), 127) for kk <
+ * K_E, 0 in the padding and for special rows. One thread an element. */
+__global__ void oz2a_quant_kernel(oz_view v, const int32_t *scale, const unsigned long long *A1, int64_t ke,
+                                  int64_t kep, uint8_t *q)
+{
+    const int64_t kk = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y;
+    if (kk >= kep || r >= v.rows)
+        return;
+    const int s = scale[r];
+    uint32_t val = 0;
+    if (kk < ke && s != OZ_SCALE_SPECIAL && A1[r] != 0)
+        val = oz2a_quant(v.ptr(0)[r * v.rs + kk * v.ks], s, oz2a_row_scale(A1[r], v.k));
+    q[r * kep + kk] = (uint8_t)val;
+}
+
+/* G_ij by dp4a over the padded K_E, the element's need, the call's max. */
+__global__ void oz2a_need_kernel(const uint8_t *qa, const uint8_t *qb, const unsigned long long *A1,
+                                 const unsigned long long *B1, int64_t m, int64_t n, int64_t k, int64_t kep,
+                                 int target, oz2a_dev_plan *plan)
+{
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, j = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;
+    int w = OZ2A_W_NONE;
+    if (i < m && j < n && A1[i] && B1[j]) {
+        const int *a = (const int *)(qa + i * kep), *b = (const int *)(qb + j * kep);
+        int G = 0;
+        for (int64_t t = 0; t < kep / 4; t++)
+            G = __dp4a(a[t], b[t], G); /* bytes in [0, 127]: signed = unsigned; K_E 127^2 < 2^31 */
+        w = oz2a_elem_w(A1[i], B1[j], oz2a_row_scale(A1[i], k), oz2a_row_scale(B1[j], k), (uint32_t)G, k, target);
+    }
+    if (w != OZ2A_W_NONE)
+        atomicMax(&plan->w_need, w);
+}
+
+/* The largest norm sums, then the plan and its byte sums' starts (one block). */
+__global__ void oz2a_plan_kernel(const unsigned long long *A1, const unsigned long long *B1, int64_t m, int64_t n,
+                                 int64_t k, oz2a_dev_plan *plan)
+{
+    __shared__ unsigned long long mx[2];
+    if (threadIdx.x < 2)
+        mx[threadIdx.x] = 0;
+    __syncthreads();
+    unsigned long long a = 0, b = 0;
+    for (int64_t i = threadIdx.x; i < m; i += blockDim.x)
+        a = A1[i] > a ? A1[i] : a;
+    for (int64_t j = threadIdx.x; j < n; j += blockDim.x)
+        b = B1[j] > b ? B1[j] : b;
+    atomicMax(&mx[0], a);
+    atomicMax(&mx[1], b);
+    __syncthreads();
+    if (threadIdx.x != 0)
+        return;
+    const oz2_plan p = oz2a_make_plan(plan->w_need, mx[0], mx[1], k);
+    plan->a1max = mx[0];
+    plan->b1max = mx[1];
+    plan->n = p.n;
+    plan->w = p.w;
+    for (int q = 0; q < OZ_ENGINE_NMODULI; q++)
+        plan->bias[q] = q < p.n ? oz2_bias_bits(p.w, oz2_modulus(q)) : 0;
+}
+
+#define OZ2A_TRY(call)                     \
+    do {                                   \
+        cudaError_t e_ = (call);           \
+        if (e_ != cudaSuccess)             \
+            return e_;                     \
+    } while (0)
+
+cudaError_t launch_norms(const oz_view &v, const int32_t *scale, unsigned long long *A1, cudaStream_t s)
+{
+    const dim3 grid((unsigned)((v.rows + 31) / 32), (unsigned)((v.k + 255) / 256)), block(32, 8);
+    if (v.rs == 1)
+        oz2a_norm_kernel<true><<<grid, block, 0, s>>>(v, scale, A1);
+    else
+        oz2a_norm_kernel<false><<<grid, block, 0, s>>>(v, scale, A1);
+    return cudaGetLastError();
+}
+
+} // namespace
+
+extern "C" size_t oz2a_estimate_workspace(const oz_gemm_desc *d) { return (size_t)est_layout_of(d).bytes; }
+
+extern "C" int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace, size_t bytes, void *stream)
+{
+    const est_layout L = est_layout_of(d);
+    if (d->batch != 1 || d->m < 1 || d->n < 1 || d->k < 1 || target < OZ2A_B_MIN || target > OZ2A_B_MAX ||
+        workspace == nullptr || bytes < (size_t)L.bytes || d->m > 65535 || d->n > 65535) /* grid rows: the test build's sizes */
+        return cudaErrorInvalidValue;
+    cudaStream_t s = (cudaStream_t)stream;
+    char *ws = (char *)workspace;
+    oz2a_dev_plan *plan = (oz2a_dev_plan *)ws;
+    const oz_view va = oz_view_a(d), vb = oz_view_b(d);
+    const int64_t ke = d->k < OZ2A_KEST ? d->k : OZ2A_KEST;
+    /* w_need starts at OZ2A_W_NONE (-1: every byte 0xff); the rest at 0 */
+    OZ2A_TRY(cudaMemsetAsync(ws, 0, (size_t)L.off_qa, s));
+    OZ2A_TRY(cudaMemsetAsync(&plan->w_need, 0xff, sizeof plan->w_need, s));
+    const oz_operand_ws wa = {ws, 0, 0, L.off_scale_a, L.off_special, oz_round_up(d->m, 256), 0, 0};
+    const oz_operand_ws wb = {ws, 0, 0, L.off_scale_b, L.off_special + 4, oz_round_up(d->n, 256), 0, 0};
+    OZ2A_TRY(oz_launch_operand_scale(va, wa, 1, s));
+    OZ2A_TRY(oz_launch_operand_scale(vb, wb, 1, s));
+    unsigned long long *A1 = (unsigned long long *)(ws + L.off_a1), *B1 = (unsigned long long *)(ws + L.off_b1);
+    const int32_t *sa = (const int32_t *)(ws + L.off_scale_a), *sb = (const int32_t *)(ws + L.off_scale_b);
+    OZ2A_TRY(launch_norms(va, sa, A1, s));
+    OZ2A_TRY(launch_norms(vb, sb, B1, s));
+    uint8_t *qa = (uint8_t *)(ws + L.off_qa), *qb = (uint8_t *)(ws + L.off_qb);
+    oz2a_quant_kernel<<<dim3((unsigned)((L.kep + 255) / 256), (unsigned)d->m), 256, 0, s>>>(va, sa, A1, ke, L.kep, qa);
+    OZ2A_TRY(cudaGetLastError());
+    oz2a_quant_kernel<<<dim3((unsigned)((L.kep + 255) / 256), (unsigned)d->n), 256, 0, s>>>(vb, sb, B1, ke, L.kep, qb);
+    OZ2A_TRY(cudaGetLastError());
+    oz2a_need_kernel<<<dim3((unsigned)((d->m + 15) / 16), (unsigned)((d->n + 15) / 16)), dim3(16, 16), 0, s>>>(
+        qa, qb, A1, B1, d->m, d->n, d->k, L.kep, target, plan);
+    OZ2A_TRY(cudaGetLastError());
+    oz2a_plan_kernel<<<1, 256, 0, s>>>(A1, B1, d->m, d->n, d->k, plan);
+    return cudaGetLastError();
+}

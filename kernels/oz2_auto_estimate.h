@@ -1,0 +1,36 @@
+/* kernels/oz2_auto_estimate.h: the automatic precision's plan on the GPU (docs/ozaki2-auto.md), enqueued on a stream, the plan left in device memory. */
+#ifndef OZCRT_KERNELS_OZ2_AUTO_ESTIMATE_H
+#define OZCRT_KERNELS_OZ2_AUTO_ESTIMATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ozcrt_gemm.h"
+#include "../crt/moduli.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* At the workspace's start once the stream reaches it: w_need (the max of
+ * the elements' needs, -1 = none, 1000 = an element no w certifies), the
+ * plan (n = 0: not emulated) and, for q < n, the residue kernel's byte
+ * sums' starts at width w (crt/oz2.h's oz2_bias_bits). */
+typedef struct oz2a_dev_plan {
+    int32_t w_need, n, w, pad;
+    unsigned long long a1max, b1max;
+    uint32_t bias[OZ_ENGINE_NMODULI];
+} oz2a_dev_plan;
+
+/* Workspace bytes of oz2a_estimate for the call (batch 1). */
+size_t oz2a_estimate_workspace(const oz_gemm_desc *d);
+
+/* Enqueues the estimate and the plan for target 2^-B (B in 20..64) on
+ * `stream`; never synchronises. batch 1, m, n in 1..65535, k >= 1, else
+ * cudaErrorInvalidValue. Returns the first launch error. */
+int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace, size_t bytes, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,100 @@
+/* tests/gpu/test_oz2_auto.c: the GPU's automatic plan (kernels/oz2_auto_estimate.cu) against the CPU reference's (oz2_ref_auto_plan): the same w_need, N and w on every case, and the byte sums' starts of that width. */
+#include "gpu_util.h"
+
+#include "crt/oz2.h"
+#include "crt/oz2_auto.h"
+#include "kernels/oz2_auto_estimate.h"
+#include "reference/oz2gemm.h"
+
+enum { S_UNIFORM, S_SPREAD05, S_SPREAD1, S_SPREAD2, S_SPREAD4, S_SPREAD8, S_POW2, S_SPARSE, S_BIG40, S_INT, S_CONST,
+       S_ALIGNED, S_SPECIAL, S_COUNT };
+static const char *const names[S_COUNT] = {"uniform", "phi0.5", "phi1", "phi2", "phi4", "phi8", "pow2-300",
+                                           "90%zero", "one-2^40", "integer", "const", "aligned", "inf-nan"};
+
+static double gen(int ds, int64_t row, int64_t kk, int big)
+{
+    switch (ds) {
+    case S_SPREAD05: return (rng_unit() - 0.5) * exp(0.5 * rng_normal());
+    case S_SPREAD1: return (rng_unit() - 0.5) * exp(1.0 * rng_normal());
+    case S_SPREAD2: return (rng_unit() - 0.5) * exp(2.0 * rng_normal());
+    case S_SPREAD4: return (rng_unit() - 0.5) * exp(4.0 * rng_normal());
+    case S_SPREAD8: return (rng_unit() - 0.5) * exp(8.0 * rng_normal());
+    case S_POW2: return ldexp(rng_sym() / 3.0, (int)((row * 131) % 601) - 300);
+    case S_SPARSE: return rng_range(0, 9) ? 0.0 : rng_sym() / 3.0;
+    case S_BIG40: return rng_sym() / 3.0 * (kk == big ? 0x1p40 : 1.0);
+    case S_INT: return (double)rng_range(-100000, 100000);
+    case S_CONST: return 0x1.fffffffffffffp-1;
+    case S_ALIGNED: return 1.0 - ldexp(rng_unit(), -30);
+    case S_SPECIAL: return rng_range(0, 4000) ? rng_sym() / 3.0 : (rng_range(0, 1) ? INFINITY : NAN);
+    default: return rng_sym() / 3.0;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 0x0a070a07ULL;
+    rng_state = seed;
+    int cases = argc > 2 ? atoi(argv[2]) : 120, bad = 0, emulated = 0, native = 0;
+    printf("test_oz2_auto: seed %#llx, %d cases\n", (unsigned long long)seed, cases);
+    for (int c = 0; c < cases; c++) {
+        const int ds = c % S_COUNT;
+        const int targets[4] = {53, 20, 40, 64};
+        const int B = targets[(c / S_COUNT) % 4];
+        const int ta = (int)rng_range(0, 1), tb = (int)rng_range(0, 1);
+        int64_t m = rng_range(1, 300), n = rng_range(1, 300), k = rng_range(1, 3000);
+        if (c % 17 == 5) { /* past the estimate's K_E: only its first 65536 are used */
+            m = rng_range(1, 8), n = rng_range(1, 8), k = rng_range(65537, 90000);
+        }
+        const int64_t ra = ta ? k : m, ca = ta ? m : k, rb = tb ? n : k, cb = tb ? k : n;
+        const int64_t lda = ra + rng_range(0, 3), ldb = rb + rng_range(0, 3);
+        double *A = calloc((size_t)(lda * ca), sizeof(double)), *Bm = calloc((size_t)(ldb * cb), sizeof(double));
+        for (int64_t i = 0; i < m; i++) {
+            int big = (int)rng_range(0, k - 1);
+            for (int64_t kk = 0; kk < k; kk++)
+                A[ta ? kk + i * lda : i + kk * lda] = gen(ds, i, kk, big);
+        }
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t kk = 0; kk < k; kk++)
+                Bm[tb ? j + kk * ldb : kk + j * ldb] = gen(ds == S_BIG40 ? S_UNIFORM : ds, j, kk, -1);
+        if (ds == S_SPARSE) /* a zero row of op(A) */
+            for (int64_t kk = 0; kk < k; kk++)
+                A[ta ? kk : kk * lda] = 0.0;
+        int N, w, wn;
+        if (oz2_ref_auto_plan(ta, tb, m, n, k, A, lda, Bm, ldb, B, &N, &w, &wn) != 0) {
+            printf("  case %d: the reference refused\n", c);
+            return 2;
+        }
+        double *dA, *dB;
+        CUDA_CHECK(cudaMalloc((void **)&dA, sizeof(double) * (size_t)(lda * ca)));
+        CUDA_CHECK(cudaMalloc((void **)&dB, sizeof(double) * (size_t)(ldb * cb)));
+        CUDA_CHECK(cudaMemcpy(dA, A, sizeof(double) * (size_t)(lda * ca), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(dB, Bm, sizeof(double) * (size_t)(ldb * cb), cudaMemcpyHostToDevice));
+        oz_gemm_desc d = {0};
+        d.transa = ta, d.transb = tb, d.m = m, d.n = n, d.k = k;
+        d.A = dA, d.lda = lda, d.B = dB, d.ldb = ldb, d.batch = 1;
+        size_t bytes = oz2a_estimate_workspace(&d);
+        void *ws;
+        CUDA_CHECK(cudaMalloc(&ws, bytes));
+        CUDA_CHECK(cudaMemset(ws, 0x5a, bytes)); /* poisoned: the estimate must set what it reads */
+        CUDA_CHECK((cudaError_t)oz2a_estimate(&d, B, ws, bytes, 0));
+        CUDA_CHECK(cudaDeviceSynchronize());
+        oz2a_dev_plan p;
+        CUDA_CHECK(cudaMemcpy(&p, ws, sizeof p, cudaMemcpyDeviceToHost));
+        int ok = p.w_need == wn && p.n == N && (N == 0 || p.w == w);
+        for (int q = 0; ok && q < N; q++)
+            ok = p.bias[q] == oz2_bias_bits(w, oz2_modulus(q));
+        if (!ok) {
+            printf("  MISMATCH case %d %s B=%d %c%c m=%lld n=%lld k=%lld: gpu need %d N %d w %d, reference need %d N %d w %d\n",
+                   c, names[ds], B, ta ? 'T' : 'N', tb ? 'T' : 'N', (long long)m, (long long)n, (long long)k, p.w_need, p.n,
+                   p.w, wn, N, w);
+            bad++;
+        }
+        N ? emulated++ : native++;
+        CUDA_CHECK(cudaFree(ws));
+        CUDA_CHECK(cudaFree(dA));
+        CUDA_CHECK(cudaFree(dB));
+        free(A), free(Bm);
+    }
+    printf("test_oz2_auto: %d of %d cases differ (%d emulated, %d not)\n", bad, cases, emulated, native);
+    return bad ? 1 : 0;
+}
