@@ -44,6 +44,10 @@ struct oz_engine_residue_job {
     int64_t k_begin, k_len;
     /* Rows of A a tile: 0, the engine picks; 128 or 192 (tests). */
     int tile_rows;
+    /* The automatic plan's moduli count in device memory (kernels/oz2_auto_estimate.h),
+     * read when the launch runs: planes q >= *dev_nmod are skipped (nmod is then
+     * the most it may be). NULL: nmod. */
+    const int *dev_nmod;
 };
 
 /* Enqueues the job on s; returns the first launch error. */

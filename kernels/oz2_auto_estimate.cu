@@ -4,8 +4,7 @@
  * for the kernels that follow on the stream; the same integers as the CPU
  * reference (crt/oz2_auto.h), so the same (N, w). The estimate product here
  * is a plain dp4a loop, one thread an element: correct everywhere, not yet
- * fast (its place is the INT8 engine, as one more plane). Built into the
- * test library only until the ozaki2 path runs on its plan. */
+ * fast (its place is the INT8 engine, as one more plane). */
 #include "oz2_auto_estimate.h"
 #include "operand_views.h"
 #include "../crt/oz2_auto.h"

@@ -38,6 +38,9 @@ oz2_crt_kernel(const __grid_constant__ oz2_crt_consts cc,
 {
     static_assert(OZ2_CRT_E == 4, "a word: two rows of two columns");
     constexpr int NL = OZ2_CF_LIMBS(N);
+    if (job.plan && job.plan->n != N) /* the automatic plan chose another N (or none) */
+        return;
+    const int wbits = job.plan ? job.plan->w : job.w;
     const int64_t b = blockIdx.z;
     const int64_t w = (int64_t)blockIdx.x * 32 + threadIdx.x; /* word of a column pair */
     const char *slot = job.ws + b * job.slot_bytes;
@@ -108,16 +111,35 @@ oz2_crt_kernel(const __grid_constant__ oz2_crt_consts cc,
                 continue;
             const double x = fold[e] < 0 ? oz2_crt_slow(cc, rw + e, plane) /* X near +-P/2: the exact reference decides */
                                          : oz2_cf_limbs_rn(acc[e], NL);    /* RN(X): from the signed limbs in floating point */
-            const double P = x == 0.0 ? 0.0 : oz2_ldexp_normal(x, sa[s] + t[c] - 2 * job.w);
+            const double P = x == 0.0 ? 0.0 : oz2_ldexp_normal(x, sa[s] + t[c] - 2 * wbits);
             oz_store_epilogue(&C[col[c] * job.c.ldc + row[s]], alpha, beta, P, false);
         }
     }
 }
 
+/* The constants of every N, made once (the automatic plan launches them all). */
+struct oz2_crt_tables {
+    oz2_crt_consts cc[OZ2_MAX_MODULI + 1];
+    oz2_crt_fast cf[OZ2_MAX_MODULI + 1];
+};
+static const oz2_crt_tables &oz2_tables()
+{
+    static const oz2_crt_tables *t = [] {
+        oz2_crt_tables *x = new oz2_crt_tables();
+        for (int n = OZ2_MIN_MODULI; n <= OZ2_MAX_MODULI; n++) {
+            oz2_crt_init(&x->cc[n], n);
+            oz2_crt_fast_init(&x->cf[n], &x->cc[n]);
+        }
+        return x;
+    }();
+    return *t;
+}
+
+static cudaError_t oz2_launch_crt_n(const oz2_crt_consts &cc, const oz2_crt_fast &cf, const oz2_crt_job &job,
+                                    dim3 grid, dim3 block, cudaStream_t s);
+
 cudaError_t oz2_launch_crt(const oz2_crt_consts &cc, const oz2_crt_job &job, int64_t group, cudaStream_t s)
 {
-    oz2_crt_fast cf;
-    oz2_crt_fast_init(&cf, &cc);
     /* column pairs, 8 a block row, each warp OZ2_CRT_PAIRS_PER_WARP of them
      * (its set-up, ~100 instructions, paid once: session 13's source
      * counters had it at 8% of the kernel with one pair a warp) while the
@@ -130,6 +152,23 @@ cudaError_t oz2_launch_crt(const oz2_crt_consts &cc, const oz2_crt_job &job, int
     const dim3 grid((unsigned)gx, (unsigned)(by < 65535 ? by : 65535), /* 64 rows a warp */
                     (unsigned)group);
     const dim3 block(32, 8);
+    if (job.plan) { /* N on the device: every N's kernel, all but the plan's return at once */
+        const oz2_crt_tables &t = oz2_tables();
+        for (int n = OZ2_MIN_MODULI; n <= OZ2_MAX_MODULI; n++) {
+            const cudaError_t e = oz2_launch_crt_n(t.cc[n], t.cf[n], job, grid, block, s);
+            if (e != cudaSuccess)
+                return e;
+        }
+        return cudaSuccess;
+    }
+    oz2_crt_fast cf;
+    oz2_crt_fast_init(&cf, &cc);
+    return oz2_launch_crt_n(cc, cf, job, grid, block, s);
+}
+
+static cudaError_t oz2_launch_crt_n(const oz2_crt_consts &cc, const oz2_crt_fast &cf, const oz2_crt_job &job,
+                                    dim3 grid, dim3 block, cudaStream_t s)
+{
     switch (cc.n) {
 #define OZ2_CRT_CASE_(q, m)                                                                                  \
     case (q) + 1:                                                                                            \

@@ -32,6 +32,8 @@ __global__ void __launch_bounds__(256) oz2_engine_portable_kernel(const oz_engin
     __shared__ int32_t sa[OZ2_PE_TILE][OZ2_PE_KW + 1], sb[OZ2_PE_TILE][OZ2_PE_KW + 1];
     const int q = (int)(blockIdx.z % job.nmod);
     const int64_t b = blockIdx.z / job.nmod;
+    if (job.dev_nmod && q >= *job.dev_nmod) /* the automatic plan keeps fewer moduli */
+        return;
     const int tx = threadIdx.x, ty = threadIdx.y, t = ty * 32 + tx;
     const int64_t i0 = (int64_t)blockIdx.x * OZ2_PE_TILE, j0 = (int64_t)blockIdx.y * OZ2_PE_TILE;
     const int8_t *A = job.a.plane(b, q), *B = job.b.plane(b, q);

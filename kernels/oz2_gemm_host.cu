@@ -3,10 +3,37 @@
 #include "operand_views.h"
 #include "block_plan.h"
 #include "oz2_params.h"
+#include "../crt/oz2_auto.h"
+
+/* The plan the host lays the workspace out for: the fixed plan, or for the
+ * automatic one (bits = OZ2A_AUTO(B)) the most moduli it may choose, its w
+ * left to the device (docs/ozaki2-auto.md). n == 0: not emulated. */
+static oz2_plan oz2_host_plan(int64_t k, int bits)
+{
+    if (!oz2a_is_auto(bits))
+        return oz2_make_plan(k, bits);
+    const int target = oz2a_target(bits);
+    oz2_plan p = {0, 0};
+    if (target >= OZ2A_B_MIN && target <= OZ2A_B_MAX && k < OZ2A_KMAX) {
+        p.n = OZ2_MAX_MODULI;
+        p.w = OZ2A_W_MAX;
+    }
+    return p;
+}
+
+/* The automatic plan's own bytes ahead of the path's (one batch item). */
+static int64_t oz2_auto_bytes(const oz_gemm_desc *d, int bits)
+{
+    if (!oz2a_is_auto(bits))
+        return 0;
+    oz_gemm_desc one = *d;
+    one.batch = 1;
+    return oz_align256((int64_t)oz2a_estimate_workspace(&one));
+}
 
 extern "C" int oz2_gemm_moduli(int64_t k, int bits, int *w)
 {
-    oz2_plan p = oz2_make_plan(k, bits);
+    oz2_plan p = oz2_host_plan(k, bits);
     if (w)
         *w = p.w;
     return p.n;
@@ -48,7 +75,7 @@ extern "C" void oz2_gemm_workspace_sizes(const oz_gemm_desc *d, int bits, size_t
 {
     for (int i = 0; i < OZ_GEMM_WS_SIZES; i++)
         sizes[i] = 0;
-    const int n = oz2_make_plan(d->k, bits).n;
+    const int n = oz2_host_plan(d->k, bits).n;
     if (n == 0)
         return;
     const oz_bp_call c = oz2_call(d, n);
@@ -56,24 +83,25 @@ extern "C" void oz2_gemm_workspace_sizes(const oz_gemm_desc *d, int bits, size_t
     const int64_t full = oz_bp_plan_full(&c, most).bytes;
     const int64_t capped = full <= cp ? full : oz_bp_bytes_within(&c, most, cp);
     const int64_t bounded = capped <= bound ? capped : oz_bp_bytes_within(&c, most, cp < bound ? cp : bound);
-    sizes[0] = (size_t)full;
-    sizes[1] = (size_t)capped;
-    sizes[2] = (size_t)bounded;
-    sizes[3] = (size_t)oz_bp_plan_min(&c).bytes;
+    const int64_t extra = oz2_auto_bytes(d, bits);
+    sizes[0] = (size_t)(full + extra);
+    sizes[1] = (size_t)(capped + extra);
+    sizes[2] = (size_t)(bounded + extra);
+    sizes[3] = (size_t)(oz_bp_plan_min(&c).bytes + extra);
 }
 
 extern "C" size_t oz2_gemm_workspace_min(const oz_gemm_desc *d, int bits)
 {
-    const int n = oz2_make_plan(d->k, bits).n;
+    const int n = oz2_host_plan(d->k, bits).n;
     const oz_bp_call c = oz2_call(d, n);
-    return n ? (size_t)oz_bp_plan_min(&c).bytes : 0;
+    return n ? (size_t)(oz_bp_plan_min(&c).bytes + oz2_auto_bytes(d, bits)) : 0;
 }
 
 extern "C" size_t oz2_gemm_workspace_full(const oz_gemm_desc *d, int bits)
 {
-    const int n = oz2_make_plan(d->k, bits).n;
+    const int n = oz2_host_plan(d->k, bits).n;
     const oz_bp_call c = oz2_call(d, n);
-    return n ? (size_t)oz_bp_plan_full(&c, oz2_ceiling(c, true)).bytes : 0;
+    return n ? (size_t)(oz_bp_plan_full(&c, oz2_ceiling(c, true)).bytes + oz2_auto_bytes(d, bits)) : 0;
 }
 
 #define OZ2_TRY(call)                                                                                \
@@ -108,7 +136,7 @@ static cudaError_t oz2_use_sm90_engine(bool *use)
 /* The plan for a workspace of `bytes` (0 when none fits), and N and w. */
 static bool oz2_plan_for(const oz_gemm_desc *d, int bits, size_t bytes, oz_bp_plan *P, oz2_plan *plan)
 {
-    *plan = oz2_make_plan(d->k, bits);
+    *plan = oz2_host_plan(d->k, bits);
     if (plan->n == 0)
         return false;
     const oz_bp_call c = oz2_call(d, plan->n);
@@ -118,8 +146,8 @@ static bool oz2_plan_for(const oz_gemm_desc *d, int bits, size_t bytes, oz_bp_pl
 /* A batch item's whole-call plan (one block, one slab): the layer tests' layout. */
 extern "C" int oz2_gemm_layout(const oz_gemm_desc *d, int bits, oz2_gemm_layout_info *out)
 {
-    const oz2_plan plan = oz2_make_plan(d->k, bits);
-    if (plan.n == 0)
+    const oz2_plan plan = oz2_host_plan(d->k, bits);
+    if (plan.n == 0 || oz2a_is_auto(bits))
         return cudaErrorInvalidValue;
     const oz_bp_call c = oz2_call(d, plan.n);
     const oz_bp_plan P = oz_bp_plan_item(&c);
@@ -135,7 +163,8 @@ extern "C" int oz2_gemm_layout(const oz_gemm_desc *d, int bits, oz2_gemm_layout_
  * the CRT and epilogue of the block; last the Inf/NaN fix-up of whole
  * items. Stage 0 runs it all, 1 stops after the residue planes, 2 after
  * the engine's R_q planes (the layer tests, on whole-call plans). */
-static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t workspace_bytes, void *stream, int stage)
+static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t workspace_bytes, void *stream, int stage,
+                   const oz2a_dev_plan *dplan)
 {
     if (d->m <= 0 || d->n <= 0 || d->batch <= 0)
         return cudaSuccess;
@@ -179,37 +208,76 @@ static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t work
                     const int64_t kl = d->k - k0 < P.ks ? d->k - k0 : P.ks;
                     const oz_operand_ws ba = oz_operand_block(wa, 0, m0, rows, OZ_PAD_ROWS_A, kl, 1);
                     const oz_operand_ws bb = oz_operand_block(wb, P.off_res_b, n0, cols, OZ_PAD_ROWS_B, kl, 1);
-                    OZ2_TRY(oz2_launch_residues(oz_view_part(va, m0, rows, k0, kl), ba, plan.n, plan.w, group, s));
-                    OZ2_TRY(oz2_launch_residues(oz_view_part(vb, n0, cols, k0, kl), bb, plan.n, plan.w, group, s));
+                    OZ2_TRY(oz2_launch_residues(oz_view_part(va, m0, rows, k0, kl), ba, plan.n, plan.w, group, s, dplan));
+                    OZ2_TRY(oz2_launch_residues(oz_view_part(vb, n0, cols, k0, kl), bb, plan.n, plan.w, group, s, dplan));
                     if (stage == 1)
                         continue;
                     oz_engine_residue_job ej = {ba, bb, rows, cols, plan.n, (uint8_t *)(ws + P.off_out), P.slot_bytes,
-                                                k0 > 0, tickets, 0, 0, 0};
+                                                k0 > 0, tickets, 0, 0, 0, dplan ? &dplan->n : nullptr};
                     OZ2_TRY(sm90 ? oz_engine_residues(ej, group, s) : oz2_engine_residues_portable(ej, group, s));
                 }
                 if (stage != 0)
                     continue;
                 oz2_crt_job job = {ws, P.slot_bytes, P.off_scale_a + 4 * m0, P.off_scale_b + 4 * n0, P.off_out, mbp,
-                                   nbp, rows, cols, plan.w, d->k == 0, c, m0 + n0 * d->ldc, sc};
+                                   nbp, rows, cols, plan.w, d->k == 0, c, m0 + n0 * d->ldc, sc, dplan};
                 OZ2_TRY(oz2_launch_crt(cc, job, group, s));
             }
         }
+        if (stage == 0 && d->k > 0 && dplan) /* what the plan does not emulate (group 1 here) */
+            OZ2_TRY(oz2_launch_auto_native(va, vb, wa.scale(0), wb.scale(0), c, sc, dplan, s));
         if (stage == 0 && d->k > 0)
             OZ2_TRY(oz_launch_special_fixup(va, vb, wa, wb, c, sc, d->m, d->n, group, s));
     }
     return cudaSuccess;
 }
 
+/* The automatic plan: each batch item its own estimate and plan (the CPU
+ * reference's call per item), then the path on that plan, launched for the
+ * most moduli, and the auto-native elements; nothing waits for the plan. */
+static int oz2_run_auto(const oz_gemm_desc *d, int bits, void *workspace, size_t workspace_bytes, void *stream,
+                        int stage)
+{
+    if (d->m <= 0 || d->n <= 0 || d->batch <= 0)
+        return cudaSuccess;
+    const int64_t extra = oz2_auto_bytes(d, bits);
+    if (workspace == nullptr || workspace_bytes < (size_t)extra)
+        return cudaErrorInvalidValue;
+    if (d->k == 0) /* C = beta C: no plan needed */
+        return oz2_run(d, OZ2A_B_DEFAULT, workspace, workspace_bytes, stream, stage, nullptr);
+    char *ws = (char *)workspace;
+    for (int64_t b = 0; b < d->batch; b++) {
+        oz_gemm_desc one = *d;
+        one.batch = 1;
+        if (d->Aarray) {
+            one.Aarray += b;
+            one.Barray += b;
+            one.Carray += b;
+        } else {
+            one.A += b * d->strideA;
+            one.B += b * d->strideB;
+            one.C += b * d->strideC;
+        }
+        OZ2_TRY((cudaError_t)oz2a_estimate(&one, oz2a_target(bits), ws, (size_t)extra, stream));
+        OZ2_TRY((cudaError_t)oz2_run(&one, bits, ws + extra, workspace_bytes - (size_t)extra, stream, stage,
+                                     (const oz2a_dev_plan *)ws));
+    }
+    return cudaSuccess;
+}
+
 extern "C" int oz2_gemm_run(const oz_gemm_desc *d, int bits, void *workspace, size_t workspace_bytes, void *stream)
 {
-    return oz2_run(d, bits, workspace, workspace_bytes, stream, 0);
+    if (oz2a_is_auto(bits))
+        return oz2_run_auto(d, bits, workspace, workspace_bytes, stream, 0);
+    return oz2_run(d, bits, workspace, workspace_bytes, stream, 0, nullptr);
 }
 
 #ifdef OZ_TEST_HOOKS
 extern "C" int oz2_gemm_run_stage(const oz_gemm_desc *d, int bits, void *workspace, size_t workspace_bytes,
                                   int stage, void *stream)
 {
-    return oz2_run(d, bits, workspace, workspace_bytes, stream, stage);
+    if (oz2a_is_auto(bits))
+        return oz2_run_auto(d, bits, workspace, workspace_bytes, stream, stage);
+    return oz2_run(d, bits, workspace, workspace_bytes, stream, stage, nullptr);
 }
 
 extern "C" int oz2_gemm_sm90_engine(void)

@@ -7,6 +7,7 @@
 
 #include "../crt/oz2.h"
 #include "engine.h"
+#include "oz2_auto_estimate.h"
 #include "p22_params.h"
 
 /* One batch item's part of the workspace (ozaki2.md steps 2-3) is laid out
@@ -33,12 +34,19 @@ struct oz2_crt_job {
     oz_out c;
     int64_t c_off;  /* element (0, 0) of the block in each item's C */
     oz_scalars sc;
+    /* the automatic plan in device memory: N and w from it (the launch
+     * runs the kernel of every N, and all but the plan's return); NULL: fixed */
+    const oz2a_dev_plan *plan;
 };
 
 /* Launchers, one per kernel file. */
 cudaError_t oz2_launch_residues(const oz_view &v, const oz_operand_ws &w, int nmod, int wbits, int64_t group,
-                                cudaStream_t s);
+                                cudaStream_t s, const oz2a_dev_plan *plan = nullptr);
 cudaError_t oz2_launch_crt(const oz2_crt_consts &cc, const oz2_crt_job &job, int64_t group, cudaStream_t s);
+/* The automatic plan's auto-native elements (plan->n == 0; batch item 0). */
+cudaError_t oz2_launch_auto_native(const oz_view &va, const oz_view &vb, const int32_t *scale_a,
+                                   const int32_t *scale_b, const oz_out &c, const oz_scalars &sc,
+                                   const oz2a_dev_plan *plan, cudaStream_t s);
 /* The residue engine by plain int8 dot products (dp4a), for devices without
  * the sm_90a engine and as the tests' second opinion: the same contract as
  * engine.h's oz_engine_residues. group * nmod <= 65535. */

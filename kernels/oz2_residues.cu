@@ -244,10 +244,22 @@ static_assert(OZ2_RT_LOADS == OZ2_RT_E && oz2_rt_banks_ok(), "conflict-free half
  * (oz2_byte_residue_bits, m a compile-time constant) and a byte permute;
  * 8 residues go out as one 8-byte word per plane. Padding gets zeros, and
  * so do special (Inf/NaN) rows, which the fix-up kernel computes instead. */
-template <int NW, bool RC>
+template <int NW, bool RC, bool AUTO>
 __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
-    oz2_residues_kernel(oz_view v, oz_operand_ws w, int nmod, int wbits, const __grid_constant__ oz2_bias bias)
+    oz2_residues_kernel(oz_view v, oz_operand_ws w, int nmod, int wbits, const __grid_constant__ oz2_bias bias_arg,
+                        const oz2a_dev_plan *plan)
 {
+    /* the automatic plan (kernels/oz2_auto_estimate.h): N, w and the byte
+     * sums' starts from device memory; the kernel of the other word count,
+     * or a call the plan does not emulate, does nothing */
+    if constexpr (AUTO) {
+        nmod = plan->n;
+        wbits = plan->w;
+        if (nmod == 0 || (wbits <= 62) != (NW == 1))
+            return;
+    }
+    static_assert(sizeof(oz2_bias) == sizeof(plan->bias), "the plan's byte sums are an oz2_bias");
+    const oz2_bias &bias = AUTO ? *reinterpret_cast<const oz2_bias *>(plan->bias) : bias_arg;
     __shared__ __align__(128) double stage[OZ2_RT_WARPS][2][OZ2_RT_WROWS][OZ2_RT_K];
     constexpr uint32_t BUF_BYTES = OZ2_RT_WROWS * OZ2_RT_K * sizeof(double);
     const int64_t b = blockIdx.z;
@@ -344,7 +356,7 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
 }
 
 cudaError_t oz2_launch_residues(const oz_view &v, const oz_operand_ws &w, int nmod, int wbits, int64_t group,
-                                cudaStream_t s)
+                                cudaStream_t s, const oz2a_dev_plan *plan)
 {
     const int64_t ktiles = w.kpad / OZ2_RT_K;
     if (ktiles > INT32_MAX / 2) /* kt + kgroups stays an int */
@@ -356,16 +368,26 @@ cudaError_t oz2_launch_residues(const oz_view &v, const oz_operand_ws &w, int nm
     for (int q = 0; q < nmod && q < OZ_ENGINE_NMODULI; q++)
         bias.c[q] = oz2_bias_bits(wbits, oz2_modulus(q));
     const bool rc = v.rs == 1;
+    if (plan) { /* both word counts: the plan's w picks one on the device */
+        if (rc) {
+            oz2_residues_kernel<1, true, true><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias, plan);
+            oz2_residues_kernel<2, true, true><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias, plan);
+        } else {
+            oz2_residues_kernel<1, false, true><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias, plan);
+            oz2_residues_kernel<2, false, true><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias, plan);
+        }
+        return cudaGetLastError();
+    }
     if (wbits <= 62) { /* z = a'' + 2^(w+1) < 2^64 */
         if (rc)
-            oz2_residues_kernel<1, true><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias);
+            oz2_residues_kernel<1, true, false><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias, nullptr);
         else
-            oz2_residues_kernel<1, false><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias);
+            oz2_residues_kernel<1, false, false><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias, nullptr);
     } else {
         if (rc)
-            oz2_residues_kernel<2, true><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias);
+            oz2_residues_kernel<2, true, false><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias, nullptr);
         else
-            oz2_residues_kernel<2, false><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias);
+            oz2_residues_kernel<2, false, false><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias, nullptr);
     }
     return cudaGetLastError();
 }

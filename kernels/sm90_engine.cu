@@ -64,6 +64,7 @@ struct oz_engine_params {
     int64_t res_item_bytes, res_rows, res_cols;
     int res_accumulate; /* the planes hold an earlier slab's residues: add to them */
     unsigned long long *tickets; /* oz_engine_residue_job::tickets; NULL: a fixed round robin */
+    const int *dev_nmod;         /* oz_engine_residue_job::dev_nmod (modulus-slowest modes only) */
     int group_m;                 /* tile rows walked together: Cfg::group_rows(kpad) */
 };
 
@@ -385,6 +386,7 @@ template <class Mode>
 struct oz_feed {
     typedef typename Mode::Cfg Cfg;
     int64_t w, next, b; /* item, the one after it (asked for at its start), its batch item */
+    int64_t items;      /* P.items, or the items of the moduli the device plan keeps */
     int c, q, kb, q0, q1, tm, tn, st;
     uint32_t ph;
     int head, done; /* the stage is the item's first; the last stage was issued */
@@ -402,7 +404,7 @@ struct oz_feed {
         c = 0;
         kb = 0;
         head = 1;
-        if (w < P.items) {
+        if (w < items) {
             oz_engine_item(P, w, b, tm, tn, q0, q1);
             q = q0;
             next = P.tickets ? (int64_t)gridDim.x + (int64_t)atomicAdd(&P.tickets[0], 1ull) : w + gridDim.x;
@@ -411,6 +413,11 @@ struct oz_feed {
     __device__ void begin(const oz_engine_params &P)
     {
         w = blockIdx.x;
+        items = P.items;
+        if (P.dev_nmod) { /* moduli slowest: the kept moduli's items come first */
+            const int64_t kept = P.tiles_total * (int64_t)*P.dev_nmod;
+            items = kept < items ? kept : items;
+        }
         st = 0;
         ph = 0;
         done = 0;
@@ -459,7 +466,7 @@ struct oz_feed {
                         volatile int64_t *slot)
     {
         const int64_t nc = nchunks(P);
-        for (begin(P); w < P.items; w = next, start_item(P))
+        for (begin(P); w < items; w = next, start_item(P))
             for (int64_t cc = 0; cc < nc; cc++) {
                 const int nk = kblocks(P, cc);
                 for (int qq = q0; qq < q1; qq++)
@@ -474,7 +481,7 @@ struct oz_feed {
     {
         if (done)
             return;
-        if (w >= P.items) {
+        if (w >= items) {
             end(P, sA, slot);
             return;
         }
@@ -803,6 +810,7 @@ static cudaError_t oz_residues_launch(const oz_engine_residue_job &job, int64_t 
     p.res_cols = job.b.plane_rows;
     p.res_accumulate = job.accumulate;
     p.tickets = job.tickets;
+    p.dev_nmod = job.dev_nmod;
     return oz_engine_launch<oz_mode_res<Cfg>>(ta, tb, p, job.a.plane_rows, job.b.plane_rows, group, s);
 }
 

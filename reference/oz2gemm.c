@@ -102,6 +102,12 @@ static double oz2_ref_product(const void *ctx, int64_t i, int64_t j)
     return product_element(x->sa, x->sb, x->va, x->vb, x->cc, x->w, i, j);
 }
 
+static double oz2_ref_native(const void *ctx, int64_t i, int64_t j)
+{
+    const oz2_ref_ctx *x = ctx;
+    return oz_ref_plain_dot(x->va, x->vb, i, j);
+}
+
 /* Automatic precision (crt/oz2_auto.h): one operand's norm sums A1, scales
  * g and estimate operands q[r * ke + kk] (k < ke); special rows get A1 = 0
  * (their elements take the plain dot product: no constraint, no range). */
@@ -217,6 +223,11 @@ int oz2_ref_dgemm(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k,
             return rc;
     } else {
         plan = oz2_make_plan(k, bits);
+    }
+    if (plan.n == 0 && oz2a_is_auto(bits)) { /* auto-native: the plain dot product, every element */
+        oz2_ref_ctx ctx = {NULL, NULL, &va, &vb, NULL, 0};
+        oz_ref_epilogue(m, n, alpha, beta, C, ldc, oz2_ref_native, &ctx);
+        return OZ_REF_OK;
     }
     if (plan.n == 0)
         return OZ2_REF_UNREACHABLE;

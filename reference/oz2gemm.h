@@ -16,7 +16,11 @@ enum { OZ2_REF_UNREACHABLE = 3 };
  * C untouched; beta == 0: C not read; k == 0 or alpha == 0: C = beta * C, 0
  * when beta == 0, A and B not read, no plan needed). Rows of op(A) / columns
  * of op(B) holding Inf or NaN: their elements take the plain double dot
- * product in ascending k, as the Phase 22 path. */
+ * product in ascending k, as the Phase 22 path.
+ * bits = OZ2A_AUTO(B) (crt/oz2_auto.h: -B, B in 20..64): automatic
+ * precision (docs/ozaki2-auto.md), N and w from the data; where no plan
+ * certifies the call ("auto-native") every element takes the plain dot
+ * product in ascending k, as the GPU computes it without the host. */
 int oz2_ref_dgemm(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k,
                   double alpha, const double *A, int64_t lda,
                   const double *B, int64_t ldb, double beta, double *C, int64_t ldc, int bits);

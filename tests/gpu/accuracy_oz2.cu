@@ -15,7 +15,10 @@
 
 
 #include "crt/oz2.h"
+#include "crt/oz2_auto.h"
 #include "cublas_util.h"
+#include "kernels/oz2_auto_estimate.h"
+#include <string>
 #include "kernels/oz2_gemm.h"
 #include "kernels/ozcrt_gemm.h"
 #include "reference/oz2bound.h"
@@ -157,9 +160,10 @@ static void run_size(cublasHandle_t h, int64_t n)
     CUDA_CHECK(cudaMalloc((void **)&dL, 8 * nn));
     const double one = 1.0, zero = 0.0;
     oz_gemm_desc d = {0, 0, n, n, n, dA, n, 0, dB, n, 0, dC, n, 0, NULL, NULL, NULL, 1, &one, &zero, 0};
-    static const int bits_list[4] = {34, 45, 53, 60};
+    /* fixed widths, then automatic precision at 2^-53 and 2^-45 (docs/ozaki2-auto.md) */
+    static const int bits_list[6] = {34, 45, 53, 60, OZ2A_AUTO(53), OZ2A_AUTO(45)};
     size_t wsb = oz_gemm_workspace_min(&d);
-    for (int b = 0; b < 4; b++)
+    for (int b = 0; b < 6; b++)
         wsb = std::max(wsb, oz2_gemm_workspace_min(&d, bits_list[b]));
     void *ws;
     CUDA_CHECK(cudaMalloc(&ws, wsb));
@@ -194,14 +198,25 @@ static void run_size(cublasHandle_t h, int64_t n)
                flop / ms * 1e-9, rc ? " launch FAILED" : "");
         g_failures += rc != 0;
 
-        for (int b = 0; b < 4; b++) {
+        for (int b = 0; b < 6; b++) {
+            const int bits = bits_list[b], is_auto = oz2a_is_auto(bits);
             rc = 0;
-            ms = time_ms([&] { rc |= oz2_gemm_run(&d, bits_list[b], ws, wsb, NULL); });
+            ms = time_ms([&] { rc |= oz2_gemm_run(&d, bits, ws, wsb, NULL); });
             CUDA_CHECK(cudaMemcpy(C.data(), dC, 8 * nn, cudaMemcpyDeviceToHost));
-            errstats o = measure(C, hi, lo, n, bits_list[b], A, B);
-            printf("| ozaki2 bits %d | %d | %.3e | %.3e | %.2f | %.1f | %zu |%s\n", bits_list[b],
-                   oz2_gemm_moduli(n, bits_list[b], NULL), o.max_rel, o.median_rel, ms, flop / ms * 1e-9,
-                   o.beyond_bound, rc ? " launch FAILED" : "");
+            errstats o = measure(C, hi, lo, n, is_auto ? 0 : bits, A, B); /* auto: its guarantee is test_oz2auto's */
+            int N = oz2_gemm_moduli(n, bits, NULL), w = 0;
+            if (is_auto) { /* the plan the device chose: at the workspace's start */
+                oz2a_dev_plan p;
+                CUDA_CHECK(cudaMemcpy(&p, ws, sizeof p, cudaMemcpyDeviceToHost));
+                N = p.n, w = p.w;
+            }
+            char label[48];
+            snprintf(label, sizeof label, is_auto ? "ozaki2 auto:%d (w %d)" : "ozaki2 bits %d", is_auto ? oz2a_target(bits) : bits, w);
+            printf("| %s | %d | %.3e | %.3e | %.2f | %.1f | %s |%s\n", label, N, o.max_rel, o.median_rel, ms,
+                   flop / ms * 1e-9, is_auto ? "-" : std::to_string(o.beyond_bound).c_str(), rc ? " launch FAILED" : "");
+            if (is_auto && oz2a_target(bits) == 53)
+                printf("auto vs native (%s): max %s, median %s\n", dist_name[dist], o.max_rel <= native.max_rel ? "<=" : ">",
+                       o.median_rel <= native.median_rel ? "<=" : ">");
             g_failures += rc != 0 || o.beyond_bound != 0;
             if (dist == D_U && bits_list[b] == 53)
                 printf("acceptance (bits 53, U(-1,1)): max %s native's, median %s native's: %s\n",

@@ -7,6 +7,7 @@
  * with its parameters and the first layer that differs, then "N passed, M failed";
  * exits 1 on any failure, 2 on a setup error. */
 #include "crt/oz2.h"
+#include "crt/oz2_auto.h"
 #include "gemm_case.h"
 #include "kernels/oz2_gemm.h"
 #include "kernels/res_layout.h"
@@ -62,6 +63,10 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk, int big)
         bits = bits_for((int)rng_range(OZ2_MIN_MODULI, OZ2_MAX_MODULI), k);
     if (bits == 0)
         bits = 1;
+    if (idx % 3 == 1) { /* automatic precision (docs/ozaki2-auto.md): 2^-53, or 2^-B for B in 20..64 */
+        const int B = idx % 2 ? 53 : (int)rng_range(OZ2A_B_MIN, OZ2A_B_MAX);
+        bits = OZ2A_AUTO(B);
+    }
     int nmod = oz2_gemm_moduli(k, bits, NULL);
     if (nmod == 0) {
         fprintf(stderr, "case %d: no plan for k=%ld bits=%d\n", idx, (long)k, bits);
