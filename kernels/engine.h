@@ -53,6 +53,22 @@ struct oz_engine_residue_job {
 /* Enqueues the job on s; returns the first launch error. */
 cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, cudaStream_t s);
 
+/* The automatic precision's estimate (docs/ozaki2-auto.md) on the engine:
+ * G_ij = sum_k A[i, k] B[j, k] over one plane of each operand (int8 in [0,
+ * 127], kpad <= 65536: one K chunk, exact in int32), and instead of storing
+ * G the epilogue takes each element's need (crt/oz2_auto.h's oz2a_elem_w
+ * from the rows' and columns' norm sums) and the max into *need (atomicMax;
+ * it starts at OZ2A_W_NONE). Batch 1. */
+struct oz_engine_est_job {
+    oz_operand_ws a, b;                  /* plane 0 of each: rows_pad x kpad, K contiguous */
+    int64_t m, n, k;                     /* the call's sizes (k: all of K, for the rule) */
+    const unsigned long long *a1, *b1;   /* the norm sums, zero for zero and special rows */
+    int target;                          /* B */
+    int *need;
+    unsigned long long *tickets;         /* as oz_engine_residue_job's; NULL: round robin */
+};
+cudaError_t oz_engine_estimate(const oz_engine_est_job &job, cudaStream_t s);
+
 /* Where a Phase 22 launch over one block of C puts its sums (both paths):
  * the double accumulator of element (i, j) of the block (phase22.md step 6)
  * starts at 0 when `first`, else at acc(i, j); after the launch's K it goes

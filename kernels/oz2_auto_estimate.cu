@@ -2,19 +2,24 @@
  *
  * The plan lands in device memory (oz2a_dev_plan, at the workspace's start)
  * for the kernels that follow on the stream; the same integers as the CPU
- * reference (crt/oz2_auto.h), so the same (N, w). The estimate product here
- * is a plain dp4a loop, one thread an element: correct everywhere, not yet
- * fast (its place is the INT8 engine, as one more plane). */
+ * reference (crt/oz2_auto.h), so the same (N, w). The estimate product runs
+ * on the sm_90a engine (oz_engine_estimate: the need taken in its epilogue)
+ * where it serves, else as a plain dp4a loop, one thread an element. */
 #include "oz2_auto_estimate.h"
 #include "operand_views.h"
 #include "../crt/oz2_auto.h"
 #include "../slicing/slicing.h"
+#include "engine.h"
+
+/* Tests only: 1 forces the dp4a estimate. */
+OZ_TEST_KNOB(int, g_force_est_portable, oz2a_force_portable, 0)
 
 namespace {
 
 /* Workspace layout of one call (batch 1). */
 struct est_layout {
-    int64_t kep; /* K_E padded to whole 4-byte words */
+    int64_t kep;        /* K_E padded to the engine's K (whole stages) */
+    int64_t mpad, npad; /* rows padded to the engine's tiles */
     int64_t off_special, off_scale_a, off_scale_b, off_a1, off_b1, off_qa, off_qb, bytes;
 };
 
@@ -23,15 +28,17 @@ est_layout est_layout_of(const oz_gemm_desc *d)
     est_layout L;
     const int64_t ke = d->k < OZ2A_KEST ? d->k : OZ2A_KEST;
     const int64_t ma = oz_round_up(d->m > 0 ? d->m : 1, 256), nb = oz_round_up(d->n > 0 ? d->n : 1, 256);
-    L.kep = oz_round_up(ke > 0 ? ke : 1, 16);
+    L.kep = oz_round_up(ke > 0 ? ke : 1, OZ_PAD_K);
+    L.mpad = oz_round_up(d->m > 0 ? d->m : 1, OZ_PAD_ROWS_A);
+    L.npad = oz_round_up(d->n > 0 ? d->n : 1, OZ_PAD_ROWS_B);
     L.off_special = oz_align256((int64_t)sizeof(oz2a_dev_plan));
     L.off_scale_a = L.off_special + 256;
     L.off_scale_b = L.off_scale_a + oz_align256(4 * ma);
     L.off_a1 = L.off_scale_b + oz_align256(4 * nb);
     L.off_b1 = L.off_a1 + oz_align256(8 * ma);
     L.off_qa = L.off_b1 + oz_align256(8 * nb);
-    L.off_qb = L.off_qa + oz_align256(ma * L.kep);
-    L.bytes = L.off_qb + oz_align256(nb * L.kep);
+    L.off_qb = L.off_qa + oz_align256(L.mpad * L.kep);
+    L.bytes = L.off_qb + oz_align256(L.npad * L.kep);
     return L;
 }
 
@@ -158,9 +165,29 @@ cudaError_t launch_norms(const oz_view &v, const int32_t *scale, unsigned long l
     return cudaGetLastError();
 }
 
-} // namespace
-
 extern "C" size_t oz2a_estimate_workspace(const oz_gemm_desc *d) { return (size_t)est_layout_of(d).bytes; }
+
+/* Whether the sm_90a engine serves the current device (asked once a device). */
+cudaError_t est_use_engine(bool *use)
+{
+    static volatile int known[64], usable[64];
+    int dev = 0;
+    OZ2A_TRY(cudaGetDevice(&dev));
+    if (dev < 64 && known[dev]) {
+        *use = usable[dev] != 0;
+    } else {
+        *use = oz_engine_usable(dev);
+        if (dev < 64) {
+            usable[dev] = *use;
+            known[dev] = 1;
+        }
+    }
+    if (g_force_est_portable)
+        *use = false;
+    return cudaSuccess;
+}
+
+} // namespace
 
 extern "C" int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace, size_t bytes, void *stream)
 {
@@ -185,13 +212,24 @@ extern "C" int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace,
     OZ2A_TRY(launch_norms(va, sa, A1, s));
     OZ2A_TRY(launch_norms(vb, sb, B1, s));
     uint8_t *qa = (uint8_t *)(ws + L.off_qa), *qb = (uint8_t *)(ws + L.off_qb);
+    bool engine = false;
+    OZ2A_TRY(est_use_engine(&engine));
+    if (engine) /* the padding rows of the engine's tiles: zero */
+        OZ2A_TRY(cudaMemsetAsync(qa, 0, (size_t)(L.off_qb - L.off_qa + L.npad * L.kep), s));
     oz2a_quant_kernel<<<dim3((unsigned)((L.kep + 255) / 256), (unsigned)d->m), 256, 0, s>>>(va, sa, A1, ke, L.kep, qa);
     OZ2A_TRY(cudaGetLastError());
     oz2a_quant_kernel<<<dim3((unsigned)((L.kep + 255) / 256), (unsigned)d->n), 256, 0, s>>>(vb, sb, B1, ke, L.kep, qb);
     OZ2A_TRY(cudaGetLastError());
-    oz2a_need_kernel<<<dim3((unsigned)((d->m + 15) / 16), (unsigned)((d->n + 15) / 16)), dim3(16, 16), 0, s>>>(
-        qa, qb, A1, B1, d->m, d->n, d->k, L.kep, target, plan);
-    OZ2A_TRY(cudaGetLastError());
+    if (engine) {
+        const oz_operand_ws ea = {ws, 0, L.off_qa, 0, 0, L.mpad, L.kep, L.mpad};
+        const oz_operand_ws eb = {ws, 0, L.off_qb, 0, 0, L.npad, L.kep, L.npad};
+        const oz_engine_est_job job = {ea, eb, d->m, d->n, d->k, A1, B1, target, &plan->w_need, nullptr};
+        OZ2A_TRY(oz_engine_estimate(job, s));
+    } else {
+        oz2a_need_kernel<<<dim3((unsigned)((d->m + 15) / 16), (unsigned)((d->n + 15) / 16)), dim3(16, 16), 0, s>>>(
+            qa, qb, A1, B1, d->m, d->n, d->k, L.kep, target, plan);
+        OZ2A_TRY(cudaGetLastError());
+    }
     oz2a_plan_kernel<<<1, 256, 0, s>>>(A1, B1, d->m, d->n, d->k, plan);
     return cudaGetLastError();
 }

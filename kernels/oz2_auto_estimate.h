@@ -30,6 +30,9 @@ size_t oz2a_estimate_workspace(const oz_gemm_desc *d);
  * cudaErrorInvalidValue. Returns the first launch error. */
 int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace, size_t bytes, void *stream);
 
+/* Test build only (OZ_TEST_HOOKS): 1 forces the dp4a estimate (no engine). */
+void oz2a_force_portable(int on);
+
 #ifdef __cplusplus
 }
 #endif

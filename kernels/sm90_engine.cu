@@ -21,6 +21,7 @@
 #include <cudaTypedefs.h>
 
 #include "../crt/crt.h"
+#include "../crt/oz2_auto.h"
 #include "../slicing/slice_fast.h" /* oz_fast_pack4 */
 #include "block_plan.h"             /* oz_bp_res_tall */
 #include "engine.h"
@@ -65,6 +66,11 @@ struct oz_engine_params {
     int res_accumulate; /* the planes hold an earlier slab's residues: add to them */
     unsigned long long *tickets; /* oz_engine_residue_job::tickets; NULL: a fixed round robin */
     const int *dev_nmod;         /* oz_engine_residue_job::dev_nmod (modulus-slowest modes only) */
+    /* the estimate (oz_engine_est_job) */
+    const unsigned long long *est_a1, *est_b1;
+    int64_t est_m, est_n, est_k;
+    int est_target;
+    int *est_need;
     int group_m;                 /* tile rows walked together: Cfg::group_rows(kpad) */
 };
 
@@ -372,6 +378,68 @@ struct oz_mode_res {
     }
     __device__ __forceinline__ void shadow(int) {}
     __device__ __forceinline__ void finish() {}
+};
+
+/* The automatic precision's estimate: each element's need from its exact
+ * int32 sum (the accumulators start at OZ_ACC_OFFSET(m_0), taken off), the
+ * row's and column's norm sums; the thread's max over its tiles, then the
+ * warp's, into P.est_need once. */
+template <class C>
+struct oz_mode_est {
+    typedef C Cfg;
+    static constexpr int KCHUNK = oz_engine_res::KCHUNK;
+    static constexpr bool MODULUS_SLOWEST = true;
+    static_assert(Cfg::MMA_M == 64 && Cfg::MMA_N % 8 == 0, "accumulators in m64 blocks of 8-column groups");
+    const oz_engine_params &P;
+    oz_frag fr;
+    int need;
+    __device__ oz_mode_est(const oz_engine_params &p, int ctid) : P(p), fr(ctid), need(OZ2A_W_NONE) {}
+
+    __device__ __forceinline__ void modulus_done(int32_t (&acc)[Cfg::ACC_ALL], int, int64_t, int64_t, int64_t,
+                                                 int64_t row0, int64_t col0)
+    {
+        const uint32_t off = (uint32_t)c_eoff[0];
+#pragma unroll
+        for (int blk = 0; blk < Cfg::BLOCKS_PER_CONSUMER; blk++) {
+            unsigned long long a1[2];
+            int ga[2];
+#pragma unroll
+            for (int h = 0; h < 2; h++) { /* the thread's two rows of the block: fr.row(2 h) */
+                const int64_t i = row0 + 64 * blk + fr.row(2 * h);
+                a1[h] = i < P.est_m ? P.est_a1[i] : 0ull;
+                ga[h] = oz2a_row_scale(a1[h], P.est_k);
+            }
+            if (!a1[0] && !a1[1])
+                continue;
+#pragma unroll 4
+            for (int wd = 0; wd < Cfg::MMA_N / 8; wd++) {
+#pragma unroll
+                for (int cc = 0; cc < 2; cc++) {
+                    const int idx0 = 4 * wd + cc; /* fr.col(idx0) = col0 + 8 wd + 2 t + cc */
+                    const int64_t j = col0 + fr.col(idx0);
+                    const unsigned long long b1 = j < P.est_n ? P.est_b1[j] : 0ull;
+                    if (!b1)
+                        continue;
+                    const int gb = oz2a_row_scale(b1, P.est_k);
+#pragma unroll
+                    for (int h = 0; h < 2; h++) {
+                        if (!a1[h])
+                            continue;
+                        const uint32_t G = (uint32_t)acc[blk * Cfg::ACC + idx0 + 2 * h] - off;
+                        const int w = oz2a_elem_w(a1[h], b1, ga[h], gb, G, P.est_k, P.est_target);
+                        need = w > need ? w : need;
+                    }
+                }
+            }
+        }
+    }
+    __device__ __forceinline__ void shadow(int) {}
+    __device__ __forceinline__ void finish()
+    {
+        const int wmax = __reduce_max_sync(0xffffffffu, need);
+        if ((threadIdx.x & 31) == 0 && wmax != OZ2A_W_NONE)
+            atomicMax(P.est_need, wmax);
+    }
 };
 
 /* The loads of the work items' stages, in the order the consumers take
@@ -749,7 +817,8 @@ bool oz_engine_usable(int dev)
     int sms = 0;
     if (oz_engine_prepare<oz_mode_p22>(dev, &sms) != cudaSuccess ||
         oz_engine_prepare<oz_mode_res<oz_engine_cfg_res>>(dev, &sms) != cudaSuccess ||
-        oz_engine_prepare<oz_mode_res<oz_engine_cfg_res3>>(dev, &sms) != cudaSuccess) {
+        oz_engine_prepare<oz_mode_res<oz_engine_cfg_res3>>(dev, &sms) != cudaSuccess ||
+        oz_engine_prepare<oz_mode_est<oz_engine_cfg_res>>(dev, &sms) != cudaSuccess) {
         (void)cudaGetLastError();
         return false;
     }
@@ -825,4 +894,28 @@ cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, 
     const bool tall = job.tile_rows ? job.tile_rows == oz_engine_cfg_res3::BLOCK_M : oz_bp_res_tall(job.a.plane_rows);
     return tall ? oz_residues_launch<oz_engine_cfg_res3>(job, group, s)
                 : oz_residues_launch<oz_engine_cfg_res>(job, group, s);
+}
+
+cudaError_t oz_engine_estimate(const oz_engine_est_job &job, cudaStream_t s)
+{
+    typedef oz_engine_cfg_res EC;
+    if (job.a.kpad != job.b.kpad || job.a.kpad > oz_engine_res::KCHUNK || job.a.kpad % OZ_PAD_K || job.a.kpad <= 0)
+        return cudaErrorInvalidValue;
+    CUtensorMap ta, tb;
+    cudaError_t e = oz_maps<EC>(&ta, &tb, job.a, job.b, 1, 1);
+    if (e != cudaSuccess)
+        return e;
+    oz_engine_params p = {};
+    p.kbase = 0;
+    p.kpad = job.a.kpad;
+    p.nmod = 1;
+    p.tickets = job.tickets;
+    p.est_a1 = job.a1;
+    p.est_b1 = job.b1;
+    p.est_m = job.m;
+    p.est_n = job.n;
+    p.est_k = job.k;
+    p.est_target = job.target;
+    p.est_need = job.need;
+    return oz_engine_launch<oz_mode_est<EC>>(ta, tb, p, job.a.plane_rows, job.b.plane_rows, 1, s);
 }

@@ -76,6 +76,7 @@ int main(int argc, char **argv)
         void *ws;
         CUDA_CHECK(cudaMalloc(&ws, bytes));
         CUDA_CHECK(cudaMemset(ws, 0x5a, bytes)); /* poisoned: the estimate must set what it reads */
+        oz2a_force_portable(c % 2); /* the engine's estimate and the dp4a one, alternately */
         CUDA_CHECK((cudaError_t)oz2a_estimate(&d, B, ws, bytes, 0));
         CUDA_CHECK(cudaDeviceSynchronize());
         oz2a_dev_plan p;
@@ -84,8 +85,8 @@ int main(int argc, char **argv)
         for (int q = 0; ok && q < N; q++)
             ok = p.bias[q] == oz2_bias_bits(w, oz2_modulus(q));
         if (!ok) {
-            printf("  MISMATCH case %d %s B=%d %c%c m=%lld n=%lld k=%lld: gpu need %d N %d w %d, reference need %d N %d w %d\n",
-                   c, names[ds], B, ta ? 'T' : 'N', tb ? 'T' : 'N', (long long)m, (long long)n, (long long)k, p.w_need, p.n,
+            printf("  MISMATCH (%s estimate) case %d %s B=%d %c%c m=%lld n=%lld k=%lld: gpu need %d N %d w %d, reference need %d N %d w %d\n",
+                   c % 2 ? "dp4a" : "engine", c, names[ds], B, ta ? 'T' : 'N', tb ? 'T' : 'N', (long long)m, (long long)n, (long long)k, p.w_need, p.n,
                    p.w, wn, N, w);
             bad++;
         }
