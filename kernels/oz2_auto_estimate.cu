@@ -89,18 +89,40 @@ __global__ void oz2a_norm_kernel(oz_view v, const int32_t *scale, unsigned long 
 }
 
 /* The estimate's operand q[r kep + kk] = min(floor(alpha 2^g), 127) for kk <
- * K_E, 0 in the padding and for special rows. One thread an element. */
+ * K_E, 0 in the padding and for special rows. A block a tile of 32 rows x
+ * 128 k: read along whichever of r or k is contiguous (RC: rows), staged in
+ * shared memory, written along k as 4-byte words. Block 32 x 8. */
+template <bool RC>
 __global__ void oz2a_quant_kernel(oz_view v, const int32_t *scale, const unsigned long long *A1, int64_t ke,
                                   int64_t kep, uint8_t *q)
 {
-    const int64_t kk = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y;
-    if (kk >= kep || r >= v.rows)
-        return;
-    const int s = scale[r];
-    uint32_t val = 0;
-    if (kk < ke && s != OZ_SCALE_SPECIAL && A1[r] != 0)
-        val = oz2a_quant(v.ptr(0)[r * v.rs + kk * v.ks], s, oz2a_row_scale(A1[r], v.k));
-    q[r * kep + kk] = (uint8_t)val;
+    __shared__ uint8_t t[32][128 + 4];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int64_t r0 = (int64_t)blockIdx.x * 32, k0 = (int64_t)blockIdx.y * 128;
+    const double *x = v.ptr(0);
+    for (int e = 0; e < 16; e++) { /* 16 elements a thread */
+        const int L = 8 * e + ty;
+        const int rrow = RC ? tx : L % 32, kcol = RC ? L : 32 * (L / 32) + tx;
+        const int64_t r = r0 + rrow, kk = k0 + kcol;
+        uint32_t val = 0;
+        if (r < v.rows && kk < ke) {
+            const int s = scale[r];
+            const unsigned long long a1 = A1[r];
+            if (s != OZ_SCALE_SPECIAL && a1 != 0)
+                val = oz2a_quant(x[r * v.rs + kk * v.ks], s, oz2a_row_scale(a1, v.k));
+        }
+        t[rrow][kcol] = (uint8_t)val;
+    }
+    __syncthreads();
+    const int64_t r = r0 + ty * 4; /* each warp: 4 rows, lane = a word of 4 k */
+    for (int h = 0; h < 4; h++) {
+        const int64_t rw = r + h, kk = k0 + 4 * tx;
+        if (rw < v.rows && kk < kep) {
+            const int lr = ty * 4 + h;
+            *(uint32_t *)(q + rw * kep + kk) = (uint32_t)t[lr][4 * tx] | (uint32_t)t[lr][4 * tx + 1] << 8 |
+                                               (uint32_t)t[lr][4 * tx + 2] << 16 | (uint32_t)t[lr][4 * tx + 3] << 24;
+        }
+    }
 }
 
 /* G_ij by dp4a over the padded K_E, the element's need, the call's max. */
@@ -167,6 +189,19 @@ cudaError_t launch_norms(const oz_view &v, const int32_t *scale, unsigned long l
 
 extern "C" size_t oz2a_estimate_workspace(const oz_gemm_desc *d) { return (size_t)est_layout_of(d).bytes; }
 
+cudaError_t launch_quant(const oz_view &v, const int32_t *scale, const unsigned long long *A1, int64_t ke, int64_t kep,
+                         uint8_t *q, cudaStream_t s)
+{
+    const dim3 grid((unsigned)((v.rows + 31) / 32), (unsigned)((kep + 127) / 128)), block(32, 8);
+    if (grid.y > 65535)
+        return cudaErrorInvalidValue;
+    if (v.rs == 1)
+        oz2a_quant_kernel<true><<<grid, block, 0, s>>>(v, scale, A1, ke, kep, q);
+    else
+        oz2a_quant_kernel<false><<<grid, block, 0, s>>>(v, scale, A1, ke, kep, q);
+    return cudaGetLastError();
+}
+
 /* Whether the sm_90a engine serves the current device (asked once a device). */
 cudaError_t est_use_engine(bool *use)
 {
@@ -216,10 +251,8 @@ extern "C" int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace,
     OZ2A_TRY(est_use_engine(&engine));
     if (engine) /* the padding rows of the engine's tiles: zero */
         OZ2A_TRY(cudaMemsetAsync(qa, 0, (size_t)(L.off_qb - L.off_qa + L.npad * L.kep), s));
-    oz2a_quant_kernel<<<dim3((unsigned)((L.kep + 255) / 256), (unsigned)d->m), 256, 0, s>>>(va, sa, A1, ke, L.kep, qa);
-    OZ2A_TRY(cudaGetLastError());
-    oz2a_quant_kernel<<<dim3((unsigned)((L.kep + 255) / 256), (unsigned)d->n), 256, 0, s>>>(vb, sb, B1, ke, L.kep, qb);
-    OZ2A_TRY(cudaGetLastError());
+    OZ2A_TRY(launch_quant(va, sa, A1, ke, L.kep, qa, s));
+    OZ2A_TRY(launch_quant(vb, sb, B1, ke, L.kep, qb, s));
     if (engine) {
         const oz_operand_ws ea = {ws, 0, L.off_qa, 0, 0, L.mpad, L.kep, L.mpad};
         const oz_operand_ws eb = {ws, 0, L.off_qb, 0, 0, L.npad, L.kep, L.npad};
