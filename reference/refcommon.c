@@ -33,12 +33,18 @@ static int64_t max1(int64_t x)
     return x > 1 ? x : 1;
 }
 
+int oz_ref_args_valid(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+                      int64_t ldc)
+{
+    return valid_op(transa) && valid_op(transb) && m >= 0 && n >= 0 && k >= 0 &&
+           lda >= max1(transa == OZ_OP_N ? m : k) && ldb >= max1(transb == OZ_OP_N ? k : n) && ldc >= max1(m);
+}
+
 int oz_ref_contract(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k, double alpha, int64_t lda,
                     int64_t ldb, double beta, double *C, int64_t ldc, int *done)
 {
     *done = 1;
-    if (!valid_op(transa) || !valid_op(transb) || m < 0 || n < 0 || k < 0 ||
-        lda < max1(transa == OZ_OP_N ? m : k) || ldb < max1(transb == OZ_OP_N ? k : n) || ldc < max1(m))
+    if (!oz_ref_args_valid(transa, transb, m, n, k, lda, ldb, ldc))
         return OZ_REF_INVALID;
     if (m == 0 || n == 0)
         return OZ_REF_OK;

@@ -25,6 +25,12 @@ oz_ref_view oz_ref_view_a(oz_op op, const double *A, int64_t lda, int64_t m, int
  * B[kk + j*ldb] for N, B[j + kk*ldb] for T/C. */
 oz_ref_view oz_ref_view_b(oz_op op, const double *B, int64_t ldb, int64_t k, int64_t n);
 
+/* The argument checks of cublasDgemm_v2 / cublasZgemm_v2 (the same for
+ * both): valid ops, m, n, k >= 0, lda >= max(1, rows of A as stored), ldb
+ * likewise, ldc >= max(1, m). 1 when cuBLAS would accept them. */
+int oz_ref_args_valid(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+                      int64_t ldc);
+
 /* The cublasDgemm_v2 contract before any product: OZ_REF_INVALID for what
  * cuBLAS rejects (C untouched); OZ_REF_OK with *done = 1 when C is final
  * (m or n == 0; k == 0 or alpha == 0: C = beta C, 0 when beta == 0, C not

@@ -1,0 +1,250 @@
+/* reference/oz2zgemm.c: the CPU reference of the complete ozaki2 ZGEMM (docs/ozaki2-complex.md in code).
+ *
+ *   plan:   N, w from (k, bits) with the complex range 2 k 4^w <= (P_N - 1)/2
+ *           (crt/oz2_complex.h)
+ *   scale:  s_i, t_j: the frexp exponent of the largest |Re| or |Im| of the
+ *           row / column; a''_re = rne(Re op(A) 2^(w - s_i)), a''_im likewise
+ *           (after conjugation for op C), b'' with t_j
+ *   X:      per engine modulus m_q (q < N), the four real products of the
+ *           Gaussian-integer dot product over the int8 residues,
+ *           R_re = sum (a_re b_re - a_im b_im), R_im = sum (a_re b_im + a_im b_re)
+ *           mod m_q (exact in int64 for any k here), then crt/oz2.h's exact
+ *           CRT for X_re and X_im (P_N even, |X| <= P_N/2 - 1: its fold)
+ *   P:      ldexp(RN(X_re), s_i + t_j - 2w), the same for im
+ *   C:      alpha * P (beta == 0, C not read), else (alpha * P) + (beta * C),
+ *           u * v = (fl(fl(u_re v_re) - fl(u_im v_im)), fl(fl(u_re v_im) + fl(u_im v_re))),
+ *           every operation rounded to nearest even, never contracted
+ *           (built with -ffp-contract=off).
+ * The split moduli of crt/oz2_complex.h are the GPU's road to the same X;
+ * this file keeps the plain one, so that the two can be compared. */
+#include "oz2zgemm.h"
+#include "refcommon.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "../crt/oz2.h"
+#include "../crt/oz2_complex.h"
+#include "../slicing/slicing.h"
+
+/* An R x K complex operand seen row by row (rows of op(A), columns of
+ * op(B)) as two real views over the interleaved storage, and whether op
+ * conjugates. */
+typedef struct zview {
+    oz_ref_view re, im;
+    int conj;
+} zview;
+
+/* The real view of the first doubles (strides in complex elements), made
+ * into the re and im views of interleaved storage. */
+static zview zview_of(oz_ref_view v, int conj)
+{
+    zview z;
+    v.row_stride *= 2;
+    v.k_stride *= 2;
+    z.re = v;
+    z.im = v;
+    z.im.base = v.base + 1;
+    z.conj = conj;
+    return z;
+}
+
+static oz_cplx zat(const zview *v, int64_t r, int64_t kk)
+{
+    oz_cplx x = {oz_ref_at(&v->re, r, kk), oz_ref_at(&v->im, r, kk)};
+    if (v->conj)
+        x.im = -x.im;
+    return x;
+}
+
+/* The spec's complex product: four products, a difference and a sum, each
+ * rounded (never an FMA: -ffp-contract=off and separate statements). */
+static oz_cplx cmul(oz_cplx u, oz_cplx v)
+{
+    const double rr = u.re * v.re, ii = u.im * v.im;
+    const double ri = u.re * v.im, ir = u.im * v.re;
+    oz_cplx z = {rr - ii, ri + ir};
+    return z;
+}
+
+static int is_zero(oz_cplx x)
+{
+    return x.re == 0.0 && x.im == 0.0;
+}
+
+/* Residues of one operand: res[((part * n + q) * rows + r) * k + kk],
+ * part 0 re, 1 im; int8 as crt/oz2.h's oz2_residue22. */
+typedef struct zscaled {
+    int64_t rows, k;
+    int n;
+    int *scale;
+    int8_t *res;
+} zscaled;
+
+static int8_t *zres_row(const zscaled *s, int part, int q, int64_t r)
+{
+    return s->res + (((int64_t)part * s->n + q) * s->rows + r) * s->k;
+}
+
+/* max(|Re|, |Im|) over row r; NaN once seen stays (oz_scale_exponent then
+ * marks the row special, as an Inf does). */
+static double zrow_absmax(const zview *v, int64_t r)
+{
+    const double a = oz_ref_row_absmax(&v->re, r), b = oz_ref_row_absmax(&v->im, r);
+    if (isnan(a) || isnan(b))
+        return NAN;
+    return a > b ? a : b;
+}
+
+static int scale_operand(const zview *v, int n, int w, zscaled *s)
+{
+    s->rows = v->re.rows;
+    s->k = v->re.k;
+    s->n = n;
+    s->scale = malloc((size_t)(s->rows > 0 ? s->rows : 1) * sizeof *s->scale);
+    s->res = calloc(2 * (size_t)n * (size_t)s->rows * (size_t)s->k + 1, 1);
+    if (!s->scale || !s->res)
+        return OZ_REF_NOMEM;
+    for (int64_t r = 0; r < s->rows; r++) {
+        const int sc = oz_scale_exponent(zrow_absmax(v, r));
+        s->scale[r] = sc;
+        if (sc == OZ_SCALE_SPECIAL)
+            continue; /* residues stay 0; the element takes the plain dot product */
+        for (int64_t kk = 0; kk < s->k; kk++) {
+            const oz_cplx x = zat(v, r, kk);
+            for (int part = 0; part < 2; part++) {
+                uint64_t mag;
+                int e;
+                const int neg = oz2_scaled_int(part ? x.im : x.re, w - sc, &mag, &e);
+                uint32_t pieces[4];
+                oz2_split22(mag, e, pieces);
+                for (int q = 0; q < n; q++)
+                    zres_row(s, part, q, r)[kk] = oz2_residue22(pieces, neg, oz2_modulus(q));
+            }
+        }
+    }
+    return OZ_REF_OK;
+}
+
+static void zscaled_free(zscaled *s)
+{
+    free(s->scale);
+    free(s->res);
+}
+
+/* The plain complex dot product in ascending k (the spec's product, then
+ * one sum per part): the elements of rows/columns with Inf or NaN. */
+static oz_cplx plain_zdot(const zview *va, const zview *vb, int64_t i, int64_t j)
+{
+    oz_cplx d = {0.0, 0.0};
+    for (int64_t kk = 0; kk < va->re.k; kk++) {
+        const oz_cplx p = cmul(zat(va, i, kk), zat(vb, j, kk));
+        d.re = d.re + p.re;
+        d.im = d.im + p.im;
+    }
+    return d;
+}
+
+/* What an element needs to form P(i, j). */
+typedef struct zctx {
+    const zscaled *sa, *sb;
+    const zview *va, *vb;
+    const oz2_crt_consts *cc;
+    int w;
+} zctx;
+
+/* P of element (i, j), before alpha and beta. */
+static oz_cplx product_element(const zctx *x, int64_t i, int64_t j)
+{
+    const int s = x->sa->scale[i], t = x->sb->scale[j];
+    if (s == OZ_SCALE_SPECIAL || t == OZ_SCALE_SPECIAL)
+        return plain_zdot(x->va, x->vb, i, j);
+    const int64_t k = x->sa->k;
+    uint8_t r_re[OZ2_MAX_MODULI], r_im[OZ2_MAX_MODULI];
+    for (int q = 0; q < x->cc->n; q++) {
+        const int8_t *ar = zres_row(x->sa, 0, q, i), *ai = zres_row(x->sa, 1, q, i);
+        const int8_t *br = zres_row(x->sb, 0, q, j), *bi = zres_row(x->sb, 1, q, j);
+        int64_t acc_re = 0, acc_im = 0; /* |acc| <= k 2^15: exact for k < 2^48 */
+        for (int64_t kk = 0; kk < k; kk++) {
+            acc_re += (int32_t)ar[kk] * br[kk] - (int32_t)ai[kk] * bi[kk];
+            acc_im += (int32_t)ar[kk] * bi[kk] + (int32_t)ai[kk] * br[kk];
+        }
+        r_re[q] = (uint8_t)oz2z_mod(acc_re, x->cc->m[q]);
+        r_im[q] = (uint8_t)oz2z_mod(acc_im, x->cc->m[q]);
+    }
+    oz2_uint mag;
+    oz_cplx P;
+    int neg = oz2_crt_reconstruct(x->cc, r_re, 1, &mag);
+    P.re = oz2_to_double(&mag, neg, s + t - 2 * x->w);
+    neg = oz2_crt_reconstruct(x->cc, r_im, 1, &mag);
+    P.im = oz2_to_double(&mag, neg, s + t - 2 * x->w);
+    return P;
+}
+
+/* C[i, j] = alpha P when beta == 0 (C not read), else (alpha P) + (beta C),
+ * one sum per part; columns in parallel with OpenMP. */
+static void zepilogue(int64_t m, int64_t n, oz_cplx alpha, oz_cplx beta, double *C, int64_t ldc, const zctx *x)
+{
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic)
+#endif
+    for (int64_t j = 0; j < n; j++) {
+        for (int64_t i = 0; i < m; i++) {
+            double *c = &C[2 * (i + j * ldc)];
+            const oz_cplx ap = cmul(alpha, product_element(x, i, j));
+            if (is_zero(beta)) {
+                c[0] = ap.re;
+                c[1] = ap.im;
+            } else {
+                const oz_cplx old = {c[0], c[1]};
+                const oz_cplx bc = cmul(beta, old);
+                c[0] = ap.re + bc.re;
+                c[1] = ap.im + bc.im;
+            }
+        }
+    }
+}
+
+int oz2_ref_zgemm(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k,
+                  oz_cplx alpha, const double *A, int64_t lda,
+                  const double *B, int64_t ldb, oz_cplx beta, double *C, int64_t ldc, int bits)
+{
+    if (bits < 1 || !oz_ref_args_valid(transa, transb, m, n, k, lda, ldb, ldc))
+        return OZ_REF_INVALID;
+    if (m == 0 || n == 0)
+        return OZ_REF_OK;
+    if (k == 0 || is_zero(alpha)) { /* C = beta C, A and B not read */
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++) {
+                double *c = &C[2 * (i + j * ldc)];
+                if (is_zero(beta)) {
+                    c[0] = c[1] = 0.0;
+                } else {
+                    const oz_cplx old = {c[0], c[1]};
+                    const oz_cplx bc = cmul(beta, old);
+                    c[0] = bc.re;
+                    c[1] = bc.im;
+                }
+            }
+        return OZ_REF_OK;
+    }
+    const oz2z_plan plan = oz2z_make_plan(k, bits);
+    if (plan.n == 0)
+        return OZ2_REF_UNREACHABLE;
+
+    const zview va = zview_of(oz_ref_view_a(transa, A, lda, m, k), transa == OZ_OP_C);
+    const zview vb = zview_of(oz_ref_view_b(transb, B, ldb, k, n), transb == OZ_OP_C);
+    oz2_crt_consts cc;
+    oz2_crt_init(&cc, plan.n);
+    zscaled sa = {0}, sb = {0};
+    int rc = scale_operand(&va, plan.n, plan.w, &sa);
+    if (rc == OZ_REF_OK)
+        rc = scale_operand(&vb, plan.n, plan.w, &sb);
+    if (rc == OZ_REF_OK) {
+        const zctx ctx = {&sa, &sb, &va, &vb, &cc, plan.w};
+        zepilogue(m, n, alpha, beta, C, ldc, &ctx);
+    }
+    zscaled_free(&sa);
+    zscaled_free(&sb);
+    return rc;
+}
