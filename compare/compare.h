@@ -73,9 +73,9 @@ typedef struct ozcmp_path {
 } ozcmp_path;
 
 typedef struct ozcmp_config {
-    int enabled;                /* OZCRT_COMPARE=0|1, default 0 */
-    ozcmp_result result;        /* OZCRT_COMPARE_RESULT=emulated|native, default emulated */
-    const char *report_file;    /* OZCRT_REPORT_FILE=path.csv|path.json, default none */
+    int enabled;                /* OZCRT_COMPARE: a boolean (1/0, yes/no, true/false, on/off), default 0 */
+    ozcmp_result result;        /* OZCRT_COMPARE_RESULT=emulated|native (any case), default emulated */
+    const char *report_file;    /* OZCRT_REPORT_FILE=path.csv|path.json (%p, %h expanded), default none */
 } ozcmp_config;
 
 /* Read from the environment once (pthread_once), one warning per bad value:

@@ -10,6 +10,7 @@
 
 #include "compare/kernels.h"
 #include "compare/metrics.h"
+#include "interpose/envparse.h"
 
 #define OZCMP_MAX_DEVICES 64
 #define OZCMP_ALIGN 256                 /* bytes; cudaMalloc's alignment, mirrored by scratch */
@@ -26,12 +27,13 @@ int ozcmp_parse_compare(const char *value, int *out)
     *out = 0;
     if (!value || !*value)
         return 0;
-    if (!strcmp(value, "0") || !strcmp(value, "1")) {
-        *out = value[0] == '1';
+    int b = ozcrt_env_bool(value); /* the one boolean syntax (interpose/envparse.h) */
+    if (b >= 0) {
+        *out = b;
         return 1;
     }
-    fprintf(stderr, "ozcrt: warning: OZCRT_COMPARE=\"%s\" is not 0 or 1; using the default 0 (no comparison)\n",
-            value);
+    fprintf(stderr, "ozcrt: warning: OZCRT_COMPARE=\"%s\" is not valid (" OZCRT_ENV_BOOL_WORDS "); "
+                    "using the default 0 (no comparison)\n", value);
     return -1;
 }
 
@@ -40,9 +42,9 @@ int ozcmp_parse_result(const char *value, ozcmp_result *out)
     *out = OZCMP_RESULT_EMULATED;
     if (!value || !*value)
         return 0;
-    if (!strcmp(value, "emulated"))
+    if (ozcrt_env_word_is(value, "emulated"))
         return 1;
-    if (!strcmp(value, "native")) {
+    if (ozcrt_env_word_is(value, "native")) {
         *out = OZCMP_RESULT_NATIVE;
         return 1;
     }
@@ -53,12 +55,17 @@ int ozcmp_parse_result(const char *value, ozcmp_result *out)
 
 int ozcmp_parse_report_file(const char *value, const char **out)
 {
+    static char path[4096]; /* %p, %h expanded */
     *out = NULL;
     if (!value || !*value)
         return 0;
-    *out = value;
-    size_t n = strlen(value);
-    if ((n >= 4 && !strcmp(value + n - 4, ".csv")) || (n >= 5 && !strcmp(value + n - 5, ".json")))
+    if (ozcrt_env_expand_path(value, path, sizeof path) != 0) {
+        fprintf(stderr, "ozcrt: warning: OZCRT_REPORT_FILE=\"%s\" is too long once %%p/%%h are expanded; "
+                        "using it as it is\n", value); /* path: the name unexpanded (cut to size) */
+    }
+    *out = path;
+    size_t n = strlen(path);
+    if ((n >= 4 && !strcmp(path + n - 4, ".csv")) || (n >= 5 && !strcmp(path + n - 5, ".json")))
         return 1;
     fprintf(stderr, "ozcrt: warning: OZCRT_REPORT_FILE=\"%s\" ends in neither .csv nor .json; "
                     "writing JSON (the default format) there\n", value);

@@ -218,10 +218,7 @@ OZCRT_EXPORT const char *ozcrt_mode_to_name(int mode)
 
 OZCRT_EXPORT int ozcrt_mode_from_name(const char *name)
 {
-    for (int m = 0; name && m < OZCRT_MODE_COUNT; m++)
-        if (strcmp(name, ozcrt_mode_name((ozcrt_mode)m)) == 0)
-            return m;
-    return -1;
+    return ozcrt_mode_parse_name(name); /* any case, as OZCRT_MODE */
 }
 
 /* ---- stats ---- */

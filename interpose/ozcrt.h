@@ -100,7 +100,7 @@ int ozcrt_reset(int scope, int knob);
 
 /* The name of a knob ("mode", "min_m", "min_n", "min_k", "bits", "compare",
  * "compare_result", "min_speedup") or a mode ("phase22", "off", "ozaki2"); NULL when out of
- * range. ozcrt_mode_from_name: the mode, or -1. */
+ * range. ozcrt_mode_from_name: the mode (the name in any case), or -1. */
 const char *ozcrt_knob_name(int knob);
 const char *ozcrt_mode_to_name(int mode);
 int ozcrt_mode_from_name(const char *name);

@@ -3,6 +3,8 @@
  * Plain C and libc only, so tests/fake/test_policy.c can #include it. */
 #include "policy.h"
 
+#include "envparse.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -14,9 +16,17 @@
 static ozcrt_policy g_policy;
 static pthread_once_t g_policy_once = PTHREAD_ONCE_INIT;
 
+/* (warn_bad: for a parser with no range to name) */
+static void warn_bad(const char *var, const char *value, const char *dflt) __attribute__((unused));
 static void warn_bad(const char *var, const char *value, const char *dflt)
 {
     fprintf(stderr, "ozcrt: warning: %s=\"%s\" is not valid; using the default %s\n", var, value, dflt);
+}
+
+/* The same, naming what is valid ("an integer in 0..2"). */
+static void warn_bad_valid(const char *var, const char *value, const char *valid, const char *dflt)
+{
+    fprintf(stderr, "ozcrt: warning: %s=\"%s\" is not valid (%s); using the default %s\n", var, value, valid, dflt);
 }
 
 static const char *skip_blanks(const char *p)
@@ -42,9 +52,13 @@ int ozcrt_parse_int(const char *var, const char *value, int64_t lo, int64_t hi, 
     errno = 0;
     long long v = strtoll(p, &end, 10);
     if (!parsed_whole(p, end) || v < lo || v > hi) {
-        char d[32];
+        char d[32], valid[80];
         snprintf(d, sizeof d, "%" PRId64, dflt);
-        warn_bad(var, value, d);
+        if (hi >= ((int64_t)1 << 40)) /* no upper bound worth saying */
+            snprintf(valid, sizeof valid, "an integer >= %" PRId64, lo);
+        else
+            snprintf(valid, sizeof valid, "an integer in %" PRId64 "..%" PRId64, lo, hi);
+        warn_bad_valid(var, value, valid, d);
         return -1;
     }
     *out = (int64_t)v;
@@ -67,30 +81,72 @@ int ozcrt_parse_pct(const char *var, const char *value, int64_t max_pct, int64_t
     /* written as a decimal ratio: no hex, inf or nan */
     const int plain = strspn(p, "0123456789.+-eE \t") == strlen(p);
     if (!parsed_whole(p, end) || !plain || !(v >= 0.0) || v * 100.0 > (double)max_pct) {
-        char d[32];
+        char d[32], valid[80];
         if (dflt == OZCRT_MIN_SPEEDUP_AUTO)
             snprintf(d, sizeof d, "auto");
         else
             snprintf(d, sizeof d, "%" PRId64 ".%02" PRId64, dflt / 100, dflt % 100);
-        warn_bad(var, value, d);
+        snprintf(valid, sizeof valid, "a ratio in 0..%" PRId64 ", or auto", max_pct / 100);
+        warn_bad_valid(var, value, valid, d);
         return -1;
     }
     *out = (int64_t)(v * 100.0 + 0.5);
     return 1;
 }
 
+/* Unset or empty: phase22, the default. A name in any case. Anything else
+ * runs OFF (native cuBLAS), never a mode the user did not name. */
 int ozcrt_parse_mode(const char *var, const char *value, ozcrt_mode *out)
 {
     *out = OZCRT_MODE_PHASE22;
     if (!value || !value[0])
         return 0;
-    for (int m = 0; m < OZCRT_MODE_COUNT; m++)
-        if (strcmp(value, ozcrt_mode_name((ozcrt_mode)m)) == 0) {
-            *out = (ozcrt_mode)m;
-            return 1;
-        }
-    warn_bad(var, value, "phase22 (phase22|ozaki2|off)");
+    int m = ozcrt_mode_parse_name(value);
+    if (m >= 0) {
+        *out = (ozcrt_mode)m;
+        return 1;
+    }
+    *out = OZCRT_MODE_OFF;
+    fprintf(stderr, "ozcrt: warning: %s=\"%s\" is not a mode (phase22, ozaki2 or off, in any case); "
+                    "running off: every call goes to the native cuBLAS\n", var, value);
     return -1;
+}
+
+int ozcrt_mode_parse_name(const char *name)
+{
+    for (int m = 0; name && m < OZCRT_MODE_COUNT; m++)
+        if (ozcrt_env_word_is(name, ozcrt_mode_name((ozcrt_mode)m)))
+            return m;
+    return -1;
+}
+
+int ozcrt_parse_bool(const char *var, const char *value, int dflt, int *out)
+{
+    *out = dflt;
+    if (!value || !value[0])
+        return 0;
+    int b = ozcrt_env_bool(value);
+    if (b < 0) {
+        warn_bad_valid(var, value, OZCRT_ENV_BOOL_WORDS, dflt ? "1" : "0");
+        return -1;
+    }
+    *out = b;
+    return 1;
+}
+
+int ozcrt_parse_path(const char *var, const char *value, char *buf, size_t size, const char **out)
+{
+    *out = NULL;
+    if (!value || !value[0])
+        return 0;
+    if (ozcrt_env_expand_path(value, buf, size) != 0) {
+        fprintf(stderr, "ozcrt: warning: %s=\"%s\" is too long once %%p/%%h are expanded; using it as it is\n",
+                var, value); /* buf: the name unexpanded (cut to size) */
+        *out = buf;
+        return -1;
+    }
+    *out = buf;
+    return 1;
 }
 
 const char *ozcrt_mode_name(ozcrt_mode m)
@@ -135,14 +191,16 @@ static void read_policy(void)
                     OZCRT_MIN_SPEEDUP_AUTO, &p->min_speedup);
     ozcrt_parse_int("OZCRT_LOG", getenv("OZCRT_LOG"), 0, 2, 0, &v);
     p->log_level = (int)v;
-    ozcrt_parse_int("OZCRT_STATS", getenv("OZCRT_STATS"), 0, 1, 0, &v);
-    p->stats = (int)v;
+    ozcrt_parse_bool("OZCRT_STATS", getenv("OZCRT_STATS"), 0, &p->stats);
     ozcrt_parse_int("OZCRT_MAX_WORKSPACE_MB", getenv("OZCRT_MAX_WORKSPACE_MB"), 0, INT64_MAX / (1 << 20),
                     OZCRT_DEFAULT_MAX_WORKSPACE_MB, &v);
     p->max_workspace_bytes = (size_t)v << 20;
-    const char *sf = getenv("OZCRT_STATS_FILE");
-    p->stats_file = sf && sf[0] ? sf : NULL;
-    p->log = p->log_level > 0 ? open_log(getenv("OZCRT_LOG_FILE")) : stderr;
+    static char stats_file[OZCRT_PATH_MAX], log_file[OZCRT_PATH_MAX]; /* %p, %h expanded */
+    ozcrt_parse_path("OZCRT_STATS_FILE", getenv("OZCRT_STATS_FILE"), stats_file, sizeof stats_file, &p->stats_file);
+    const char *lf = NULL;
+    if (p->log_level > 0)
+        ozcrt_parse_path("OZCRT_LOG_FILE", getenv("OZCRT_LOG_FILE"), log_file, sizeof log_file, &lf);
+    p->log = p->log_level > 0 ? open_log(lf) : stderr;
 }
 
 const ozcrt_policy *ozcrt_policy_get(void)

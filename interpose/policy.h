@@ -42,8 +42,8 @@ typedef struct ozcrt_policy {
     int64_t min_speedup;             /* OZCRT_MIN_SPEEDUP, percent, or OZCRT_MIN_SPEEDUP_AUTO (ozaki2) */
     int log_level;                   /* OZCRT_LOG: 0, 1, 2 */
     FILE *log;                       /* OZCRT_LOG_FILE, default stderr */
-    int stats;                       /* OZCRT_STATS: 0, 1 */
-    const char *stats_file;          /* OZCRT_STATS_FILE, NULL: the log */
+    int stats;                       /* OZCRT_STATS: a boolean (ozcrt_parse_bool) */
+    const char *stats_file;          /* OZCRT_STATS_FILE (%p, %h expanded), NULL: the log */
     size_t max_workspace_bytes;      /* OZCRT_MAX_WORKSPACE_MB */
 } ozcrt_policy;
 
@@ -78,7 +78,17 @@ const char *ozcrt_mode_name(ozcrt_mode m);
  * (result in *out), 0 when it is unset or empty (default, silently), -1 when
  * it is bad (default, and one warning on stderr naming `var` and the default). */
 int ozcrt_parse_int(const char *var, const char *value, int64_t lo, int64_t hi, int64_t dflt, int64_t *out);
+/* OZCRT_MODE: a name in any case; a bad one warns and gives OZCRT_MODE_OFF
+ * (native cuBLAS), unset or empty the default phase22. */
 int ozcrt_parse_mode(const char *var, const char *value, ozcrt_mode *out);
+/* The mode named `name` (any case, blanks around ignored), or -1. */
+int ozcrt_mode_parse_name(const char *name);
+/* A boolean variable (OZCRT_STATS, ...): 1/0, yes/no, true/false, on/off, any case. */
+int ozcrt_parse_bool(const char *var, const char *value, int dflt, int *out);
+/* A file name with %p (process id), %h (host name) and %% expanded into buf
+ * (size bytes); *out = buf, or NULL when unset or empty. */
+#define OZCRT_PATH_MAX 4096
+int ozcrt_parse_path(const char *var, const char *value, char *buf, size_t size, const char **out);
 /* A ratio such as "1", "1.25" or "0" (0 .. max_pct / 100) as a whole
  * percent, or "auto" as OZCRT_MIN_SPEEDUP_AUTO. */
 int ozcrt_parse_pct(const char *var, const char *value, int64_t max_pct, int64_t dflt, int64_t *out);

@@ -15,11 +15,14 @@ Import it FIRST, before torch, cupy or anything else that loads cuBLAS:
 
 The library is found, in this order: ozcrt.load(path) called before any
 other use (set OZCRT_NO_AUTOLOAD=1 to keep `import ozcrt` from loading one);
-$OZCRT_LIB; libozcrt.so next to this package; the source tree's build
-folders (<repo>/build*/interpose/libozcrt.so, sorted by name, the first one
-present). A copy already in the process (LD_PRELOAD, `python -m ozcrt`) is
-always the one used. When none is found, the import warns (RuntimeWarning)
-and every use raises LibraryNotFound until ozcrt.load(path) succeeds.
+$OZCRT_LIB; libozcrt.so next to this package (where `pip install .` puts
+it); the libdir `meson install` put it in (ozcrt/_build.py); the source
+tree's build folders (<repo>/build*/interpose/libozcrt.so, sorted by name,
+the first one present). A copy already in the process (LD_PRELOAD, `python
+-m ozcrt`) is always the one used. When none is found (e.g. the package was
+installed on a machine without nvcc: then it says so), the import warns
+(RuntimeWarning) and every use raises LibraryNotFound until ozcrt.load(path)
+succeeds.
 
 Loaded after cuBLAS, the shim would intercept nothing: the import refuses
 (raises ozcrt.LoadError naming the module or the library) when a cuBLAS
@@ -70,6 +73,27 @@ _lib = None
 _lib_path = None
 _load_lock = threading.Lock()
 
+try:  # written by meson.build into an installed copy; absent in the source tree
+    from . import _build
+except ImportError:
+    _build = None
+
+BOOL_WORDS = {"1": True, "yes": True, "true": True, "on": True, "0": False, "no": False, "false": False, "off": False}
+
+
+def _env_bool(name, default=False):
+    """A boolean variable, with the library's syntax: 1/0, yes/no, true/false, on/off in any case."""
+    v = os.environ.get(name, "").strip().lower()
+    if not v:
+        return default
+    if v in BOOL_WORDS:
+        return BOOL_WORDS[v]
+    import warnings
+
+    warnings.warn("%s=%r is not valid (1/0, yes/no, true/false, on/off); using the default %d"
+                  % (name, os.environ[name], default), RuntimeWarning, stacklevel=3)
+    return default
+
 
 def _mapped_libraries():
     """The paths of the shared objects mapped into this process (Linux)."""
@@ -114,8 +138,25 @@ def _candidates():
         return [env]
     here = os.path.dirname(os.path.abspath(__file__))
     out = [os.path.join(here, "libozcrt.so")]
+    if _build is not None and _build.LIBDIR:
+        # meson install: libdir as seen from this package's folder (right under
+        # DESTDIR or a moved prefix too), then the absolute path
+        rel = os.path.relpath(_build.LIBDIR, _build.PKGDIR) if _build.PKGDIR else None
+        if rel:
+            out.append(os.path.normpath(os.path.join(here, rel, "libozcrt.so")))
+        out.append(os.path.join(_build.LIBDIR, "libozcrt.so"))
     out += sorted(glob.glob(os.path.join(os.path.dirname(here), "build*", "interpose", "libozcrt.so")))
-    return out
+    return list(dict.fromkeys(out))
+
+
+def _not_found_message(cands):
+    msg = "libozcrt.so not found (tried: %s)" % ", ".join(c for c in cands if c)
+    if _build is not None and not _build.LIBRARY and not os.environ.get("OZCRT_LIB"):
+        msg += ("; this ozcrt package was installed WITHOUT the library: %s. Install the CUDA toolkit "
+                "(12 or newer, nvcc on PATH) and reinstall (pip install .), or " % _build.WHY_NOT)
+    else:
+        msg += "; build ozcrt (scripts/run-tests, or pip install .), "
+    return msg + "set OZCRT_LIB=/path/to/libozcrt.so or call ozcrt.load(path)"
 
 
 def _declare(lib):
@@ -173,9 +214,7 @@ def load(path=None):
             cands = [path] if path else _candidates()
             chosen = next((p for p in cands if p and os.path.isfile(p)), None)
             if chosen is None:
-                raise LibraryNotFound("libozcrt.so not found (tried: %s); build ozcrt (scripts/run-tests), set "
-                                "OZCRT_LIB=/path/to/libozcrt.so or call ozcrt.load(path)"
-                                % ", ".join(c for c in cands if c))
+                raise LibraryNotFound(_not_found_message(cands))
             late = _late_reason()
             if late:
                 raise LoadError("ozcrt refuses to load: %s. Import ozcrt first (before torch, cupy, ...), "
@@ -209,10 +248,11 @@ def _L():
 
 
 def _encode(knob, value):
-    if knob == "mode":
-        if value not in MODES:
-            raise ValueError("mode must be one of %s, not %r" % (", ".join(MODES), value))
-        return MODES.index(value)
+    if knob == "mode":  # any case, as OZCRT_MODE
+        name = value.strip().lower() if isinstance(value, str) else value
+        if name not in MODES:
+            raise ValueError("mode must be one of %s (any case), not %r" % (", ".join(MODES), value))
+        return MODES.index(name)
     if knob == "compare":
         return 1 if value else 0
     if knob == "compare_result":
@@ -458,7 +498,7 @@ def _running_launcher():
     return False
 
 
-if os.environ.get("OZCRT_NO_AUTOLOAD", "") not in ("1", "yes", "true") and not _running_launcher():
+if not _env_bool("OZCRT_NO_AUTOLOAD") and not _running_launcher():
     try:
         load()
     except LibraryNotFound as e:  # ozcrt.load(path) may still come; every other use raises until then

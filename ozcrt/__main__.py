@@ -22,30 +22,86 @@ the package, the source tree's build*/interpose/libozcrt.so)."""
 import os
 import sys
 
-# option -> (variable, takes a value); flags set the variable to "1".
+# option -> (variable, takes a value, help); flags set the variable to "1".
 OPTIONS = {
-    "--mode": ("OZCRT_MODE", True),
-    "--bits": ("OZCRT_BITS", True),
-    "--min-speedup": ("OZCRT_MIN_SPEEDUP", True),
-    "--log": ("OZCRT_LOG", True),
-    "--log-file": ("OZCRT_LOG_FILE", True),
-    "--stats": ("OZCRT_STATS", False),
-    "--stats-file": ("OZCRT_STATS_FILE", True),
-    "--min-m": ("OZCRT_MIN_M", True),
-    "--min-n": ("OZCRT_MIN_N", True),
-    "--min-k": ("OZCRT_MIN_K", True),
-    "--max-workspace-mb": ("OZCRT_MAX_WORKSPACE_MB", True),
-    "--cublas": ("OZCRT_CUBLAS_LIBRARY", True),
-    "--compare": ("OZCRT_COMPARE", False),
-    "--compare-result": ("OZCRT_COMPARE_RESULT", True),
-    "--report-file": ("OZCRT_REPORT_FILE", True),
+    "--mode": ("OZCRT_MODE", True, "phase22 (Phase 22, about 34 bits; the default), ozaki2 (the Ozaki scheme II, "
+               "OZCRT_BITS bits) or off (native cuBLAS only); any case"),
+    "--bits": ("OZCRT_BITS", True, "ozaki2: an integer 1..64, or auto, or auto:B with B in 20..64"),
+    "--min-speedup": ("OZCRT_MIN_SPEEDUP", True, "ozaki2: emulate a call only if its predicted speed-up over "
+                      "native DGEMM is at least R (a ratio >= 0, or auto)"),
+    "--log": ("OZCRT_LOG", True, "0 (nothing), 1 (a line per call), 2 (also nested calls, details)"),
+    "--log-file": ("OZCRT_LOG_FILE", True, "the log's file (appended); %p = process id, %h = host name"),
+    "--stats": ("OZCRT_STATS", False, "at exit, a table of the calls per entry point and reason"),
+    "--stats-file": ("OZCRT_STATS_FILE", True, "the table's file (sets OZCRT_STATS=1 too); %p and %h as above, "
+                     "e.g. stats.%p.txt: one file per process"),
+    "--min-m": ("OZCRT_MIN_M", True, "emulate a call only if m is at least N"),
+    "--min-n": ("OZCRT_MIN_N", True, "emulate a call only if n is at least N"),
+    "--min-k": ("OZCRT_MIN_K", True, "emulate a call only if k is at least N"),
+    "--max-workspace-mb": ("OZCRT_MAX_WORKSPACE_MB", True, "the cap on all workspaces together (MiB)"),
+    "--cublas": ("OZCRT_CUBLAS_LIBRARY", True, "take the real cuBLAS from this file"),
+    "--compare": ("OZCRT_COMPARE", False, "shadow mode: every emulated call also run natively and compared on "
+                  "the GPU; the report is printed at exit"),
+    "--compare-result": ("OZCRT_COMPARE_RESULT", True, "which result the program gets: emulated or native"),
+    "--report-file": ("OZCRT_REPORT_FILE", True, "also write the shadow report there (.csv or .json); %p and %h "
+                      "as above"),
 }
+METAVAR = {"--mode": "M", "--bits": "B", "--min-speedup": "R", "--log": "L", "--log-file": "F", "--stats-file": "F",
+           "--min-m": "N", "--min-n": "N", "--min-k": "N", "--max-workspace-mb": "N", "--cublas": "PATH",
+           "--compare-result": "R", "--report-file": "F"}
+MODES = ("phase22", "ozaki2", "off")
+
+
+def help_text():
+    import textwrap
+
+    lines = [__doc__.split("\n\n")[1], "", "Runs a Python script (or -m module, -c code) with libozcrt.so preloaded "
+             "(appended to LD_PRELOAD)\nand the OZCRT_* variables set from the options: the twin of ozcrt-run.", "",
+             "options (each sets the OZCRT_* variable named):"]
+    rows = [("%s %s" % (o, METAVAR[o]) if o in METAVAR else o, "%s%s: %s" % (v, "" if t else "=1", h))
+            for o, (v, t, h) in OPTIONS.items()]
+    rows.append(("--lib PATH", "libozcrt.so to preload (default: the search of `import ozcrt`)"))
+    rows.append(("-h, --help", "this help"))
+    for opt, text in rows:
+        body = textwrap.wrap(text, 76)
+        lines.append("  %-22s %s" % (opt, body[0]) if len(opt) <= 22 else "  %s\n  %-22s %s" % (opt, "", body[0]))
+        lines += ["  %-22s %s" % ("", b) for b in body[1:]]
+    lines += ["", "Exit status: the script's; 2 on a usage error, 1 when libozcrt.so is not found."]
+    return "\n".join(lines) + "\n"
+
+
+def check_mode(value):
+    """--mode: a mode name in any case, returned in lower case."""
+    m = value.strip().lower()
+    if m not in MODES:
+        usage("--mode %r is not a mode: phase22, ozaki2 or off (any case)" % value)
+    return m
+
+
+def _in_range(text, lo, hi):
+    return text.isdigit() and len(text) <= 3 and lo <= int(text) <= hi
+
+
+def check_bits(value):
+    """--bits: 1..64, auto, or auto:B with B in 20..64 (passed on; auto in lower case)."""
+    b = value.lower()
+    if b == "auto":
+        return b
+    if b.startswith("auto:"):
+        if not _in_range(b[5:], 20, 64):
+            usage("--bits %r: auto:B needs B in 20..64" % value)
+        return b
+    if not _in_range(b, 1, 64):
+        usage("--bits %r is not valid: an integer 1..64, auto, or auto:B with B in 20..64" % value)
+    return b
 
 
 def usage(msg=None, code=2):
+    if code == 0:
+        sys.stdout.write(help_text())
+        sys.exit(0)
     if msg:
         sys.stderr.write("python -m ozcrt: %s\n" % msg)
-    sys.stderr.write(__doc__.split("\n\n")[1] + "\n")
+    sys.stderr.write(__doc__.split("\n\n")[1] + "\n(python -m ozcrt --help: the options)\n")
     sys.exit(code)
 
 
@@ -67,6 +123,10 @@ def parse(argv):
             if a == "--lib":
                 lib = value
             else:
+                if a == "--mode":
+                    value = check_mode(value)
+                elif a == "--bits":
+                    value = check_bits(value)
                 env[OPTIONS[a][0]] = value
                 if a == "--stats-file":
                     env["OZCRT_STATS"] = "1"

@@ -111,7 +111,9 @@ static void t_bad_values(void **state)
     assert_null(ozcrt_mode_to_name(3));
     assert_int_equal(ozcrt_mode_from_name("off"), OZCRT_OFF);
     assert_int_equal(ozcrt_mode_from_name("phase22"), OZCRT_PHASE22);
-    assert_int_equal(ozcrt_mode_from_name("Off"), -1);
+    assert_int_equal(ozcrt_mode_from_name("Off"), OZCRT_OFF); /* any case, as OZCRT_MODE */
+    assert_int_equal(ozcrt_mode_from_name("OZAKI2"), OZCRT_OZAKI2);
+    assert_int_equal(ozcrt_mode_from_name("fast"), -1);
     assert_int_equal(ozcrt_mode_from_name(NULL), -1);
     assert_int_equal(ozcrt_stats_get(ozcrt_stats_entry_count(), NULL, NULL, 0, NULL), -1);
 }

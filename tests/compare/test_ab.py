@@ -108,7 +108,28 @@ check(rc == 0 and "not judged" in text, "no thresholds: reported only")
 rc, text = run_ab(["--rtol", "1"], AB_TEXT_CHANGE="1")
 check(rc == 1 and "'converged' (native) vs 'diverged' (emulated)" in text, "text mismatch fails")
 rc, text = run_ab(["--rtol", "1e-6"], AB_FAKE_REPORT="")
-check(rc == 0 and "no shadow report" in text, "no report: still works (no GPU case)")
+check(rc == 3 and "no shadow report" in text and "FAILED: no call was emulated" in text,
+      "no report (the no-GPU case): exit 3, says no call was emulated")
+empty = os.path.join(tmp, "empty.json")
+none_total = {k: (0 if isinstance(v, (int, float)) else v) for k, v in rep["total"].items()}
+with open(empty, "w") as f:
+    json.dump({"ozcrt_report": 1, "sites": [], "total": none_total}, f)
+rc, text = run_ab(["--rtol", "1e-6"], AB_FAKE_REPORT=empty)
+check(rc == 3 and "FAILED: no call was emulated" in text, "a report of no call: exit 3")
+with open(empty, "w") as f:
+    json.dump({"ozcrt_report": 1, "sites": [], "total": dict(none_total, not_compared_capture=2)}, f)
+rc, text = run_ab(["--rtol", "1e-6"], AB_FAKE_REPORT=empty)
+check(rc == 0 and "not compared: capture 2" in text, "calls emulated but not compared (capture) count as emulated")
+rc, text = run_ab(["--rtol", "1e-6"], OZCRT_MODE="Fast", AB_EXPECT_MODE="Fast")
+check("emulated run: OZCRT_MODE=Fast: not a mode, so the shim runs off" in text, "a bad OZCRT_MODE: said to run off")
+rc, text = run_ab(["--rtol", "1e-6"], OZCRT_MODE="OZAKI2", OZCRT_BITS="40", AB_EXPECT_MODE="OZAKI2 40")
+check(rc == 0 and "emulated run: OZCRT_MODE=ozaki2 OZCRT_BITS=40" in text, "OZCRT_MODE in any case")
+for opts in (["--help"], ["-h"]):
+    p = subprocess.run([sys.executable, ab] + opts, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    check(p.returncode == 0 and p.stderr == "" and all(
+        o in p.stdout for o in ("--rtol", "--atol", "--file", "--lib", "--keep", "exit status")),
+        "ozcrt-ab %s: every option on stdout, exit 0" % opts[0])
 # idx.npy is integer and identical
 check(any(l.startswith("idx.npy") and " 0 " in l for l in text.splitlines()), "integer .npy identical")
 # the ozaki2 mode from the environment reaches the emulated run (ab_program exits 5 otherwise) and is said
@@ -138,7 +159,8 @@ if len(sys.argv) > 6:
     p = subprocess.run([sys.executable, ab, "--lib", shim, "--rtol", "1e-12", "--", sys.executable, shim_prog, client],
                        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
     print("---- ozcrt-ab (libozcrt.so, OZCRT_MODE=ozaki2) -> %d\n%s" % (p.returncode, p.stdout))
-    check(p.returncode == 0 and "ozcrt-ab: ok" in p.stdout, "shim, ozaki2: ok (the same result in both runs)")
+    check(p.returncode == 3 and "FAILED: no call was emulated" in p.stdout and "stdout " in p.stdout,
+          "shim, ozaki2, no GPU: compared (the same result in both runs) but exit 3: no call was emulated")
     check("emulated run: OZCRT_MODE=ozaki2 OZCRT_BITS=40" in p.stdout, "shim, ozaki2: the mode said")
     check("no shadow report: the emulated run compared nothing" in p.stdout,
           "shim, ozaki2: no GPU, so no call compared and no report (said)")

@@ -66,7 +66,8 @@ static void t_parse_int_bad(void **state)
         if (r != -1 || v != 7)
             fail_msg("\"%s\": returned %d, value %lld", bad[i], r, (long long)v);
         char want[128];
-        snprintf(want, sizeof want, "ozcrt: warning: OZCRT_LOG=\"%s\" is not valid; using the default 7\n", bad[i]);
+        snprintf(want, sizeof want,
+                 "ozcrt: warning: OZCRT_LOG=\"%s\" is not valid (an integer in 0..10); using the default 7\n", bad[i]);
         assert_string_equal(err, want);
     }
 }
@@ -109,30 +110,107 @@ static void t_parse_pct(void **state)
         if (r != -1 || v != OZCRT_MIN_SPEEDUP_AUTO)
             fail_msg("\"%s\": returned %d, value %lld", bad[i], r, (long long)v);
         char want[128];
-        snprintf(want, sizeof want, "ozcrt: warning: OZCRT_MIN_SPEEDUP=\"%s\" is not valid; using the default auto\n",
-                 bad[i]);
+        snprintf(want, sizeof want,
+                 "ozcrt: warning: OZCRT_MIN_SPEEDUP=\"%s\" is not valid (a ratio in 0..100, or auto); "
+                 "using the default auto\n", bad[i]);
         assert_string_equal(err, want);
     }
 }
 
+/* Mode names in any case; a bad name runs off (native), never phase22. */
 static void t_parse_mode(void **state)
 {
     (void)state;
+    static const struct { const char *in; ozcrt_mode m; } good[] = {
+        {"phase22", OZCRT_MODE_PHASE22}, {"PHASE22", OZCRT_MODE_PHASE22}, {"off", OZCRT_MODE_OFF},
+        {"OFF ", OZCRT_MODE_OFF},        {" Off", OZCRT_MODE_OFF},         {"ozaki2", OZCRT_MODE_OZAKI2},
+        {"Ozaki2", OZCRT_MODE_OZAKI2}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        ozcrt_mode m = OZCRT_MODE_COUNT;
+        if (ozcrt_parse_mode("OZCRT_MODE", good[i].in, &m) != 1 || m != good[i].m)
+            fail_msg("\"%s\": mode %d, want %d", good[i].in, (int)m, (int)good[i].m);
+        if (ozcrt_mode_parse_name(good[i].in) != (int)good[i].m)
+            fail_msg("ozcrt_mode_parse_name(\"%s\")", good[i].in);
+    }
     ozcrt_mode m = OZCRT_MODE_OFF;
-    assert_int_equal(ozcrt_parse_mode("OZCRT_MODE", "phase22", &m), 1);
-    assert_int_equal(m, OZCRT_MODE_PHASE22);
-    assert_int_equal(ozcrt_parse_mode("OZCRT_MODE", "off", &m), 1);
-    assert_int_equal(m, OZCRT_MODE_OFF);
     assert_int_equal(ozcrt_parse_mode("OZCRT_MODE", "", &m), 0);
     assert_int_equal(m, OZCRT_MODE_PHASE22);
     assert_int_equal(ozcrt_parse_mode("OZCRT_MODE", NULL, &m), 0);
     assert_int_equal(m, OZCRT_MODE_PHASE22);
+    static const char *const bad[] = {"fast", "phase-22", "ozaki", "of f", "phase22x", " "};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        m = OZCRT_MODE_PHASE22;
+        capture_begin();
+        int r = ozcrt_parse_mode("OZCRT_MODE", bad[i], &m);
+        const char *err = capture_end();
+        if (r != -1 || m != OZCRT_MODE_OFF)
+            fail_msg("\"%s\": returned %d, mode %d (want -1, off)", bad[i], r, (int)m);
+        char want[256];
+        snprintf(want, sizeof want,
+                 "ozcrt: warning: OZCRT_MODE=\"%s\" is not a mode (phase22, ozaki2 or off, in any case); "
+                 "running off: every call goes to the native cuBLAS\n", bad[i]);
+        assert_string_equal(err, want);
+    }
+    assert_int_equal(ozcrt_mode_parse_name(NULL), -1);
+}
+
+/* One boolean syntax: 1/0, yes/no, true/false, on/off in any case; anything else warned, the default kept. */
+static void t_parse_bool(void **state)
+{
+    (void)state;
+    static const struct { const char *in; int v; } good[] = {
+        {"1", 1},    {"0", 0},     {"yes", 1},  {"no", 0},   {"true", 1}, {"false", 0}, {"on", 1},
+        {"off", 0},  {"YES", 1},   {"No", 0},   {"TRUE", 1}, {"False", 0}, {"On", 1},  {"OFF", 0}, {" on ", 1}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        int v = -1;
+        if (ozcrt_parse_bool("X", good[i].in, 1 - good[i].v, &v) != 1 || v != good[i].v)
+            fail_msg("\"%s\": %d, want %d", good[i].in, v, good[i].v);
+    }
+    int v = -1;
+    assert_int_equal(ozcrt_parse_bool("X", "", 1, &v), 0);
+    assert_int_equal(v, 1);
+    assert_int_equal(ozcrt_parse_bool("X", NULL, 0, &v), 0);
+    assert_int_equal(v, 0);
+    static const char *const bad[] = {"2", "-1", "y", "n", "enable", "maybe", "10", "o n", " "};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        v = -1;
+        capture_begin();
+        int r = ozcrt_parse_bool("OZCRT_STATS", bad[i], 0, &v);
+        const char *err = capture_end();
+        if (r != -1 || v != 0)
+            fail_msg("\"%s\": returned %d, value %d", bad[i], r, v);
+        char want[192];
+        snprintf(want, sizeof want,
+                 "ozcrt: warning: OZCRT_STATS=\"%s\" is not valid (1/0, yes/no, true/false, on/off); "
+                 "using the default 0\n", bad[i]);
+        assert_string_equal(err, want);
+    }
+}
+
+/* %p, %h and %% in file names; any other % kept. */
+static void t_expand_path(void **state)
+{
+    (void)state;
+    char host[256] = "", want[1024], out[1024];
+    assert_int_equal(gethostname(host, sizeof host - 1), 0);
+    snprintf(want, sizeof want, "/tmp/stats.%ld.%s.txt", (long)getpid(), host);
+    assert_int_equal(ozcrt_env_expand_path("/tmp/stats.%p.%h.txt", out, sizeof out), 0);
+    assert_string_equal(out, want);
+    assert_int_equal(ozcrt_env_expand_path("a%%p%x%", out, sizeof out), 0);
+    assert_string_equal(out, "a%p%x%");
+    assert_int_equal(ozcrt_env_expand_path("plain.csv", out, sizeof out), 0);
+    assert_string_equal(out, "plain.csv");
+    char tiny[8];
+    assert_int_equal(ozcrt_env_expand_path("abcdef%p", tiny, sizeof tiny), -1); /* does not fit */
+    const char *p = NULL;
     capture_begin();
-    int r = ozcrt_parse_mode("OZCRT_MODE", "OFF ", &m);
+    int r = ozcrt_parse_path("OZCRT_LOG_FILE", "abcdef%p", tiny, sizeof tiny, &p);
     const char *err = capture_end();
     assert_int_equal(r, -1);
-    assert_int_equal(m, OZCRT_MODE_PHASE22);
-    assert_non_null(strstr(err, "OZCRT_MODE=\"OFF \" is not valid; using the default phase22"));
+    assert_ptr_equal(p, tiny);
+    assert_non_null(strstr(err, "OZCRT_LOG_FILE=\"abcdef%p\" is too long"));
+    assert_int_equal(ozcrt_parse_path("OZCRT_LOG_FILE", "", out, sizeof out, &p), 0);
+    assert_null(p);
 }
 
 static void clear_env(void)
@@ -176,8 +254,8 @@ static void t_policy_set(void **state)
     setenv("OZCRT_MIN_K", "3000", 1);
     setenv("OZCRT_LOG", "2", 1);
     setenv("OZCRT_LOG_FILE", path, 1);
-    setenv("OZCRT_STATS", "1", 1);
-    setenv("OZCRT_STATS_FILE", "/tmp/x-stats", 1);
+    setenv("OZCRT_STATS", "Yes", 1);
+    setenv("OZCRT_STATS_FILE", "/tmp/x-stats.%p", 1);
     setenv("OZCRT_MAX_WORKSPACE_MB", "16", 1);
     read_policy();
     assert_int_equal(g_policy.mode, OZCRT_MODE_OFF);
@@ -187,7 +265,9 @@ static void t_policy_set(void **state)
     assert_int_equal(g_policy.log_level, 2);
     assert_ptr_not_equal(g_policy.log, stderr);
     assert_int_equal(g_policy.stats, 1);
-    assert_string_equal(g_policy.stats_file, "/tmp/x-stats");
+    char want[64];
+    snprintf(want, sizeof want, "/tmp/x-stats.%ld", (long)getpid());
+    assert_string_equal(g_policy.stats_file, want);
     assert_int_equal(g_policy.max_workspace_bytes, (size_t)16 << 20);
     fclose(g_policy.log);
     unlink(path);
@@ -202,20 +282,22 @@ static void t_policy_bad_values(void **state)
     setenv("OZCRT_MIN_N", "", 1);
     setenv("OZCRT_MIN_K", "lots", 1);
     setenv("OZCRT_LOG", "3", 1);
-    setenv("OZCRT_STATS", "yes", 1);
+    setenv("OZCRT_STATS", "2", 1);
     setenv("OZCRT_MAX_WORKSPACE_MB", "4G", 1);
     capture_begin();
     read_policy();
     const char *err = capture_end();
-    assert_int_equal(g_policy.mode, OZCRT_MODE_PHASE22);
+    assert_int_equal(g_policy.mode, OZCRT_MODE_OFF); /* a bad mode runs native, never phase22 */
     assert_int_equal(g_policy.min_m, OZCRT_DEFAULT_MIN_DIM);
     assert_int_equal(g_policy.min_n, OZCRT_DEFAULT_MIN_DIM);
     assert_int_equal(g_policy.min_k, OZCRT_DEFAULT_MIN_DIM);
     assert_int_equal(g_policy.log_level, 0);
     assert_int_equal(g_policy.stats, 0);
     assert_int_equal(g_policy.max_workspace_bytes, (size_t)OZCRT_DEFAULT_MAX_WORKSPACE_MB << 20);
-    static const char *const warned[] = {"OZCRT_MODE=\"fast\"", "OZCRT_MIN_M=\"-1\"", "OZCRT_MIN_K=\"lots\"",
-                                         "OZCRT_LOG=\"3\"", "OZCRT_STATS=\"yes\"", "OZCRT_MAX_WORKSPACE_MB=\"4G\""};
+    static const char *const warned[] = {"OZCRT_MODE=\"fast\" is not a mode", "OZCRT_MIN_M=\"-1\" is not valid (an integer >= 0)",
+                                         "OZCRT_MIN_K=\"lots\"", "OZCRT_LOG=\"3\" is not valid (an integer in 0..2)",
+                                         "OZCRT_STATS=\"2\" is not valid (1/0, yes/no",
+                                         "OZCRT_MAX_WORKSPACE_MB=\"4G\" is not valid (an integer >= 0)"};
     for (size_t i = 0; i < sizeof warned / sizeof warned[0]; i++)
         if (!strstr(err, warned[i]))
             fail_msg("no warning about %s in:\n%s", warned[i], err);
@@ -244,6 +326,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(t_parse_int_good),   cmocka_unit_test(t_parse_int_empty),
         cmocka_unit_test(t_parse_int_bad),    cmocka_unit_test(t_parse_mode), cmocka_unit_test(t_parse_pct),
+        cmocka_unit_test(t_parse_bool),       cmocka_unit_test(t_expand_path),
         cmocka_unit_test(t_min_speedup_auto),
         cmocka_unit_test(t_policy_defaults),  cmocka_unit_test(t_policy_set),
         cmocka_unit_test(t_policy_bad_values), cmocka_unit_test(t_log_file_unwritable),

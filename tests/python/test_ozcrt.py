@@ -159,6 +159,17 @@ class Loading(unittest.TestCase):
         self.assertEqual(r.stderr, "")
         self.assertIn("LOADED " + os.path.abspath(LIB), r.stdout)
 
+    def test_no_autoload_words(self):
+        for word in ("yes", "TRUE", "on", "1"):
+            r = run_py("import ozcrt; print('LOADED', ozcrt.loaded())", {"OZCRT_NO_AUTOLOAD": word})
+            self.assertEqual((r.returncode, r.stdout.strip(), r.stderr), (0, "LOADED False", ""), word)
+        for word in ("no", "Off", "0"):
+            r = run_py("import ozcrt; print('LOADED', ozcrt.loaded())", {"OZCRT_NO_AUTOLOAD": word})
+            self.assertEqual((r.returncode, r.stdout.strip()), (0, "LOADED True"), word + r.stderr)
+        r = run_py("import ozcrt; print('LOADED', ozcrt.loaded())", {"OZCRT_NO_AUTOLOAD": "maybe"})
+        self.assertIn("OZCRT_NO_AUTOLOAD='maybe' is not valid (1/0, yes/no, true/false, on/off)", r.stderr)
+        self.assertEqual(r.stdout.strip(), "LOADED True")
+
     def test_search_order(self):
         # without OZCRT_LIB: libozcrt.so next to the package first, then <root>/build*/interpose/ (by name)
         env = {k: v for k, v in os.environ.items() if k not in ("OZCRT_LIB", "PYTHONPATH")}
@@ -238,6 +249,13 @@ class Modes(unittest.TestCase):
         with ozcrt.region(min_m=301):
             self.expect_forwarded({"below-threshold": 1})
         self.expect_forwarded({"below-threshold": 1, "no-gpu": 1})
+
+    def test_mode_names_any_case(self):
+        ozcrt.mode("OFF")
+        self.assertEqual(ozcrt.get("process")["mode"], "off")
+        with ozcrt.region(mode="Phase22"):
+            self.assertEqual(ozcrt.get()["mode"], "phase22")
+        self.expect_forwarded({"mode-off": 1})
 
     def test_bad_values_change_nothing(self):
         before = ozcrt.get()
@@ -382,6 +400,30 @@ class Launcher(unittest.TestCase):
                            timeout=60)
         self.assertEqual(r.returncode, 2)
         self.assertIn("unknown option --bogus", r.stderr)
+
+    def test_help(self):
+        import re
+        from ozcrt import __main__ as launcher
+        for opt in ("--help", "-h"):
+            r = subprocess.run([sys.executable, "-m", "ozcrt", opt], capture_output=True, text=True, timeout=60)
+            self.assertEqual((r.returncode, r.stderr), (0, ""))
+            for o in list(launcher.OPTIONS) + ["--lib", "--help"]:  # an option line with its description
+                self.assertRegex(r.stdout, r"(?m)^  (-h, )?%s( [A-Z]+)?  +\S" % re.escape(o), o)
+            self.assertIn("%p", r.stdout)
+
+    def test_mode_and_bits_checked(self):
+        for bad in (["--mode", "fast"], ["--mode", "phase-22"], ["--bits", "0"], ["--bits", "65"], ["--bits", "x"],
+                    ["--bits", "auto:19"], ["--bits", "auto:65"], ["--bits", "1.5"], ["--bits", "auto:"]):
+            r = subprocess.run([sys.executable, "-m", "ozcrt"] + bad + ["-c", "pass"], capture_output=True,
+                               text=True, timeout=60)
+            self.assertEqual(r.returncode, 2, bad)
+            self.assertIn("python -m ozcrt: %s %r" % tuple(bad), r.stderr)
+        code = "import os; print(os.environ['OZCRT_MODE'], os.environ['OZCRT_BITS'])"
+        for mode, bits, want in (("OZAKI2", "AUTO:30", "ozaki2 auto:30"), ("Off", "64", "off 64"),
+                                 ("phase22", "auto", "phase22 auto"), ("ozaki2", "1", "ozaki2 1")):
+            r = subprocess.run([sys.executable, "-m", "ozcrt", "--mode", mode, "--bits", bits, "-c", code],
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual((r.returncode, r.stdout.strip()), (0, want), r.stderr)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "compare/metrics.h"
 #include "compare/report.h"
@@ -270,12 +271,18 @@ static void check_env_parsers(void)
     const char *f;
     expect(ozcmp_parse_compare(NULL, &v) == 0 && v == 0, "OZCRT_COMPARE unset -> 0");
     expect(ozcmp_parse_compare("1", &v) == 1 && v == 1, "OZCRT_COMPARE=1");
-    expect(ozcmp_parse_compare("yes", &v) == -1 && v == 0, "OZCRT_COMPARE=yes warns, 0");
+    expect(ozcmp_parse_compare("yes", &v) == 1 && v == 1, "OZCRT_COMPARE=yes (the boolean words)");
+    expect(ozcmp_parse_compare(" Off", &v) == 1 && v == 0, "OZCRT_COMPARE=Off");
+    expect(ozcmp_parse_compare("maybe", &v) == -1 && v == 0, "OZCRT_COMPARE=maybe warns, 0");
+    expect(ozcmp_parse_result("NATIVE", &r) == 1 && r == OZCMP_RESULT_NATIVE, "RESULT=NATIVE (any case)");
     expect(ozcmp_parse_result("native", &r) == 1 && r == OZCMP_RESULT_NATIVE, "RESULT=native");
     expect(ozcmp_parse_result("", &r) == 0 && r == OZCMP_RESULT_EMULATED, "RESULT empty -> emulated");
     expect(ozcmp_parse_result("both", &r) == -1 && r == OZCMP_RESULT_EMULATED, "RESULT=both warns");
     expect(ozcmp_parse_report_file("r.csv", &f) == 1 && !strcmp(f, "r.csv"), "REPORT_FILE=r.csv");
     expect(ozcmp_parse_report_file("r.txt", &f) == -1 && !strcmp(f, "r.txt"), "REPORT_FILE=r.txt warns, JSON");
+    char want[64];
+    snprintf(want, sizeof want, "r.%ld.%%.csv", (long)getpid());
+    expect(ozcmp_parse_report_file("r.%p.%%.csv", &f) == 1 && !strcmp(f, want), "REPORT_FILE=r.%p.%%.csv expanded");
 }
 
 int main(int argc, char **argv)
