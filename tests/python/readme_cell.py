@@ -1,4 +1,4 @@
-"""tests/python/readme_cell.py: the README's notebook cell, exactly (import ozcrt first, no LD_PRELOAD); its output on the H200 is in README.md."""
+"""tests/python/readme_cell.py: the notebook cell of docs/python.md, exactly (import ozcrt first, no LD_PRELOAD); its output on the H200 is in docs/python.md."""
 import ozcrt, torch
 torch.manual_seed(0)
 a = torch.rand(1024, 1024, dtype=torch.float64, device="cuda") * 2 - 1
