@@ -95,7 +95,7 @@ static int knob_ok(int knob, int64_t v)
     case OZCRT_KNOB_MIN_M:
     case OZCRT_KNOB_MIN_N:
     case OZCRT_KNOB_MIN_K: return v >= 0;
-    case OZCRT_KNOB_BITS: return v >= OZCRT_MIN_BITS && v <= OZCRT_MAX_BITS;
+    case OZCRT_KNOB_BITS: return ozcrt_bits_valid(v);
     case OZCRT_KNOB_COMPARE:
     case OZCRT_KNOB_COMPARE_RESULT: return v == 0 || v == 1;
     case OZCRT_KNOB_MIN_SPEEDUP: return v == OZCRT_MIN_SPEEDUP_AUTO || (v >= 0 && v <= OZCRT_MAX_MIN_SPEEDUP_PCT);

@@ -22,7 +22,8 @@
  * Knob values: OZCRT_KNOB_MODE one of OZCRT_PHASE22, OZCRT_OZAKI2, OZCRT_OFF;
  * OZCRT_KNOB_MIN_M/N/K >= 0 (a call is emulated only if m, n, k are all at
  * least these); OZCRT_KNOB_BITS 1..64 (ozaki2: bits kept of each row's and
- * column's largest element); OZCRT_KNOB_COMPARE 0/1 (shadow mode: emulated
+ * column's largest element) or -B for automatic precision to 2^-B, B in
+ * 20..64 (-53, `OZCRT_BITS=auto`, the default); OZCRT_KNOB_COMPARE 0/1 (shadow mode: emulated
  * calls also run natively and are compared); OZCRT_KNOB_COMPARE_RESULT
  * OZCRT_RESULT_EMULATED or OZCRT_RESULT_NATIVE (which C the program gets in
  * shadow mode); OZCRT_KNOB_MIN_SPEEDUP 0..10000, percent, or

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static ozcrt_policy g_policy;
 static pthread_once_t g_policy_once = PTHREAD_ONCE_INIT;
@@ -63,6 +64,52 @@ int ozcrt_parse_int(const char *var, const char *value, int64_t lo, int64_t hi, 
     }
     *out = (int64_t)v;
     return 1;
+}
+
+const char *ozcrt_bits_name(int bits, char *buf, size_t size)
+{
+    if (bits == -53)
+        snprintf(buf, size, "auto");
+    else if (bits < 0)
+        snprintf(buf, size, "auto:%d", -bits);
+    else
+        snprintf(buf, size, "%d", bits);
+    return buf;
+}
+
+int ozcrt_parse_bits(const char *var, const char *value, int dflt, int *out)
+{
+    *out = dflt;
+    if (!value || !value[0])
+        return 0;
+    const char *p = skip_blanks(value);
+    long long v = 0;
+    char *end = NULL;
+    errno = 0;
+    if (strncasecmp(p, "auto", 4) == 0) {
+        const char *q = skip_blanks(p + 4);
+        if (*q == '\0') {
+            *out = -53;
+            return 1;
+        }
+        if (*q == ':') {
+            q = skip_blanks(q + 1);
+            v = strtoll(q, &end, 10);
+            if (parsed_whole(q, end) && v >= OZCRT_MIN_AUTO_BITS && v <= OZCRT_MAX_AUTO_BITS) {
+                *out = -(int)v;
+                return 1;
+            }
+        }
+    } else {
+        v = strtoll(p, &end, 10);
+        if (parsed_whole(p, end) && v >= OZCRT_MIN_BITS && v <= OZCRT_MAX_BITS) {
+            *out = (int)v;
+            return 1;
+        }
+    }
+    char d[16];
+    warn_bad_valid(var, value, "an integer in 1..64, auto, or auto:B with B in 20..64", ozcrt_bits_name(dflt, d, sizeof d));
+    return -1;
 }
 
 int ozcrt_parse_pct(const char *var, const char *value, int64_t max_pct, int64_t dflt, int64_t *out)
@@ -185,8 +232,7 @@ static void read_policy(void)
     ozcrt_parse_int("OZCRT_MIN_M", getenv("OZCRT_MIN_M"), 0, INT64_MAX, OZCRT_DEFAULT_MIN_DIM, &p->min_m);
     ozcrt_parse_int("OZCRT_MIN_N", getenv("OZCRT_MIN_N"), 0, INT64_MAX, OZCRT_DEFAULT_MIN_DIM, &p->min_n);
     ozcrt_parse_int("OZCRT_MIN_K", getenv("OZCRT_MIN_K"), 0, INT64_MAX, OZCRT_DEFAULT_MIN_DIM, &p->min_k);
-    ozcrt_parse_int("OZCRT_BITS", getenv("OZCRT_BITS"), OZCRT_MIN_BITS, OZCRT_MAX_BITS, OZCRT_DEFAULT_BITS, &v);
-    p->bits = (int)v;
+    ozcrt_parse_bits("OZCRT_BITS", getenv("OZCRT_BITS"), OZCRT_DEFAULT_BITS, &p->bits);
     ozcrt_parse_pct("OZCRT_MIN_SPEEDUP", getenv("OZCRT_MIN_SPEEDUP"), OZCRT_MAX_MIN_SPEEDUP_PCT,
                     OZCRT_MIN_SPEEDUP_AUTO, &p->min_speedup);
     ozcrt_parse_int("OZCRT_LOG", getenv("OZCRT_LOG"), 0, 2, 0, &v);

@@ -27,10 +27,22 @@
 #define OZCRT_AUTO_MIN_SPEEDUP_PCT 100 /* OZCRT_MIN_SPEEDUP_AUTO (ozcrt.h) at the default thresholds */
 #define OZCRT_MAX_MIN_SPEEDUP_PCT 10000
 
-/* OZCRT_BITS: the bits ozaki2 keeps of each row's/column's largest element. */
-#define OZCRT_DEFAULT_BITS 53
+/* OZCRT_BITS: N in 1..64, the bits ozaki2 keeps of each row's/column's
+ * largest element; or automatic precision (docs/ozaki2-auto.md), `auto`
+ * (2^-53) or `auto:B` (B in 20..64), held as -B (crt/oz2_auto.h's
+ * OZ2A_AUTO(B)), the default. */
+#define OZCRT_DEFAULT_BITS (-53)
 #define OZCRT_MIN_BITS 1
 #define OZCRT_MAX_BITS 64
+#define OZCRT_MIN_AUTO_BITS 20
+#define OZCRT_MAX_AUTO_BITS 64
+/* Whether v is a valid OZCRT_BITS value in its held form. */
+static inline int ozcrt_bits_valid(int64_t v)
+{
+    return (v >= OZCRT_MIN_BITS && v <= OZCRT_MAX_BITS) || (v <= -OZCRT_MIN_AUTO_BITS && v >= -OZCRT_MAX_AUTO_BITS);
+}
+/* "53", "auto" or "auto:45" into buf. */
+const char *ozcrt_bits_name(int bits, char *buf, size_t size);
 
 /* OZCRT_MODE. The values are the public ones of ozcrt.h (OZCRT_API_MODE_*). */
 typedef enum { OZCRT_MODE_PHASE22 = 0, OZCRT_MODE_OFF = 1, OZCRT_MODE_OZAKI2 = 2, OZCRT_MODE_COUNT } ozcrt_mode;
@@ -91,6 +103,8 @@ int ozcrt_parse_bool(const char *var, const char *value, int dflt, int *out);
 int ozcrt_parse_path(const char *var, const char *value, char *buf, size_t size, const char **out);
 /* A ratio such as "1", "1.25" or "0" (0 .. max_pct / 100) as a whole
  * percent, or "auto" as OZCRT_MIN_SPEEDUP_AUTO. */
+/* OZCRT_BITS: an integer 1..64, `auto` or `auto:B` (B 20..64), into the held form. */
+int ozcrt_parse_bits(const char *var, const char *value, int dflt, int *out);
 int ozcrt_parse_pct(const char *var, const char *value, int64_t max_pct, int64_t dflt, int64_t *out);
 
 /* The speed rule's threshold in force for settings s (percent; 0: off). */

@@ -285,8 +285,14 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
         return OZCRT_R_SMALL;
     const int ozaki2 = s->mode == OZCRT_MODE_OZAKI2;
     int oz2_w = 0; /* the ozaki2 plan's integer width (shadow mode's bound) */
+    const int oz2_auto = ozaki2 && s->bits < 0;
     if (ozaki2) {
-        *nmod = oz2_gemm_moduli(c->k, s->bits, &oz2_w);
+        /* automatic precision: N is chosen on the GPU; the prediction takes
+         * the fixed plan at the same bits (what uniform data gets) and one
+         * modulus more for the estimate (docs/ozaki2-auto.md) */
+        *nmod = oz2_auto ? oz2_gemm_moduli(c->k, -s->bits, &oz2_w) : oz2_gemm_moduli(c->k, s->bits, &oz2_w);
+        if (oz2_auto && c->k >= (INT64_C(1) << 33))
+            *nmod = 0;
         if (*nmod == 0) {
             ozcrt_log(2, "ozcrt: ozaki2 bits=%d k=%lld: more than 20 moduli needed", s->bits, (long long)c->k);
             return OZCRT_R_BITS_UNREACHABLE;
@@ -294,7 +300,7 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
         /* ozaki2 is for speed at FP64 accuracy: a call it would slow down runs natively */
         const int64_t min_pct = ozcrt_min_speedup_pct(s);
         if (min_pct > 0) {
-            const double sp = ozcrt_oz2_speedup(c->m, c->n, c->k, c->batch, *nmod);
+            const double sp = ozcrt_oz2_speedup(c->m, c->n, c->k, c->batch, *nmod + oz2_auto);
             if (sp * 100.0 < (double)min_pct) {
                 ozcrt_log(2, "ozcrt: ozaki2 m=%lld n=%lld k=%lld batch=%lld N=%d: predicted speed-up %.2f < %.2f",
                           (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->batch, *nmod, sp,
@@ -349,9 +355,13 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
     if (s->compare) { /* OZCRT_COMPARE=1 or ozcrt_set: native into scratch too, compared on the GPU */
         pthread_once(&g_report_once, register_report);
         char mode[OZCMP_SITE_MODE_MAX] = "phase22";
-        if (ozaki2)
-            snprintf(mode, sizeof mode, "ozaki2/%d", bits);
-        ozcmp_path path = {mode, gp.run, gp.ctx, ozaki2 ? ozcmp_bound_ozaki2(oz2_w) : ozcmp_bound_phase22()};
+        if (ozaki2) {
+            char bn[16];
+            snprintf(mode, sizeof mode, "ozaki2/%s", ozcrt_bits_name(bits, bn, sizeof bn));
+        }
+        /* auto: the bound at w = B, which the device's w never is below (docs/ozaki2-auto.md) */
+        ozcmp_path path = {mode, gp.run, gp.ctx,
+                           ozaki2 ? ozcmp_bound_ozaki2(oz2_auto ? -s->bits : oz2_w) : ozcmp_bound_phase22()};
         ozcmp_site site = {ozcrt_entry_name(c->ep), (int)c->transa, (int)c->transb, c->m, c->n, c->k, c->batch, NULL};
         int st = ozcmp_gemm(&site, &path, &d, ozcrt_native_into, (void *)c, lease.ptr, lease.bytes, (void *)stream,
                             s->compare_result ? OZCMP_RESULT_NATIVE : OZCMP_RESULT_EMULATED);
@@ -386,11 +396,14 @@ int ozcrt_route(const ozcrt_call *c, cublasStatus_t *status)
     double flop = 2.0 * (double)c->m * (double)c->n * (double)c->k * (double)c->batch;
     ozcrt_stats_record(c->ep, r, flop);
     if (r == OZCRT_R_EMULATED)
-        ozcrt_stats_record_path(nmod);
+        ozcrt_stats_record_path(nmod && s->bits < 0 ? OZCRT_PATH_AUTO : nmod);
     if (p->log_level >= 1) {
         /* taken calls name the path: "(phase22)" or "(ozaki2 N=16 bits=53)" */
         char path[64] = "";
-        if (taken && nmod)
+        char bn[16];
+        if (taken && nmod && s->bits < 0) /* N is the device's choice: not known here */
+            snprintf(path, sizeof path, " (ozaki2 %s)", ozcrt_bits_name(s->bits, bn, sizeof bn));
+        else if (taken && nmod)
             snprintf(path, sizeof path, " (ozaki2 N=%d bits=%d)", nmod, s->bits);
         else if (taken)
             snprintf(path, sizeof path, " (phase22)");

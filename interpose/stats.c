@@ -45,7 +45,8 @@ static pthread_mutex_t g_stats_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t g_atexit_once = PTHREAD_ONCE_INIT;
 static atomic_int g_counting; /* ozcrt_stats_set_counting (the API), beside OZCRT_STATS */
 /* Emulated calls by path: [0] Phase 22, [N] ozaki2 with N moduli. */
-static uint64_t g_paths[OZ2_MAX_MODULI + 1];
+_Static_assert(OZCRT_PATH_AUTO == OZ2_MAX_MODULI + 1, "the auto path follows the moduli counts");
+static uint64_t g_paths[OZCRT_PATH_AUTO + 1]; /* 0 phase22, N, OZCRT_PATH_AUTO */
 
 /* The table to `path`, NULL: OZCRT_STATS_FILE or the log. -1 when `path` given
  * and not writable. */
@@ -70,7 +71,10 @@ int ozcrt_stats_write_table(const char *path)
     pthread_mutex_lock(&g_stats_lock);
     const ozcrt_settings *st = ozcrt_effective_policy();
     if (st->mode == OZCRT_MODE_OZAKI2)
-        fprintf(f, "ozcrt stats (mode %s, bits %d)\n", ozcrt_mode_name(st->mode), st->bits);
+    {
+        char bn[16];
+        fprintf(f, "ozcrt stats (mode %s, bits %s)\n", ozcrt_mode_name(st->mode), ozcrt_bits_name(st->bits, bn, sizeof bn));
+    }
     else
         fprintf(f, "ozcrt stats (mode %s)\n", ozcrt_mode_name(st->mode));
     fprintf(f, "%-28s %10s %10s %10s %10s %14s  %s\n", "entry point", "calls", "emulated", "failed",
@@ -92,10 +96,12 @@ int ozcrt_stats_write_table(const char *path)
     /* the modes that ran the emulated calls (a thread may switch modes: ozcrt.h) */
     fprintf(f, "emulated calls by mode:");
     int any_path = 0;
-    for (int q = 0; q <= OZ2_MAX_MODULI; q++)
+    for (int q = 0; q <= OZCRT_PATH_AUTO; q++)
         if (g_paths[q]) {
             if (q == 0)
                 fprintf(f, "%s phase22=%llu", any_path ? "," : "", (unsigned long long)g_paths[q]);
+            else if (q == OZCRT_PATH_AUTO) /* N chosen on the GPU, per call */
+                fprintf(f, "%s ozaki2(auto)=%llu", any_path ? "," : "", (unsigned long long)g_paths[q]);
             else
                 fprintf(f, "%s ozaki2(N=%d)=%llu", any_path ? "," : "", q, (unsigned long long)g_paths[q]);
             any_path = 1;
@@ -145,7 +151,7 @@ void ozcrt_stats_record(ozcrt_entry ep, ozcrt_reason r, double flop)
 void ozcrt_stats_record_path(int nmod)
 {
     if (!(ozcrt_policy_get()->stats || atomic_load_explicit(&g_counting, memory_order_relaxed)) || nmod < 0 ||
-        nmod > OZ2_MAX_MODULI)
+        nmod > OZCRT_PATH_AUTO)
         return;
     pthread_mutex_lock(&g_stats_lock);
     g_paths[nmod]++;

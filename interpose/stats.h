@@ -50,6 +50,8 @@ void ozcrt_stats_record(ozcrt_entry ep, ozcrt_reason r, double flop);
 
 /* Counts one emulated call by the path that ran it: nmod == 0 for Phase 22,
  * else the ozaki2 mode with nmod moduli (2..20). Printed under the table. */
+/* nmod: 0 phase22, 2..20 ozaki2 at N moduli, OZCRT_PATH_AUTO ozaki2 with automatic precision */
+#define OZCRT_PATH_AUTO 21 /* OZ2_MAX_MODULI + 1 (crt/moduli.h) */
 void ozcrt_stats_record_path(int nmod);
 
 /* For the public API (api.c): counting on/off (returns the previous state),

@@ -265,7 +265,14 @@ def _encode(knob, value):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
             raise ValueError("min_speedup must be a ratio >= 0 or 'auto', not %r" % (value,))
         return int(round(value * 100))
-    if isinstance(value, bool) or not isinstance(value, int):
+    if knob == "bits" and isinstance(value, str):  # "auto" (2^-53) or "auto:B", B in 20..64: held as -B
+        w = value.strip().lower()
+        if w == "auto":
+            return -53
+        if w.startswith("auto:") and w[5:].strip().isdigit() and 20 <= int(w[5:]) <= 64:
+            return -int(w[5:])
+        raise ValueError("bits must be 1..64, 'auto' or 'auto:B' with B in 20..64, not %r" % (value,))
+    if isinstance(value, bool) or not isinstance(value, int) or (knob == "bits" and value < 0):
         raise TypeError("%s must be an int, not %r" % (knob, value))
     return value
 
@@ -279,6 +286,8 @@ def _decode(knob, v):
         return RESULTS[v]
     if knob == "min_speedup":
         return "auto" if v < 0 else v / 100.0
+    if knob == "bits" and v < 0:  # automatic precision to 2^-B
+        return "auto" if v == -53 else "auto:%d" % -v
     return v
 
 
@@ -317,7 +326,7 @@ def get(scope="thread"):
 def set(**knobs):  # noqa: A001 (the module's verb)
     """Sets process values (every thread without its own override), e.g.
     ozcrt.set(mode="off", min_m=1024). Knobs: mode, min_m, min_n, min_k,
-    bits, compare (bool), compare_result ("emulated" or "native"),
+    bits (1..64, or "auto" / "auto:B": automatic precision, the default), compare (bool), compare_result ("emulated" or "native"),
     min_speedup (a ratio: ozaki2 emulates a call only if its predicted
     speed-up over native DGEMM is at least this; 0: every call; "auto", the
     default: 1 at the default min_m/n/k, else 0)."""

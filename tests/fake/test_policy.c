@@ -72,6 +72,40 @@ static void t_parse_int_bad(void **state)
     }
 }
 
+/* OZCRT_BITS: 1..64, auto (-53), auto:B (-B, B 20..64), any case; anything else warned, the default kept. */
+static void t_parse_bits(void **state)
+{
+    (void)state;
+    static const struct { const char *in; int want; } good[] = {
+        {"53", 53}, {"1", 1}, {"64", 64}, {" 34 ", 34}, {"auto", -53}, {"AUTO", -53}, {"auto:45", -45},
+        {"Auto:20", -20}, {"auto:64", -64}, {" auto : 30 ", -30}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        int v = 0;
+        assert_int_equal(ozcrt_parse_bits("OZCRT_BITS", good[i].in, -53, &v), 1);
+        assert_int_equal(v, good[i].want);
+        assert_true(ozcrt_bits_valid(v));
+    }
+    static const char *const bad[] = {"0", "65", "-53", "auto:19", "auto:65", "auto:", "autox", "fast", "53x", "auto:4.5"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int v = 7;
+        capture_begin();
+        int r = ozcrt_parse_bits("OZCRT_BITS", bad[i], -53, &v);
+        const char *err = capture_end();
+        if (r != -1 || v != -53)
+            fail_msg("\"%s\": returned %d, value %d", bad[i], r, v);
+        char want[192];
+        snprintf(want, sizeof want,
+                 "ozcrt: warning: OZCRT_BITS=\"%s\" is not valid (an integer in 1..64, auto, or auto:B with B in "
+                 "20..64); using the default auto\n", bad[i]);
+        assert_string_equal(err, want);
+    }
+    char b[16];
+    assert_string_equal(ozcrt_bits_name(-53, b, sizeof b), "auto");
+    assert_string_equal(ozcrt_bits_name(-45, b, sizeof b), "auto:45");
+    assert_string_equal(ozcrt_bits_name(34, b, sizeof b), "34");
+    assert_false(ozcrt_bits_valid(0) || ozcrt_bits_valid(65) || ozcrt_bits_valid(-19) || ozcrt_bits_valid(-65));
+}
+
 /* OZCRT_MIN_SPEEDUP: a decimal ratio to whole percent, or "auto"; anything else warned, the default kept. */
 static void t_min_speedup_auto(void **state)
 {
@@ -238,6 +272,7 @@ static void t_policy_defaults(void **state)
     assert_null(g_policy.stats_file);
     assert_int_equal(g_policy.max_workspace_bytes, (size_t)OZCRT_DEFAULT_MAX_WORKSPACE_MB << 20);
     assert_int_equal(g_policy.min_speedup, OZCRT_MIN_SPEEDUP_AUTO);
+    assert_int_equal(g_policy.bits, -53); /* ozaki2's default: automatic precision */
 }
 
 static void t_policy_set(void **state)
@@ -327,7 +362,7 @@ int main(void)
         cmocka_unit_test(t_parse_int_good),   cmocka_unit_test(t_parse_int_empty),
         cmocka_unit_test(t_parse_int_bad),    cmocka_unit_test(t_parse_mode), cmocka_unit_test(t_parse_pct),
         cmocka_unit_test(t_parse_bool),       cmocka_unit_test(t_expand_path),
-        cmocka_unit_test(t_min_speedup_auto),
+        cmocka_unit_test(t_min_speedup_auto), cmocka_unit_test(t_parse_bits),
         cmocka_unit_test(t_policy_defaults),  cmocka_unit_test(t_policy_set),
         cmocka_unit_test(t_policy_bad_values), cmocka_unit_test(t_log_file_unwritable),
     };

@@ -86,7 +86,7 @@ class Loading(unittest.TestCase):
             self.assertIn(os.path.realpath(LIB), f.read())
         env = ozcrt.get("env")
         self.assertEqual(env["mode"], "phase22")
-        self.assertEqual(env["bits"], 53)
+        self.assertEqual(env["bits"], "auto")
         self.assertEqual(env["min_m"], 512)
 
     def test_load_twice_same_ok_other_refused(self):
@@ -243,7 +243,12 @@ class Modes(unittest.TestCase):
                 self.expect_forwarded({"no-gpu": 2, "slower-than-native": 1})
             with self.assertRaises(ValueError):
                 ozcrt.set(min_speedup=-1)
-        self.assertEqual((ozcrt.get()["mode"], ozcrt.get()["bits"]), ("phase22", 53))
+        self.assertEqual((ozcrt.get()["mode"], ozcrt.get()["bits"]), ("phase22", "auto"))
+        with ozcrt.region(bits="auto:45"):
+            self.assertEqual(ozcrt.get()["bits"], "auto:45")
+        for bad in ("auto:19", "auto:65", "fast", -53):
+            with self.assertRaises((ValueError, TypeError)):
+                ozcrt.set(bits=bad)
 
     def test_region_thresholds(self):
         with ozcrt.region(min_m=301):
