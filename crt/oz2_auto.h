@@ -146,6 +146,46 @@ OZ_HD int oz2a_elem_w(uint64_t A1, uint64_t B1, int g, int h, uint32_t G, int64_
     return w1 > w2 ? w1 : w2;
 }
 
+/* An upper bound of oz2a_elem_w from bit lengths alone (LA = bitlen(A1),
+ * LB = bitlen(B1)): bitlen(1024 (A1 + B1)) <= max(LA, LB) + 11 and
+ * bitlen(1023 G) >= bitlen(G) + 9 give e1 <= max(LA, LB) + 3 - bitlen(G),
+ * and e2 <= bitlen(k) + 1 - bitlen(G). The GPU's estimate takes the exact
+ * rule only where this bound exceeds the largest need it has seen. */
+OZ_HD int oz2a_elem_w_bound(int LA, int LB, int g, int h, uint32_t G, int64_t k, int B)
+{
+    if (LA == 0 || LB == 0)
+        return OZ2A_W_NONE;
+    if (G == 0)
+        return OZ2A_W_INF;
+    const int LG = oz2a_bitlen(G);
+    const int w1 = (LA > LB ? LA : LB) + 3 - LG + B + g + h - OZ2A_E - 1;
+    const int t = oz2a_bitlen((uint64_t)k) + 1 - LG + B + 10 + g + h - 2;
+    const int w2 = t > 0 ? (t + 1) / 2 : -((-t) / 2);
+    return w1 > w2 ? w1 : w2;
+}
+
+/* Whether oz2a_elem_w(...) <= need for certain, by doubles and no
+ * logarithm: w1 <= need <=> 1024 (A1 + B1) <= 1023 G 2^t1 and w2 <= need
+ * <=> k <= G 2^t2 (the rule's two conditions, t1 = need - B - g - h + E +
+ * 1, t2 = 2 need - B - g - h - 8); the left sides rounded up by a margin far
+ * above their conversions' rounding, the right sides exact. 0 may be
+ * wrong (the exact rule then decides); 1 never is. The GPU's estimate
+ * skips the exact rule where this says 1 for the largest need so far. */
+OZ_HD int oz2a_elem_w_at_most(uint64_t A1, uint64_t B1, int g, int h, uint32_t G, int64_t k, int B, int need)
+{
+    if (A1 == 0 || B1 == 0)
+        return 1;
+    if (G == 0 || need < 0)
+        return 0;
+    int t1 = need - B - g - h + OZ2A_E + 1, t2 = 2 * need - B - g - h - 8;
+    t1 = t1 < -1000 ? -1000 : t1 > 1000 ? 1000 : t1;
+    t2 = t2 < -1000 ? -1000 : t2 > 1000 ? 1000 : t2;
+    const double x = OZ2_DMUL_((double)(1024 * (A1 + B1)), 1.0 + 0x1p-50);
+    const double y = OZ2_DMUL_((double)(UINT64_C(1023) * G), oz2_pow2(t1));
+    const double kk = OZ2_DMUL_((double)k, 1.0 + 0x1p-50);
+    return x <= y && kk <= OZ2_DMUL_((double)G, oz2_pow2(t2));
+}
+
 /* The range at width w: every |X_ij| <= sum_k |a''| |b''| <= sum_k
  * (alpha 2^w + 1/2)(beta 2^w + 1/2) = 4^w sum alpha beta + 2^(w-1)
  * (sum alpha + sum beta) + k/4, with sum alpha beta <= min(||alpha_i||_1,
@@ -179,7 +219,20 @@ OZ_HD int oz2a_range_ok(int w, uint64_t A1M, uint64_t B1M, int64_t k, double H)
  * when no element constrains it) and the largest norm sums: N the least in
  * 2..20 whose range holds w_need, w = min(w_range(N), max(w_need, W_SOFT)).
  * n == 0: native. k >= 1. */
-OZ_HD oz2_plan oz2a_make_plan(int w_need, uint64_t A1M, uint64_t B1M, int64_t k)
+/* H[n] = oz2a_half_range(n), n = 2..20 (a table the GPU gets made). */
+typedef struct oz2a_ranges {
+    double H[OZ2_MAX_MODULI + 1];
+} oz2a_ranges;
+
+OZ_HD oz2a_ranges oz2a_make_ranges(void)
+{
+    oz2a_ranges r;
+    for (int n = 0; n <= OZ2_MAX_MODULI; n++)
+        r.H[n] = n >= OZ2_MIN_MODULI ? oz2a_half_range(n) : 0.0;
+    return r;
+}
+
+OZ_HD oz2_plan oz2a_make_plan_r(int w_need, uint64_t A1M, uint64_t B1M, int64_t k, const oz2a_ranges *R)
 {
     oz2_plan p = {0, 0};
     if (k >= OZ2A_KMAX || w_need > OZ2A_W_MAX)
@@ -187,7 +240,7 @@ OZ_HD oz2_plan oz2a_make_plan(int w_need, uint64_t A1M, uint64_t B1M, int64_t k)
     if (w_need < 1)
         w_need = 1;
     for (int n = OZ2_MIN_MODULI; n <= OZ2_MAX_MODULI; n++) {
-        const double H = oz2a_half_range(n);
+        const double H = R->H[n];
         if (!oz2a_range_ok(w_need, A1M, B1M, k, H))
             continue;
         const int cap = w_need > OZ2A_W_SOFT ? w_need : OZ2A_W_SOFT;
@@ -199,6 +252,12 @@ OZ_HD oz2_plan oz2a_make_plan(int w_need, uint64_t A1M, uint64_t B1M, int64_t k)
         return p;
     }
     return p;
+}
+
+OZ_HD oz2_plan oz2a_make_plan(int w_need, uint64_t A1M, uint64_t B1M, int64_t k)
+{
+    const oz2a_ranges R = oz2a_make_ranges();
+    return oz2a_make_plan_r(w_need, A1M, B1M, k, &R);
 }
 
 #endif

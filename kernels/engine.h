@@ -63,6 +63,7 @@ struct oz_engine_est_job {
     oz_operand_ws a, b;                  /* plane 0 of each: rows_pad x kpad, K contiguous */
     int64_t m, n, k;                     /* the call's sizes (k: all of K, for the rule) */
     const unsigned long long *a1, *b1;   /* the norm sums, zero for zero and special rows */
+    const int32_t *ga, *gb;              /* the rows' and columns' estimate scales (oz2a_row_scale) */
     int target;                          /* B */
     int *need;
     unsigned long long *tickets;         /* as oz_engine_residue_job's; NULL: round robin */

@@ -20,7 +20,7 @@ namespace {
 struct est_layout {
     int64_t kep;        /* K_E padded to the engine's K (whole stages) */
     int64_t mpad, npad; /* rows padded to the engine's tiles */
-    int64_t off_special, off_scale_a, off_scale_b, off_a1, off_b1, off_qa, off_qb, bytes;
+    int64_t off_special, off_scale_a, off_scale_b, off_a1, off_b1, off_ga, off_gb, off_qa, off_qb, bytes;
 };
 
 est_layout est_layout_of(const oz_gemm_desc *d)
@@ -36,7 +36,9 @@ est_layout est_layout_of(const oz_gemm_desc *d)
     L.off_scale_b = L.off_scale_a + oz_align256(4 * ma);
     L.off_a1 = L.off_scale_b + oz_align256(4 * nb);
     L.off_b1 = L.off_a1 + oz_align256(8 * ma);
-    L.off_qa = L.off_b1 + oz_align256(8 * nb);
+    L.off_ga = L.off_b1 + oz_align256(8 * nb);
+    L.off_gb = L.off_ga + oz_align256(4 * ma);
+    L.off_qa = L.off_gb + oz_align256(4 * nb);
     L.off_qb = L.off_qa + oz_align256(L.mpad * L.kep);
     L.bytes = L.off_qb + oz_align256(L.npad * L.kep);
     return L;
@@ -93,8 +95,8 @@ __global__ void oz2a_norm_kernel(oz_view v, const int32_t *scale, unsigned long 
  * 128 k: read along whichever of r or k is contiguous (RC: rows), staged in
  * shared memory, written along k as 4-byte words. Block 32 x 8. */
 template <bool RC>
-__global__ void oz2a_quant_kernel(oz_view v, const int32_t *scale, const unsigned long long *A1, int64_t ke,
-                                  int64_t kep, uint8_t *q)
+__global__ void oz2a_quant_kernel(oz_view v, const int32_t *scale, const unsigned long long *A1, const int32_t *g,
+                                  int64_t ke, int64_t kep, uint8_t *q)
 {
     __shared__ uint8_t t[32][128 + 4];
     const int tx = threadIdx.x, ty = threadIdx.y;
@@ -109,7 +111,7 @@ __global__ void oz2a_quant_kernel(oz_view v, const int32_t *scale, const unsigne
             const int s = scale[r];
             const unsigned long long a1 = A1[r];
             if (s != OZ_SCALE_SPECIAL && a1 != 0)
-                val = oz2a_quant(x[r * v.rs + kk * v.ks], s, oz2a_row_scale(a1, v.k));
+                val = oz2a_quant(x[r * v.rs + kk * v.ks], s, g[r]);
         }
         t[rrow][kcol] = (uint8_t)val;
     }
@@ -127,7 +129,8 @@ __global__ void oz2a_quant_kernel(oz_view v, const int32_t *scale, const unsigne
 
 /* G_ij by dp4a over the padded K_E, the element's need, the call's max. */
 __global__ void oz2a_need_kernel(const uint8_t *qa, const uint8_t *qb, const unsigned long long *A1,
-                                 const unsigned long long *B1, int64_t m, int64_t n, int64_t k, int64_t kep,
+                                 const unsigned long long *B1, const int32_t *ga, const int32_t *gb, int64_t m,
+                                 int64_t n, int64_t k, int64_t kep,
                                  int target, oz2a_dev_plan *plan)
 {
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, j = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;
@@ -137,15 +140,23 @@ __global__ void oz2a_need_kernel(const uint8_t *qa, const uint8_t *qb, const uns
         int G = 0;
         for (int64_t t = 0; t < kep / 4; t++)
             G = __dp4a(a[t], b[t], G); /* bytes in [0, 127]: signed = unsigned; K_E 127^2 < 2^31 */
-        w = oz2a_elem_w(A1[i], B1[j], oz2a_row_scale(A1[i], k), oz2a_row_scale(B1[j], k), (uint32_t)G, k, target);
+        w = oz2a_elem_w(A1[i], B1[j], ga[i], gb[j], (uint32_t)G, k, target);
     }
     if (w != OZ2A_W_NONE)
         atomicMax(&plan->w_need, w);
 }
 
+/* Each row's estimate scale g from its norm sum (one division a row). */
+__global__ void oz2a_gscale_kernel(const unsigned long long *A1, int64_t rows, int64_t k, int32_t *g)
+{
+    const int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < rows)
+        g[r] = oz2a_row_scale(A1[r], k);
+}
+
 /* The largest norm sums, then the plan and its byte sums' starts (one block). */
 __global__ void oz2a_plan_kernel(const unsigned long long *A1, const unsigned long long *B1, int64_t m, int64_t n,
-                                 int64_t k, oz2a_dev_plan *plan)
+                                 int64_t k, oz2a_dev_plan *plan, const __grid_constant__ oz2a_ranges R)
 {
     __shared__ unsigned long long mx[2];
     if (threadIdx.x < 2)
@@ -161,7 +172,7 @@ __global__ void oz2a_plan_kernel(const unsigned long long *A1, const unsigned lo
     __syncthreads();
     if (threadIdx.x != 0)
         return;
-    const oz2_plan p = oz2a_make_plan(plan->w_need, mx[0], mx[1], k);
+    const oz2_plan p = oz2a_make_plan_r(plan->w_need, mx[0], mx[1], k, &R);
     plan->a1max = mx[0];
     plan->b1max = mx[1];
     plan->n = p.n;
@@ -189,16 +200,17 @@ cudaError_t launch_norms(const oz_view &v, const int32_t *scale, unsigned long l
 
 extern "C" size_t oz2a_estimate_workspace(const oz_gemm_desc *d) { return (size_t)est_layout_of(d).bytes; }
 
-cudaError_t launch_quant(const oz_view &v, const int32_t *scale, const unsigned long long *A1, int64_t ke, int64_t kep,
-                         uint8_t *q, cudaStream_t s)
+cudaError_t launch_quant(const oz_view &v, const int32_t *scale, const unsigned long long *A1, int32_t *g, int64_t ke,
+                         int64_t kep, uint8_t *q, cudaStream_t s)
 {
+    oz2a_gscale_kernel<<<(unsigned)((v.rows + 255) / 256), 256, 0, s>>>(A1, v.rows, v.k, g);
     const dim3 grid((unsigned)((v.rows + 31) / 32), (unsigned)((kep + 127) / 128)), block(32, 8);
     if (grid.y > 65535)
         return cudaErrorInvalidValue;
     if (v.rs == 1)
-        oz2a_quant_kernel<true><<<grid, block, 0, s>>>(v, scale, A1, ke, kep, q);
+        oz2a_quant_kernel<true><<<grid, block, 0, s>>>(v, scale, A1, g, ke, kep, q);
     else
-        oz2a_quant_kernel<false><<<grid, block, 0, s>>>(v, scale, A1, ke, kep, q);
+        oz2a_quant_kernel<false><<<grid, block, 0, s>>>(v, scale, A1, g, ke, kep, q);
     return cudaGetLastError();
 }
 
@@ -251,18 +263,20 @@ extern "C" int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace,
     OZ2A_TRY(est_use_engine(&engine));
     if (engine) /* the padding rows of the engine's tiles: zero */
         OZ2A_TRY(cudaMemsetAsync(qa, 0, (size_t)(L.off_qb - L.off_qa + L.npad * L.kep), s));
-    OZ2A_TRY(launch_quant(va, sa, A1, ke, L.kep, qa, s));
-    OZ2A_TRY(launch_quant(vb, sb, B1, ke, L.kep, qb, s));
+    int32_t *ga = (int32_t *)(ws + L.off_ga), *gb = (int32_t *)(ws + L.off_gb);
+    OZ2A_TRY(launch_quant(va, sa, A1, ga, ke, L.kep, qa, s));
+    OZ2A_TRY(launch_quant(vb, sb, B1, gb, ke, L.kep, qb, s));
     if (engine) {
         const oz_operand_ws ea = {ws, 0, L.off_qa, 0, 0, L.mpad, L.kep, L.mpad};
         const oz_operand_ws eb = {ws, 0, L.off_qb, 0, 0, L.npad, L.kep, L.npad};
-        const oz_engine_est_job job = {ea, eb, d->m, d->n, d->k, A1, B1, target, &plan->w_need, nullptr};
+        const oz_engine_est_job job = {ea, eb, d->m, d->n, d->k, A1, B1, ga, gb, target, &plan->w_need, nullptr};
         OZ2A_TRY(oz_engine_estimate(job, s));
     } else {
         oz2a_need_kernel<<<dim3((unsigned)((d->m + 15) / 16), (unsigned)((d->n + 15) / 16)), dim3(16, 16), 0, s>>>(
-            qa, qb, A1, B1, d->m, d->n, d->k, L.kep, target, plan);
+            qa, qb, A1, B1, ga, gb, d->m, d->n, d->k, L.kep, target, plan);
         OZ2A_TRY(cudaGetLastError());
     }
-    oz2a_plan_kernel<<<1, 256, 0, s>>>(A1, B1, d->m, d->n, d->k, plan);
+    static const oz2a_ranges R = oz2a_make_ranges(); /* host, once */
+    oz2a_plan_kernel<<<1, 256, 0, s>>>(A1, B1, d->m, d->n, d->k, plan, R);
     return cudaGetLastError();
 }

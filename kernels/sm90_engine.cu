@@ -68,6 +68,7 @@ struct oz_engine_params {
     const int *dev_nmod;         /* oz_engine_residue_job::dev_nmod (modulus-slowest modes only) */
     /* the estimate (oz_engine_est_job) */
     const unsigned long long *est_a1, *est_b1;
+    const int32_t *est_ga, *est_gb;
     int64_t est_m, est_n, est_k;
     int est_target;
     int *est_need;
@@ -407,7 +408,7 @@ struct oz_mode_est {
             for (int h = 0; h < 2; h++) { /* the thread's two rows of the block: fr.row(2 h) */
                 const int64_t i = row0 + 64 * blk + fr.row(2 * h);
                 a1[h] = i < P.est_m ? P.est_a1[i] : 0ull;
-                ga[h] = oz2a_row_scale(a1[h], P.est_k);
+                ga[h] = i < P.est_m ? P.est_ga[i] : 0;
             }
             if (!a1[0] && !a1[1])
                 continue;
@@ -420,12 +421,15 @@ struct oz_mode_est {
                     const unsigned long long b1 = j < P.est_n ? P.est_b1[j] : 0ull;
                     if (!b1)
                         continue;
-                    const int gb = oz2a_row_scale(b1, P.est_k);
+                    const int gb = P.est_gb[j];
 #pragma unroll
                     for (int h = 0; h < 2; h++) {
                         if (!a1[h])
                             continue;
                         const uint32_t G = (uint32_t)acc[blk * Cfg::ACC + idx0 + 2 * h] - off;
+                        /* the exact rule only where the element could raise the max */
+                        if (oz2a_elem_w_at_most(a1[h], b1, ga[h], gb, G, P.est_k, P.est_target, need))
+                            continue;
                         const int w = oz2a_elem_w(a1[h], b1, ga[h], gb, G, P.est_k, P.est_target);
                         need = w > need ? w : need;
                     }
@@ -912,10 +916,14 @@ cudaError_t oz_engine_estimate(const oz_engine_est_job &job, cudaStream_t s)
     p.tickets = job.tickets;
     p.est_a1 = job.a1;
     p.est_b1 = job.b1;
+    p.est_ga = job.ga;
+    p.est_gb = job.gb;
     p.est_m = job.m;
     p.est_n = job.n;
     p.est_k = job.k;
     p.est_target = job.target;
     p.est_need = job.need;
+    if (!job.ga || !job.gb)
+        return cudaErrorInvalidValue;
     return oz_engine_launch<oz_mode_est<EC>>(ta, tb, p, job.a.plane_rows, job.b.plane_rows, 1, s);
 }

@@ -108,6 +108,7 @@ static int cond_ok(uint64_t A1, uint64_t B1, int g, int h, uint32_t G, int64_t k
 static void test_elem_rule(void **state)
 {
     (void)state;
+    int skip_ok = 0, skip_all = 0;
     for (int it = 0; it < 200000; it++) {
         int64_t k = oz_rng_range(1, it % 2 ? 100 : 1 << 20);
         uint64_t A1 = oz_rng_u64() % ((uint64_t)k << OZ2A_E) + 1, B1 = oz_rng_u64() % ((uint64_t)k << OZ2A_E) + 1;
@@ -116,9 +117,19 @@ static void test_elem_rule(void **state)
         uint32_t G = (uint32_t)(oz_rng_u64() % (uint64_t)(ke * 127 * 127)) + 1;
         int B = (int)oz_rng_range(OZ2A_B_MIN, OZ2A_B_MAX);
         int w = oz2a_elem_w(A1, B1, g, h, G, k, B);
+        /* the GPU's cheap bound never below the rule (it decides what is skipped) */
+        assert_true(oz2a_elem_w_bound(oz2a_bitlen(A1), oz2a_bitlen(B1), g, h, G, k, B) >= w);
         assert_true(cond_ok(A1, B1, g, h, G, k, B, w));
         assert_false(cond_ok(A1, B1, g, h, G, k, B, w - 1));
+        /* the GPU's skip test: never "at most" below the rule, and "at most" at it but near powers of two */
+        for (int d = -3; d <= 3; d++)
+            if (oz2a_elem_w_at_most(A1, B1, g, h, G, k, B, w + d))
+                assert_true(d >= 0); /* "at most w + d" with d < 0 would be wrong */
+        skip_ok += oz2a_elem_w_at_most(A1, B1, g, h, G, k, B, w);
+        skip_all++;
     }
+    print_message("skip test holds at the rule's own w on %d of %d\n", skip_ok, skip_all);
+    assert_true(skip_ok > skip_all * 99 / 100);
     assert_int_equal(oz2a_elem_w(0, 5, 7, 7, 0, 10, 53), OZ2A_W_NONE);
     assert_int_equal(oz2a_elem_w(5, 0, 7, 7, 0, 10, 53), OZ2A_W_NONE);
     assert_int_equal(oz2a_elem_w(5, 5, 7, 7, 0, 10, 53), OZ2A_W_INF);
