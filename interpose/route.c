@@ -288,8 +288,8 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
     const int oz2_auto = ozaki2 && s->bits < 0;
     if (ozaki2) {
         /* automatic precision: N is chosen on the GPU; the prediction takes
-         * the fixed plan at the same bits (what uniform data gets) and one
-         * modulus more for the estimate (docs/ozaki2-auto.md) */
+         * the fixed plan at the same bits (what uniform data gets) and the
+         * estimate's cost as OZCRT_OZ2_AUTO_EXTRA_MODULI moduli more */
         *nmod = oz2_auto ? oz2_gemm_moduli(c->k, -s->bits, &oz2_w) : oz2_gemm_moduli(c->k, s->bits, &oz2_w);
         if (oz2_auto && c->k >= (INT64_C(1) << 33))
             *nmod = 0;
@@ -300,7 +300,7 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
         /* ozaki2 is for speed at FP64 accuracy: a call it would slow down runs natively */
         const int64_t min_pct = ozcrt_min_speedup_pct(s);
         if (min_pct > 0) {
-            const double sp = ozcrt_oz2_speedup(c->m, c->n, c->k, c->batch, *nmod + oz2_auto);
+            const double sp = ozcrt_oz2_speedup(c->m, c->n, c->k, c->batch, *nmod + OZCRT_OZ2_AUTO_EXTRA_MODULI * oz2_auto);
             if (sp * 100.0 < (double)min_pct) {
                 ozcrt_log(2, "ozcrt: ozaki2 m=%lld n=%lld k=%lld batch=%lld N=%d: predicted speed-up %.2f < %.2f",
                           (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->batch, *nmod, sp,

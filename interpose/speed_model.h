@@ -24,6 +24,11 @@
 #define OZCRT_OZ2_MNK_MS 1.24e-12   /* per modulus and multiply-add */
 #define OZCRT_OZ2_MN_MS 2.11e-9     /* per modulus and element of C */
 #define OZCRT_OZ2_MNK_IN_MS 0.69e-9 /* per modulus and element of op(A), op(B) */
+/* Automatic precision: its estimate (norm sums, quantization, one INT8
+ * product with each element's need) measured at 13-18% of a 16-moduli call
+ * at 16384^3 and 8192^3 (BENCHMARKS.md): predicted as this many moduli more
+ * than the fixed plan at the same bits. */
+#define OZCRT_OZ2_AUTO_EXTRA_MODULI 3
 #define OZCRT_NATIVE_T0_MS 0.0032
 #define OZCRT_NATIVE_MNK_MS 36.0e-12 /* 2 / 55.5 TFLOPS */
 

@@ -150,9 +150,8 @@ static void t_speed(void **state)
     dgemm_shape_expect(4096, 4096, 4096, "-> forward: slower-than-native");
     int (*set)(int, int, int64_t) = (int (*)(int, int, int64_t))api("ozcrt_set");
     int (*reset)(int, int) = (int (*)(int, int))api("ozcrt_reset");
-    assert_int_equal(set(OZCRT_THREAD, OZCRT_KNOB_BITS, 53), 0);
+    assert_int_equal(set(OZCRT_THREAD, OZCRT_KNOB_BITS, 53), 0); /* the fixed 53 bits from here to the reset */
     dgemm_shape_expect(4096, 4096, 4096, "-> forward: no-gpu");
-    assert_int_equal(set(OZCRT_THREAD, OZCRT_KNOB_BITS, -53), 0);
     assert_int_equal(set(OZCRT_THREAD, OZCRT_KNOB_MIN_SPEEDUP, 0), 0);
     dgemm_shape_expect(2048, 2048, 2048, "-> forward: no-gpu");
     assert_int_equal(set(OZCRT_THREAD, OZCRT_KNOB_MIN_SPEEDUP, 125), 0);
