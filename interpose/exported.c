@@ -3,10 +3,13 @@
  * Each wrapper packs its arguments into an ozcrt_call, lets route.c take the
  * call, and otherwise forwards the caller's own arguments, untouched, to the
  * real cuBLAS that owns the handle. The list must match OZCRT_INTERCEPTED and
- * libozcrt.map. */
+ * libozcrt.map. At the end, what the dlsym hook (dlhook.c) hands out for
+ * each name. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <cublas_v2.h>
 
+#include "dlhook.h"
 #include "gemm_params.h"
 #include "policy.h"
 #include "real.h"
@@ -173,15 +176,20 @@ OZCRT_GEMM_GROUPED_EX(cublasGemmGroupedBatchedEx, int)
 OZCRT_GEMM_GROUPED_EX(cublasGemmGroupedBatchedEx_64, int64_t)
 
 /* The handle goes to the library that created it (real.h): the caller's own
- * cuBLAS, where a process holds two. */
-OZCRT_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
+ * cuBLAS, where a process holds two; for a caller that took this function
+ * with dlsym on a cuBLAS handle (dlhook.h), that cuBLAS. */
+static cublasStatus_t create_in(const ozcrt_real_table *real, cublasHandle_t *handle)
 {
-    const ozcrt_real_table *real = ozcrt_real_for_caller(__builtin_return_address(0));
     cublasStatus_t status;
     OZCRT_CALL_INTO(status, real, cublasCreate_v2, handle);
     if (status == CUBLAS_STATUS_SUCCESS && handle)
         ozcrt_real_remember(*handle, real);
     return status;
+}
+
+OZCRT_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
+{
+    return create_in(ozcrt_real_for_caller(__builtin_return_address(0)), handle);
 }
 
 OZCRT_EXPORT cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
@@ -193,9 +201,8 @@ OZCRT_EXPORT cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
 /* The legacy handle-less API (cublas.h; route.h says how its context is
  * followed): its context goes to the library its caller links, as a
  * handle does. */
-OZCRT_EXPORT cublasStatus_t cublasInit(void)
+static cublasStatus_t init_in(const ozcrt_real_table *real)
 {
-    const ozcrt_real_table *real = ozcrt_real_for_caller(__builtin_return_address(0));
     cublasStatus_t status;
     OZCRT_CALL_INTO(status, real, cublasInit);
     if (status == CUBLAS_STATUS_SUCCESS) {
@@ -203,6 +210,11 @@ OZCRT_EXPORT cublasStatus_t cublasInit(void)
         ozcrt_legacy_on_init();
     }
     return status;
+}
+
+OZCRT_EXPORT cublasStatus_t cublasInit(void)
+{
+    return init_in(ozcrt_real_for_caller(__builtin_return_address(0)));
 }
 
 OZCRT_EXPORT cublasStatus_t cublasShutdown(void)
@@ -245,4 +257,102 @@ OZCRT_EXPORT void cublasDgemm(char transa, char transb, int m, int n, int k, dou
     ozcrt_in_real++;
     real->cublasDgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     ozcrt_in_real--;
+}
+
+/* ---- what the dlsym hook hands out (dlhook.h) ---- */
+
+/* The shim's own definitions, whatever else the global scope defines. */
+#define OZCRT_SELF(name) extern __typeof__(name) ozcrt_self_##name __attribute__((alias(#name), visibility("hidden")));
+OZCRT_SELF(cublasDgemm_v2)
+OZCRT_SELF(cublasDgemm_v2_64)
+OZCRT_SELF(cublasGemmEx)
+OZCRT_SELF(cublasGemmEx_64)
+OZCRT_SELF(cublasDgemmStridedBatched)
+OZCRT_SELF(cublasDgemmStridedBatched_64)
+OZCRT_SELF(cublasGemmStridedBatchedEx)
+OZCRT_SELF(cublasGemmStridedBatchedEx_64)
+OZCRT_SELF(cublasDgemmBatched)
+OZCRT_SELF(cublasDgemmBatched_64)
+OZCRT_SELF(cublasGemmBatchedEx)
+OZCRT_SELF(cublasGemmBatchedEx_64)
+OZCRT_SELF(cublasDgemmGroupedBatched)
+OZCRT_SELF(cublasDgemmGroupedBatched_64)
+OZCRT_SELF(cublasGemmGroupedBatchedEx)
+OZCRT_SELF(cublasGemmGroupedBatchedEx_64)
+OZCRT_SELF(cublasDestroy_v2)
+OZCRT_SELF(cublasShutdown)
+OZCRT_SELF(cublasSetKernelStream)
+OZCRT_SELF(cublasDgemm)
+#undef OZCRT_SELF
+
+/* The cuBLAS libraries of the handed-out cublasCreate_v2 and cublasInit,
+ * a slot each; the slot's table, made at its first call (not in dlsym). */
+static ozcrt_dl_lib g_dl_libs[OZCRT_DL_SLOTS];
+static _Atomic(const ozcrt_real_table *) g_dl_tables[OZCRT_DL_SLOTS];
+
+static const ozcrt_real_table *dl_table(int i)
+{
+    const ozcrt_real_table *t = atomic_load_explicit(&g_dl_tables[i], memory_order_acquire);
+    if (!t) {
+        t = ozcrt_real_for_library(g_dl_libs[i].path);
+        atomic_store_explicit(&g_dl_tables[i], t, memory_order_release);
+    }
+    return t;
+}
+
+#define OZCRT_DL_TIED(i)                                                                                             \
+    static cublasStatus_t dl_create_##i(cublasHandle_t *handle) { return create_in(dl_table(i), handle); }           \
+    static cublasStatus_t dl_init_##i(void) { return init_in(dl_table(i)); }
+OZCRT_DL_TIED(0)
+OZCRT_DL_TIED(1)
+OZCRT_DL_TIED(2)
+OZCRT_DL_TIED(3)
+OZCRT_DL_TIED(4)
+OZCRT_DL_TIED(5)
+OZCRT_DL_TIED(6)
+OZCRT_DL_TIED(7)
+#undef OZCRT_DL_TIED
+_Static_assert(OZCRT_DL_SLOTS == 8, "one dl_create_/dl_init_ pair a slot");
+static ozcrt_cublasCreate_v2_fn const g_dl_create[OZCRT_DL_SLOTS] = {
+    dl_create_0, dl_create_1, dl_create_2, dl_create_3, dl_create_4, dl_create_5, dl_create_6, dl_create_7};
+static ozcrt_cublasInit_fn const g_dl_init[OZCRT_DL_SLOTS] = {dl_init_0, dl_init_1, dl_init_2, dl_init_3,
+                                                              dl_init_4, dl_init_5, dl_init_6, dl_init_7};
+
+void *ozcrt_dl_cublas_function(ozcrt_entry ep, uintptr_t base, const char *path)
+{
+    switch (ep) {
+#define OZCRT_SELF_CASE(name)                                                                                        \
+    case OZCRT_EP_##name:                                                                                            \
+        return (void *)ozcrt_self_##name;
+        OZCRT_SELF_CASE(cublasDgemm_v2)
+        OZCRT_SELF_CASE(cublasDgemm_v2_64)
+        OZCRT_SELF_CASE(cublasGemmEx)
+        OZCRT_SELF_CASE(cublasGemmEx_64)
+        OZCRT_SELF_CASE(cublasDgemmStridedBatched)
+        OZCRT_SELF_CASE(cublasDgemmStridedBatched_64)
+        OZCRT_SELF_CASE(cublasGemmStridedBatchedEx)
+        OZCRT_SELF_CASE(cublasGemmStridedBatchedEx_64)
+        OZCRT_SELF_CASE(cublasDgemmBatched)
+        OZCRT_SELF_CASE(cublasDgemmBatched_64)
+        OZCRT_SELF_CASE(cublasGemmBatchedEx)
+        OZCRT_SELF_CASE(cublasGemmBatchedEx_64)
+        OZCRT_SELF_CASE(cublasDgemmGroupedBatched)
+        OZCRT_SELF_CASE(cublasDgemmGroupedBatched_64)
+        OZCRT_SELF_CASE(cublasGemmGroupedBatchedEx)
+        OZCRT_SELF_CASE(cublasGemmGroupedBatchedEx_64)
+        OZCRT_SELF_CASE(cublasDestroy_v2)
+        OZCRT_SELF_CASE(cublasShutdown)
+        OZCRT_SELF_CASE(cublasSetKernelStream)
+        OZCRT_SELF_CASE(cublasDgemm)
+#undef OZCRT_SELF_CASE
+    case OZCRT_EP_cublasCreate_v2:
+    case OZCRT_EP_cublasInit: {
+        const int i = ozcrt_dl_slot(g_dl_libs, base, path);
+        if (i < 0)
+            return NULL;
+        return ep == OZCRT_EP_cublasInit ? (void *)g_dl_init[i] : (void *)g_dl_create[i];
+    }
+    default:
+        return NULL; /* cuBLASLt's: lt.c */
+    }
 }

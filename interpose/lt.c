@@ -15,7 +15,9 @@
  * device, TRANSC N, epilogue DEFAULT, or BIAS with a 64F bias, host scalars
  * and beta 0 (D is filled with the bias on the stream, then the product is
  * added to it with beta 1); no scale, amax or emulation descriptor; all four
- * layouts CUDA_R_64F, column order, shapes that agree; one matrix, or a
+ * layouts CUDA_R_64F, C and D in column order, A and B in column or row
+ * order (a row-order one is its column-order transpose under the other
+ * op: XLA's layouts), shapes that agree; one matrix, or a
  * strided batch without bias; D the same matrix as C (pointer, ld, stride),
  * or beta 0 in host mode (C is not read). Then ozcrt_route decides as for
  * any entry point (thresholds, mode, GPU, workspace), on the call's own
@@ -28,6 +30,7 @@
 #include <string.h>
 #include <cuda_runtime_api.h>
 
+#include "dlhook.h"
 #include "lifecycle.h"
 #include "policy.h"
 #include "real.h"
@@ -214,8 +217,23 @@ static int layout_of(const lt_real *lt, cublasLtMatrixLayout_t l, lt_layout *o)
     (void)lt->layout_get(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &o->stride, sizeof o->stride, &w);
     (void)lt->layout_get(l, CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, &o->plane, sizeof o->plane, &w);
     (void)lt->layout_get(l, CUBLASLT_MATRIX_LAYOUT_BATCH_MODE, &o->batch_mode, sizeof o->batch_mode, &w);
-    return o->type == CUDA_R_64F && o->order == CUBLASLT_ORDER_COL && o->plane == 0 && o->batch_mode == 0 &&
-           o->rows <= INT64_MAX && o->cols <= INT64_MAX;
+    return o->type == CUDA_R_64F && (o->order == CUBLASLT_ORDER_COL || o->order == CUBLASLT_ORDER_ROW) &&
+           o->plane == 0 && o->batch_mode == 0 && o->rows <= INT64_MAX && o->cols <= INT64_MAX;
+}
+
+/* A row-order operand (XLA passes them: its operands keep their row-major
+ * layouts, only D is made column order) read as what it is in memory: its
+ * column-order transpose, cols x rows with the same ld and stride, under
+ * the other op (op(A) = op'(A^T), op' = N for T or C, T for N). */
+static void as_column_order(lt_layout *o, int32_t *op)
+{
+    if (o->order != CUBLASLT_ORDER_ROW)
+        return;
+    const uint64_t rows = o->rows;
+    o->rows = o->cols;
+    o->cols = rows;
+    o->order = CUBLASLT_ORDER_COL;
+    *op = *op == CUBLAS_OP_N ? CUBLAS_OP_T : CUBLAS_OP_N;
 }
 
 /* The call as the shim sees it: the caller's arguments, and what the bias epilogue needs. */
@@ -329,7 +347,11 @@ static int decode(lt_call *l, ozcrt_call *c, ozcrt_reason *why, const char **det
     lt_layout a, b, cc, d;
     if (!layout_of(lt, l->Adesc, &a) || !layout_of(lt, l->Bdesc, &b) || !layout_of(lt, l->Cdesc, &cc) ||
         !layout_of(lt, l->Ddesc, &d))
-        LT_NOT("a layout not FP64 column-major");
+        LT_NOT("a layout not FP64 column or row order");
+    if (cc.order != CUBLASLT_ORDER_COL || d.order != CUBLASLT_ORDER_COL)
+        LT_NOT("C or D in row order");
+    as_column_order(&a, &ta);
+    as_column_order(&b, &tb);
     const int64_t m = (int64_t)d.rows, n = (int64_t)d.cols;
     const int64_t k = ta == CUBLAS_OP_N ? (int64_t)a.cols : (int64_t)a.rows;
     const int64_t am = ta == CUBLAS_OP_N ? (int64_t)a.rows : (int64_t)a.cols;
@@ -365,14 +387,14 @@ static int decode(lt_call *l, ozcrt_call *c, ozcrt_reason *why, const char **det
 }
 #undef LT_NOT
 
-OZCRT_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc,
-                                           const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc,
-                                           const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta,
-                                           const void *C, cublasLtMatrixLayout_t Cdesc, void *D,
-                                           cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo,
-                                           void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
+/* The call on the copy `lt` (the caller's, or the one a dlsym handle named). */
+static cublasStatus_t lt_matmul(const lt_real *lt, cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc,
+                                const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B,
+                                cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C,
+                                cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc,
+                                const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes,
+                                cudaStream_t stream)
 {
-    const lt_real *lt = lt_for(__builtin_return_address(0));
     if (!lt)
         return ozcrt_real_missing("cublasLtMatmul");
     if (!lt->internal && !ozcrt_in_real) {
@@ -400,9 +422,8 @@ OZCRT_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasL
 }
 
 /* An Lt handle's workspaces go with it. */
-OZCRT_EXPORT cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)
+static cublasStatus_t lt_destroy(const lt_real *lt, cublasLtHandle_t lightHandle)
 {
-    const lt_real *lt = lt_for(__builtin_return_address(0));
     if (!lt || !lt->destroy)
         return ozcrt_real_missing("cublasLtDestroy");
     if (lightHandle)
@@ -411,4 +432,92 @@ OZCRT_EXPORT cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)
     cublasStatus_t st = lt->destroy(lightHandle);
     ozcrt_in_real--;
     return st;
+}
+
+OZCRT_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc,
+                                           const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc,
+                                           const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta,
+                                           const void *C, cublasLtMatrixLayout_t Cdesc, void *D,
+                                           cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo,
+                                           void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
+{
+    return lt_matmul(lt_for(__builtin_return_address(0)), lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta,
+                     C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+}
+
+OZCRT_EXPORT cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)
+{
+    return lt_destroy(lt_for(__builtin_return_address(0)), lightHandle);
+}
+
+/* ---- what the dlsym hook hands out (dlhook.h): functions tied to one copy ---- */
+
+static ozcrt_dl_lib g_dl_lts[OZCRT_DL_SLOTS];
+static _Atomic(const lt_real *) g_dl_lt_tables[OZCRT_DL_SLOTS];
+
+/* The table of the copy in file `path` (its cublasLtMatmul by dlopen(RTLD_NOLOAD) and dlsym), found or added. */
+static const lt_real *lt_of_file(const char *path)
+{
+    void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+    void *f = h ? dlsym(h, "cublasLtMatmul") : NULL;
+    if (h)
+        dlclose(h);
+    lt_real t;
+    const char *file = "";
+    int added = 0;
+    if (!f || f == (void *)cublasLtMatmul || !load_copy(f, 0, &t, &file))
+        return NULL;
+    pthread_mutex_lock(&g_lt_lock);
+    const lt_real *lt = table_of(&t, &added);
+    pthread_mutex_unlock(&g_lt_lock);
+    if (added)
+        ozcrt_log(2, "ozcrt: cuBLASLt for the calls of a dlsym caller: %s", file);
+    else if (!lt)
+        ozcrt_error("ozcrt: more than %d cuBLASLt copies: the calls into %s fail (CUBLAS_STATUS_NOT_INITIALIZED)",
+                    LT_MAX_COPIES / 2, path);
+    return lt;
+}
+
+/* Slot i's copy, made at its first call; NULL (the call reports it missing) when it cannot be had. */
+static const lt_real *dl_lt(int i)
+{
+    const lt_real *lt = atomic_load_explicit(&g_dl_lt_tables[i], memory_order_acquire);
+    if (!lt && (lt = lt_of_file(g_dl_lts[i].path)) != NULL)
+        atomic_store_explicit(&g_dl_lt_tables[i], lt, memory_order_release);
+    return lt;
+}
+
+#define OZCRT_DL_LT_TIED(i)                                                                                          \
+    static cublasStatus_t dl_matmul_##i(cublasLtHandle_t h, cublasLtMatmulDesc_t d, const void *alpha, const void *A, \
+                                        cublasLtMatrixLayout_t Ad, const void *B, cublasLtMatrixLayout_t Bd,         \
+                                        const void *beta, const void *C, cublasLtMatrixLayout_t Cd, void *D,         \
+                                        cublasLtMatrixLayout_t Dd, const cublasLtMatmulAlgo_t *algo, void *ws,       \
+                                        size_t wsize, cudaStream_t stream)                                           \
+    {                                                                                                                \
+        return lt_matmul(dl_lt(i), h, d, alpha, A, Ad, B, Bd, beta, C, Cd, D, Dd, algo, ws, wsize, stream);         \
+    }                                                                                                                \
+    static cublasStatus_t dl_destroy_##i(cublasLtHandle_t h) { return lt_destroy(dl_lt(i), h); }
+OZCRT_DL_LT_TIED(0)
+OZCRT_DL_LT_TIED(1)
+OZCRT_DL_LT_TIED(2)
+OZCRT_DL_LT_TIED(3)
+OZCRT_DL_LT_TIED(4)
+OZCRT_DL_LT_TIED(5)
+OZCRT_DL_LT_TIED(6)
+OZCRT_DL_LT_TIED(7)
+#undef OZCRT_DL_LT_TIED
+_Static_assert(OZCRT_DL_SLOTS == 8, "one dl_matmul_/dl_destroy_ pair a slot");
+static ozcrt_cublasLtMatmul_fn const g_dl_matmul[OZCRT_DL_SLOTS] = {
+    dl_matmul_0, dl_matmul_1, dl_matmul_2, dl_matmul_3, dl_matmul_4, dl_matmul_5, dl_matmul_6, dl_matmul_7};
+static ozcrt_cublasLtDestroy_fn const g_dl_destroy[OZCRT_DL_SLOTS] = {
+    dl_destroy_0, dl_destroy_1, dl_destroy_2, dl_destroy_3, dl_destroy_4, dl_destroy_5, dl_destroy_6, dl_destroy_7};
+
+void *ozcrt_dl_lt_function(ozcrt_entry ep, uintptr_t base, const char *path)
+{
+    if (ep != OZCRT_EP_cublasLtMatmul && ep != OZCRT_EP_cublasLtDestroy)
+        return NULL;
+    const int i = ozcrt_dl_slot(g_dl_lts, base, path);
+    if (i < 0)
+        return NULL;
+    return ep == OZCRT_EP_cublasLtMatmul ? (void *)g_dl_matmul[i] : (void *)g_dl_destroy[i];
 }

@@ -284,6 +284,27 @@ const ozcrt_real_table *ozcrt_real_for_caller(const void *ret_addr)
     return t ? t : def;
 }
 
+const ozcrt_real_table *ozcrt_real_for_library(const char *path)
+{
+    const ozcrt_real_table *def = ozcrt_real();
+    if (g_real.how && strcmp(g_real.how, "OZCRT_CUBLAS_LIBRARY") == 0)
+        return def; /* authoritative */
+    void *h = path && path[0] ? dlopen(path, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+    void *create = h ? dlsym(h, "cublasCreate_v2") : NULL;
+    if (h)
+        dlclose(h);
+    if (!create) {
+        ozcrt_error("ozcrt: the cuBLAS %s looked up with dlsym is not loaded or has no cublasCreate_v2; its "
+                    "handles go to %s",
+                    path ? path : "?", g_real.path[0] ? g_real.path : "the default cuBLAS");
+        return def;
+    }
+    if (create == (void *)def->cublasCreate_v2)
+        return def;
+    const ozcrt_real_table *t = library_table(create, path);
+    return t ? t : def;
+}
+
 void ozcrt_real_remember(cublasHandle_t handle, const ozcrt_real_table *table)
 {
     if (!handle || !table || table == &g_real)

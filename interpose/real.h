@@ -30,6 +30,10 @@ const ozcrt_real_table *ozcrt_real(void);
  * handles the shim did not see created. ozcrt_real_forget: the same, and the
  * tie is dropped (cublasDestroy_v2). */
 const ozcrt_real_table *ozcrt_real_for_caller(const void *ret_addr);
+/* The same for the cuBLAS in file `path` (loaded: its cublasCreate_v2 by
+ * dlopen(RTLD_NOLOAD) and dlsym): the table of a caller that took the
+ * shim's function with dlsym on that library's handle (dlhook.h). */
+const ozcrt_real_table *ozcrt_real_for_library(const char *path);
 void ozcrt_real_remember(cublasHandle_t handle, const ozcrt_real_table *table);
 const ozcrt_real_table *ozcrt_real_for(cublasHandle_t handle);
 const ozcrt_real_table *ozcrt_real_forget(cublasHandle_t handle);

@@ -24,6 +24,11 @@ installed on a machine without nvcc: then it says so), the import warns
 (RuntimeWarning) and every use raises LibraryNotFound until ozcrt.load(path)
 succeeds.
 
+JAX (XLA) takes cuBLAS with dlsym on its own handle: only a preloaded shim
+sees those lookups (`python -m ozcrt script.py`, ozcrt-run, LD_PRELOAD); after
+a load without it, importing jax warns (RuntimeWarning) that its products
+stay native.
+
 Loaded after cuBLAS, the shim would intercept nothing: the import refuses
 (raises ozcrt.LoadError naming the module or the library) when a cuBLAS
 user (torch, cupy, jax, tensorflow, ...) is already imported or a libcublas
@@ -192,6 +197,27 @@ def _declare(lib):
         raise LoadError("%s has C API version %d; this package speaks version %d" % (_lib_path, v, _API_VERSION))
 
 
+_JAX_NOTE = ("ozcrt: JAX (XLA) takes its cuBLAS functions with dlsym on its own handle, which only a PRELOADED "
+             "libozcrt.so sees (its dlsym hook); loaded by `import ozcrt`, the shim leaves JAX's products native. "
+             "Run the program with `python -m ozcrt script.py`, ozcrt-run or LD_PRELOAD=libozcrt.so (an "
+             "`import ozcrt` then uses that copy)")
+
+
+class _JaxNote:
+    """On sys.meta_path after a load without LD_PRELOAD: warns once when jax or jaxlib is imported."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname in ("jax", "jaxlib"):
+            try:
+                sys.meta_path.remove(self)
+            except ValueError:
+                pass
+            import warnings
+
+            warnings.warn(_JAX_NOTE, RuntimeWarning, stacklevel=2)
+        return None  # the import goes on as usual
+
+
 def load(path=None):
     """Loads libozcrt.so (RTLD_GLOBAL) and returns its path; idempotent.
 
@@ -228,6 +254,8 @@ def load(path=None):
         _declare(lib)
         lib.ozcrt_stats_enable(1)  # so that stats() counts; the exit table stays OZCRT_STATS's
         _lib = lib
+        if not mapped:  # not preloaded: JAX's lookups would not reach the shim
+            sys.meta_path.insert(0, _JaxNote())
         return chosen
 
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/fake/check_exports.sh: libozcrt.so exports exactly the 24 intercepted names (and the ozcrt_* API of its map) and needs neither libcublas nor the shared cudart.
+# tests/fake/check_exports.sh: libozcrt.so exports exactly the 24 intercepted names, dlsym and dlvsym (the hook of dlhook.c, x86_64) and the ozcrt_* API of its map, and needs neither libcublas nor the shared cudart.
 # usage: check_exports.sh LIBOZCRT [NM] [READELF]
 set -u
 lib=$1
@@ -29,6 +29,12 @@ cublasLtDestroy
 cublasLtMatmul
 cublasSetKernelStream
 cublasShutdown'
+# the dlsym hook (interpose/dlhook.c) is built on x86_64 only
+case $(uname -m) in
+x86_64) expected="$expected
+dlsym
+dlvsym" ;;
+esac
 all=$("$nm" -D --defined-only "$lib" | awk '{print $NF}' | LC_ALL=C sort)
 # The public API (interpose/ozcrt.h): exactly the ozcrt_* names of the linker map.
 map=$(dirname "$0")/../../interpose/libozcrt.map
@@ -42,7 +48,7 @@ if [ -z "$want_api" ] || [ "$api" != "$want_api" ]; then
 fi
 actual=$(printf '%s\n' "$all" | grep -v '^ozcrt_')
 if [ "$actual" != "$(printf '%s\n' "$expected" | LC_ALL=C sort)" ]; then
-    echo "FAIL: exports of $lib differ from the 24 intercepted names:"
+    echo "FAIL: exports of $lib differ from the 24 intercepted names (and dlsym, dlvsym):"
     echo "expected:"; printf '%s\n' "$expected"
     echo "actual:"; printf '%s\n' "$actual"
     exit 1
@@ -53,4 +59,4 @@ case "$needed" in
     echo "FAIL: $lib needs a shared cuBLAS or cudart: $needed"
     exit 1 ;;
 esac
-echo "PASS: exactly $(printf '%s\n' "$actual" | wc -l) cuBLAS exports and $(printf '%s\n' "$api" | wc -l) ozcrt_* ones; NEEDED:" $needed
+echo "PASS: exactly $(printf '%s\n' "$actual" | wc -l) cuBLAS and dl* exports and $(printf '%s\n' "$api" | wc -l) ozcrt_* ones; NEEDED:" $needed

@@ -148,6 +148,31 @@ static void t_routed(void **state)
                      CUBLAS_STATUS_SUCCESS);
     assert_logged("no-gpu", "m=600 n=500 k=400 ops=NN batch=3");
     drop(&o);
+    /* XLA's layouts: A and B in row order (their row-major arrays), D and C
+     * in column order: each operand is its column-order transpose under the
+     * other op (A row 768 x 700, ld 700, N: the column-order 700 x 768 under T) */
+    o = make(CUBLAS_COMPUTE_64F, CUDA_R_64F, CUBLAS_OP_N, 768, 640, 700);
+    const int32_t row = CUBLASLT_ORDER_ROW;
+    const int64_t lda = 700, ldb = 640;
+    assert_int_equal(cublasLtMatrixLayoutSetAttribute(o.a, CUBLASLT_MATRIX_LAYOUT_ORDER, &row, sizeof row), 0);
+    assert_int_equal(cublasLtMatrixLayoutSetAttribute(o.a, CUBLASLT_MATRIX_LAYOUT_LD, &lda, sizeof lda), 0);
+    assert_int_equal(cublasLtMatrixLayoutSetAttribute(o.b, CUBLASLT_MATRIX_LAYOUT_ORDER, &row, sizeof row), 0);
+    assert_int_equal(cublasLtMatrixLayoutSetAttribute(o.b, CUBLASLT_MATRIX_LAYOUT_LD, &ldb, sizeof ldb), 0);
+    call(&o, &zero, PD);
+    assert_untouched(&o, &zero, PD);
+    assert_logged("no-gpu", "m=768 n=640 k=700 ops=TT batch=1");
+    /* B transposed in row order is B itself in column order: TRANSB T, B row 640 x 700 -> column 700 x 640, N */
+    const int32_t t = CUBLAS_OP_T;
+    const uint64_t brows = 640, bcols = 700;
+    const int64_t ldb_t = 700;
+    assert_int_equal(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_TRANSB, &t, sizeof t), 0);
+    assert_int_equal(cublasLtMatrixLayoutSetAttribute(o.b, CUBLASLT_MATRIX_LAYOUT_ROWS, &brows, sizeof brows), 0);
+    assert_int_equal(cublasLtMatrixLayoutSetAttribute(o.b, CUBLASLT_MATRIX_LAYOUT_COLS, &bcols, sizeof bcols), 0);
+    assert_int_equal(cublasLtMatrixLayoutSetAttribute(o.b, CUBLASLT_MATRIX_LAYOUT_LD, &ldb_t, sizeof ldb_t), 0);
+    call(&o, &zero, PD);
+    assert_untouched(&o, &zero, PD);
+    assert_logged("no-gpu", "m=768 n=640 k=700 ops=TN batch=1");
+    drop(&o);
 }
 
 /* What the shim does not take: forwarded untouched, lt-unsupported (the
@@ -169,8 +194,10 @@ static void t_unsupported(void **state)
         {"(TRANSC)", CUBLASLT_MATMUL_DESC_TRANSC, CUBLAS_OP_T, 0, &zero, PD},
         {"(pointer mode)", CUBLASLT_MATMUL_DESC_POINTER_MODE, CUBLASLT_POINTER_MODE_DEVICE_VECTOR, 0,
          &zero, PD},
-        {"(a layout not FP64 column-major)", CUBLASLT_MATRIX_LAYOUT_ORDER, CUBLASLT_ORDER_ROW, 2, &zero, PD},
-        {"(a layout not FP64 column-major)", CUBLASLT_MATRIX_LAYOUT_TYPE, CUDA_R_32F, 3, &zero, PD},
+        {"(C or D in row order)", CUBLASLT_MATRIX_LAYOUT_ORDER, CUBLASLT_ORDER_ROW, 4, &zero, PD},
+        {"(C or D in row order)", CUBLASLT_MATRIX_LAYOUT_ORDER, CUBLASLT_ORDER_ROW, 3, &zero, PD},
+        {"(a layout not FP64 column or row order)", CUBLASLT_MATRIX_LAYOUT_ORDER, 7, 1, &zero, PD},
+        {"(a layout not FP64 column or row order)", CUBLASLT_MATRIX_LAYOUT_TYPE, CUDA_R_32F, 3, &zero, PD},
         {"(shapes that disagree)", CUBLASLT_MATRIX_LAYOUT_ROWS, 10, 4, &zero, PD},
         {"(batch counts that disagree)", CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, 2, 1, &zero, PD},
         {"(a scale, amax or emulation attribute)", CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, 0x100, 0, &zero, PD},

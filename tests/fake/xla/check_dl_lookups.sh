@@ -1,0 +1,33 @@
+#!/bin/sh
+# tests/fake/xla/check_dl_lookups.sh: dl_lookups without and with libozcrt.so preloaded: every "same" lookup (other libraries, RTLD_DEFAULT, RTLD_NEXT, dlvsym, unknown names) gives exactly the same answer and dlerror; every "taken" one (an intercepted name on a cuBLAS / cuBLASLt handle) is the fake's without the shim and libozcrt.so's with it.
+# usage: check_dl_lookups.sh DL_LOOKUPS LIBOZCRT CLIENT LIBCUBLAS LIBCUBLASLT
+set -u
+prog=$1 lib=$2
+shift 2
+without=$(env -u LD_PRELOAD "$prog" "$@") || { echo "FAIL: $prog without the shim"; exit 1; }
+with=$(env LD_PRELOAD="$lib" "$prog" "$@") || { echo "FAIL: $prog with the shim preloaded"; exit 1; }
+status=0
+a=$(printf '%s\n' "$without" | grep '^same ')
+b=$(printf '%s\n' "$with" | grep '^same ')
+n=$(printf '%s\n' "$a" | grep -c .)
+if [ "$n" -lt 30 ]; then
+    echo "FAIL: only $n same-lookups without the shim:"; printf '%s\n' "$without"; exit 1
+fi
+if [ "$a" != "$b" ]; then
+    echo "FAIL: lookups the shim must not change differ (< without, > with):"
+    printf '%s\n' "$a" >/tmp/dl_lookups_without.$$
+    printf '%s\n' "$b" >/tmp/dl_lookups_with.$$
+    diff /tmp/dl_lookups_without.$$ /tmp/dl_lookups_with.$$
+    rm -f /tmp/dl_lookups_without.$$ /tmp/dl_lookups_with.$$
+    status=1
+fi
+# the taken ones: libcublas*/libcublasLt* without the shim, libozcrt.so with it, no dlerror either way
+bad=$(printf '%s\n' "$without" | grep '^taken ' | grep -v -E ': libcublas(Lt)?\.so[^ ]*\+0x[0-9a-f]+ -$')
+[ -z "$bad" ] || { echo "FAIL: without the shim, not the fake's:"; printf '%s\n' "$bad"; status=1; }
+bad=$(printf '%s\n' "$with" | grep '^taken ' | grep -v -E ': libozcrt\.so\+0x[0-9a-f]+ -$')
+[ -z "$bad" ] || { echo "FAIL: with the shim, not libozcrt.so's:"; printf '%s\n' "$bad"; status=1; }
+t=$(printf '%s\n' "$with" | grep -c '^taken ')
+[ "$t" -ge 9 ] || { echo "FAIL: only $t taken lookups"; status=1; }
+[ $status -ne 0 ] || echo "PASS: $n lookups unchanged under the shim, $t intercepted names handed out by it"
+printf '%s\n' "--- without:" "$without" "--- with:" "$with"
+exit $status
