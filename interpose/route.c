@@ -48,6 +48,16 @@ static int64_t max1(int64_t x)
     return x > 1 ? x : 1;
 }
 
+/* The cublasGemmAlgo_t values cuBLAS 12 and 13 document: CUBLAS_GEMM_DEFAULT
+ * (-1), CUBLAS_GEMM_ALGO0..23 (0..23), CUBLAS_GEMM_DEFAULT_TENSOR_OP (99)
+ * and CUBLAS_GEMM_ALGO0..15_TENSOR_OP (100..115). Any other value goes to
+ * cuBLAS, whose answer (CUBLAS_STATUS_INVALID_VALUE, or a value of a newer
+ * cuBLAS) is then the caller's. */
+static int known_algo(int algo)
+{
+    return algo == -1 || (algo >= 0 && algo <= 23) || (algo >= 99 && algo <= 115);
+}
+
 ozcrt_reason ozcrt_check_args(const ozcrt_call *c)
 {
     if (c->typed && (c->Atype != CUDA_R_64F || c->Btype != CUDA_R_64F || c->Ctype != CUDA_R_64F ||
@@ -55,6 +65,8 @@ ozcrt_reason ozcrt_check_args(const ozcrt_call *c)
         return OZCRT_R_TYPE;
     if (!c->handle || !valid_op(c->transa) || !valid_op(c->transb))
         return OZCRT_R_INVALID_ARGS;
+    if (c->typed && !c->lt && !known_algo((int)c->algo))
+        return OZCRT_R_INVALID_ARGS; /* let cuBLAS judge the algo */
     if (c->m < 0 || c->n < 0 || c->k < 0 || c->batch < 0)
         return OZCRT_R_INVALID_ARGS;
     int64_t rows_a = c->transa == CUBLAS_OP_N ? c->m : c->k;

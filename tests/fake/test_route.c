@@ -266,6 +266,30 @@ static void t_emulated(void **state)
     assert_int_equal(g_leases, 0);
 }
 
+/* The GemmEx family's algo: the documented values pass the checks, any other
+ * goes to cuBLAS (invalid-args: cuBLAS returns its own status). */
+static void t_algo(void **state)
+{
+    (void)state;
+    ozcrt_call c = {.ep = OZCRT_EP_cublasGemmEx, .handle = g_h, .transa = CUBLAS_OP_N, .transb = CUBLAS_OP_N,
+                    .m = 4, .n = 4, .k = 4, .alpha = &one, .beta = &half, .A = PA, .B = PB, .C = PC, .lda = 4,
+                    .ldb = 4, .ldc = 4, .batch = 1, .typed = 1, .Atype = CUDA_R_64F, .Btype = CUDA_R_64F,
+                    .Ctype = CUDA_R_64F, .compute = CUBLAS_COMPUTE_64F};
+    static const int good[] = {-1, 0, 7, 23, 99, 100, 115};
+    static const int bad[] = {-2, 24, 42, 98, 116, 999, 9999};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        c.algo = (cublasGemmAlgo_t)good[i];
+        assert_int_equal(ozcrt_check_args(&c), OZCRT_R_EMULATED);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        c.algo = (cublasGemmAlgo_t)bad[i];
+        assert_int_equal(ozcrt_check_args(&c), OZCRT_R_INVALID_ARGS);
+    }
+    c.typed = 0; /* cublasDgemm_v2 has no algo */
+    c.algo = (cublasGemmAlgo_t)9999;
+    assert_int_equal(ozcrt_check_args(&c), OZCRT_R_EMULATED);
+}
+
 /* No kernel image for device 1 (say a GPU newer than the build): forwarded,
  * reason no-kernel-image, the kernels never run; the answer is cached per
  * device, and device 0 is not affected. */
@@ -1009,6 +1033,7 @@ int main(void)
         return 2;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(t_emulated),
+        cmocka_unit_test(t_algo),
         cmocka_unit_test(t_no_kernel_image),
         cmocka_unit_test(t_launch_failed),
         cmocka_unit_test(t_launch_failed_sticky),
