@@ -362,6 +362,11 @@ static int decode(lt_call *l, ozcrt_call *c, ozcrt_reason *why, const char **det
     const int64_t batch = d.batch;
     if (a.batch != batch || b.batch != batch || cc.batch != batch)
         LT_NOT("batch counts that disagree");
+    /* what cuBLASLt refuses even where C is not read: cuBLASLt answers it */
+    if (cc.ld < 1 || (uint64_t)cc.ld < cc.rows)
+        LT_NOT("C's ld below its rows");
+    if (l->C == l->D && (cc.ld != d.ld || (batch > 1 && cc.stride != d.stride)))
+        LT_NOT("in place with C's and D's layouts differing");
     /* C is D (in place), or not read (beta 0 in host mode) */
     const int beta0 = host && l->beta && *(const double *)l->beta == 0.0;
     const int same = l->C == l->D && cc.ld == d.ld && (batch == 1 || cc.stride == d.stride);

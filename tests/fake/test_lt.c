@@ -200,6 +200,8 @@ static void t_unsupported(void **state)
         {"(a layout not FP64 column or row order)", CUBLASLT_MATRIX_LAYOUT_TYPE, CUDA_R_32F, 3, &zero, PD},
         {"(shapes that disagree)", CUBLASLT_MATRIX_LAYOUT_ROWS, 10, 4, &zero, PD},
         {"(batch counts that disagree)", CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, 2, 1, &zero, PD},
+        {"(C's ld below its rows)", CUBLASLT_MATRIX_LAYOUT_LD, 10, 3, &zero, PD},
+        {"(in place with C's and D's layouts differing)", CUBLASLT_MATRIX_LAYOUT_LD, 1000, 4, &zero, PC},
         {"(a scale, amax or emulation attribute)", CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, 0x100, 0, &zero, PD},
         {"(a scale, amax or emulation attribute)", CUBLASLT_MATMUL_DESC_FAST_ACCUM, 1, 0, &zero, PD},
     };
