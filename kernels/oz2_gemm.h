@@ -23,6 +23,14 @@ extern "C" {
  * forwards such calls). *w (may be NULL) gets the integer width. */
 int oz2_gemm_moduli(int64_t k, int bits, int *w);
 
+/* The same for complex calls (docs/ozaki2-complex.md step 1): N, the engine
+ * moduli's count that pins the result's w (2..20; 0 when no N serves, or
+ * for the automatic plan, which complex calls do not have yet), *w (may be
+ * NULL) and *n_split (may be NULL): the split moduli the GPU runs, two INT8
+ * GEMMs each. The workspace and run functions below take complex
+ * descriptors (d->elem == OZ_ELEM_COMPLEX) with the same contract. */
+int oz2z_gemm_moduli(int64_t k, int bits, int *w, int *n_split);
+
 /* Workspace bytes (0 when the plan is unreachable): the least
  * oz2_gemm_run accepts (one batch item at a time, C in blocks of one tile,
  * K in slabs of one chunk); the best plan within the Phase 22 path's bound

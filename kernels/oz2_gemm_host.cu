@@ -4,6 +4,7 @@
 #include "block_plan.h"
 #include "oz2_params.h"
 #include "../crt/oz2_auto.h"
+#include "../crt/oz2_complex.h"
 
 /* The plan the host lays the workspace out for: the fixed plan, or for the
  * automatic one (bits = OZ2A_AUTO(B)) the most moduli it may choose, its w
@@ -36,6 +37,18 @@ extern "C" int oz2_gemm_moduli(int64_t k, int bits, int *w)
     oz2_plan p = oz2_host_plan(k, bits);
     if (w)
         *w = p.w;
+    return p.n;
+}
+
+extern "C" int oz2z_gemm_moduli(int64_t k, int bits, int *w, int *n_split)
+{
+    oz2z_plan p = {0, 0, 0};
+    if (!oz2a_is_auto(bits) && bits >= 1)
+        p = oz2z_make_plan(k, bits);
+    if (w)
+        *w = p.w;
+    if (n_split)
+        *n_split = p.n_split;
     return p.n;
 }
 

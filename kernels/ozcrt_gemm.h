@@ -33,7 +33,16 @@ typedef struct oz_gemm_desc {
     const double *alpha;        /* host or device, as scalars_on_device says */
     const double *beta;
     int scalars_on_device;      /* CUBLAS_POINTER_MODE_DEVICE */
+    /* OZ_ELEM_REAL (0): double. OZ_ELEM_COMPLEX: cuDoubleComplex, as
+     * cublasZgemm_v2 takes it: A, B, C (and the arrays' pointers), alpha and
+     * beta point to interleaved re/im pairs of doubles; ld and strides count
+     * complex elements; transa/transb 2 is the conjugate transpose. Only
+     * the ozaki2 path takes complex calls (docs/ozaki2-complex.md). */
+    int elem;
 } oz_gemm_desc;
+
+#define OZ_ELEM_REAL 0
+#define OZ_ELEM_COMPLEX 1
 
 /* Workspace bytes: the least oz_gemm_run accepts, and what it asks for. On
  * the sm_90a engine the latter is at most max(1 GiB, 0.25 x the operands'
