@@ -27,27 +27,33 @@ OZ_HD int32_t oz_mod_p(int32_t x, int32_t p, uint32_t mu)
 }
 
 /* The INT8 engine's reduction of its int32 accumulators (kernels/
- * sm90_engine.cu), for the engine moduli (128 < m <= 256). A (tile, K chunk,
- * modulus)'s accumulators start at OZ_ACC_OFFSET(m), the largest multiple of
- * m below 2^30 (>= 2^30 - 256), instead of 0: the chunk's exact sum x of
- * products of residues in [-128, 127] over at most 65536 terms lies in
- * [-(2^30 - 2^23), 2^30], so y = offset + x is in [0, 2^31) (no int32
- * overflow, never negative) and y == x (mod m). Then, with M =
- * OZ_ACC_MAGIC(m) = ceil(2^39 / m) (below 2^32 for m > 128),
- *     y mod m = y - floor(y M / 2^39) m        exactly:
- * y M / 2^39 = y / m + y e 2^-39 with 0 <= e < 1, the second term below
- * 2^-8 <= 1/m, and y/m's fraction at most (m - 1)/m, so the floor is
- * floor(y / m). On the GPU: a multiply-high, a shift, a multiply-add. */
+ * sm90_engine.cu), for any modulus 2 < m <= 256 that is not a power of two
+ * (the engine's and the split moduli; 256 reduces by its low byte, which
+ * this also gives: see below). A (tile, K chunk, modulus)'s accumulators
+ * start at OZ_ACC_OFFSET(m), the largest multiple of m below 2^30 (>= 2^30 -
+ * 256), instead of 0: the chunk's exact sum x of products of residues in
+ * [-128, 127] over at most 65536 terms lies in [-(2^30 - 2^23), 2^30], so
+ * y = offset + x is in [0, 2^31) (no int32 overflow, never negative) and
+ * y == x (mod m). With j = OZ_ACC_J(m) (2^(j-1) < m <= 2^j) and
+ * M = OZ_ACC_MAGIC(m) = ceil(2^(31+j) / m) (below 2^32: m > 2^(j-1)),
+ *     y mod m = y - floor(y M / 2^(31+j)) m        exactly:
+ * y M / 2^(31+j) = y / m + y e 2^-(31+j) with 0 <= e < 1, the second term
+ * below 2^-j <= 1/m, and y/m's fraction at most (m - 1)/m, so the floor is
+ * floor(y / m). On the GPU: a multiply-high, a shift by j - 1
+ * (OZ_ACC_SHIFT), a multiply-add. For m = 256 (j = 8, M = 2^31) it is the
+ * low byte, as well. */
 #define OZ_ACC_OFFSET(m) ((uint32_t)((((UINT32_C(1) << 30) - 1) / (uint32_t)(m)) * (uint32_t)(m)))
-#define OZ_ACC_MAGIC(m) ((uint32_t)(((UINT64_C(1) << 39) + (uint64_t)(m) - 1) / (uint64_t)(m)))
+#define OZ_ACC_J(m) ((m) <= 4 ? 2 : (m) <= 8 ? 3 : (m) <= 16 ? 4 : (m) <= 32 ? 5 : (m) <= 64 ? 6 : (m) <= 128 ? 7 : 8)
+#define OZ_ACC_SHIFT(m) (OZ_ACC_J(m) - 1)
+#define OZ_ACC_MAGIC(m) ((uint32_t)(((UINT64_C(1) << (31 + OZ_ACC_J(m))) + (uint64_t)(m) - 1) / (uint64_t)(m)))
 /* neg_m = 2^32 - m: y - q m as one multiply-add modulo 2^32 (y + q neg_m),
- * no negation of q */
-OZ_HD uint32_t oz_acc_mod(uint32_t y, uint32_t neg_m, uint32_t magic)
+ * no negation of q; shift = OZ_ACC_SHIFT(m) */
+OZ_HD uint32_t oz_acc_mod(uint32_t y, uint32_t neg_m, uint32_t magic, uint32_t shift)
 {
 #ifdef __CUDA_ARCH__
-    const uint32_t q = __umulhi(y, magic) >> 7;
+    const uint32_t q = __umulhi(y, magic) >> shift;
 #else
-    const uint32_t q = (uint32_t)(((uint64_t)y * magic) >> 39);
+    const uint32_t q = (uint32_t)((((uint64_t)y * magic) >> 32) >> shift);
 #endif
     return y + q * neg_m;
 }

@@ -657,13 +657,15 @@ OZ_HD uint8_t oz2_byte_residue(double x, int sh, int w, uint32_t m)
 /* ---- step 3 in floating point: the GPU's CRT ----
  *
  * S' = sum_q r_q f_q with f_q = inv_q cof_q (< P; f_q == [q == j] mod m_j),
- * so S' == X (mod P) without a per-modulus reduction, S' < 20 256 P. f_q is
- * held as nl limbs of 36 bits, f_ql, and S' as nl exact double accumulators
- * acc_l = sum_q r_q f_ql < 20 255 2^36 < 2^49, one FP64 FMA per modulus and
+ * so S' == X (mod P) without a per-modulus reduction, S' < n 256 P (n <= 24
+ * moduli: 20 engine moduli, or the complex path's split moduli, whose fold
+ * is the same for odd P). f_q is held as nl limbs of 36 bits, f_ql, and S'
+ * as nl exact double accumulators
+ * acc_l = sum_q r_q f_ql < 24 255 2^36 < 2^49, one FP64 FMA per modulus and
  * limb: the residue byte goes into the mantissa as R = 1 + r 2^-12 (one byte
  * permute, no conversion), F[q][l] = 4096 f_ql, and acc_l starts at
  * -sum_q 4096 f_ql, so that acc_l = sum_q (R_q F[q][l]) - sum_q 4096 f_ql,
- * every partial sum an integer below 2^52.4 (exact). Then
+ * every partial sum an integer below 24 2^48 < 2^52.6 (exact). Then
  *     D = sum_l acc_l c_l ~ S'/P   (c_l = 2^(36 l) / P, D within 2^-34 of S'/P),
  *     qr = rint(D),  e_l = acc_l - qr P_l  (exact, |e_l| < 2^49),
  *     X' = sum_l e_l 2^(36 l) = S' - qr P.
@@ -677,9 +679,11 @@ OZ_HD uint8_t oz2_byte_residue(double x, int sh, int w, uint32_t m)
 #define OZ2_CF_BITS 36
 #define OZ2_CF_MAXL 5 /* 5 36 = 180 >= 156 bits of P_20 */
 
+#define OZ2_CF_MAXQ 24 /* the most moduli: the complex path's split moduli (crt/oz2_complex.h) */
+
 typedef struct oz2_crt_fast {
     int n, nl;                                  /* moduli, limbs */
-    double F[OZ2_MAX_MODULI][OZ2_CF_MAXL];      /* 4096 times the 36-bit limbs of f_q */
+    double F[OZ2_CF_MAXQ][OZ2_CF_MAXL];         /* 4096 times the 36-bit limbs of f_q */
     double acc0[OZ2_CF_MAXL];                   /* the accumulators' start: -sum_q F[q][l] */
     double Pl[OZ2_CF_MAXL];                     /* 36-bit limbs of P */
     double c[OZ2_CF_MAXL];                      /* about 2^(36 l) / P (relative error below 2^-49) */
@@ -697,23 +701,33 @@ OZ_HD double oz2_cf_limb(const oz2_uint *x, int pos)
     return (double)v;
 }
 
-OZ_HD void oz2_crt_fast_init(oz2_crt_fast *f, const oz2_crt_consts *c)
+/* The tables for n <= OZ2_CF_MAXQ moduli of product P (inv_P about 1/P), nl
+ * limbs of 36 bits holding P, f_q = inv[q] cof[q] (cof[q] = P / m_q, inv[q]
+ * any multiplier: (P/m_q)^-1 mod m_q reconstructs X from its residues; the
+ * complex path folds its unsplit's constants into it). */
+OZ_HD void oz2_crt_fast_init_of(oz2_crt_fast *f, int n, int nl, const oz2_uint *P, double inv_P, const oz2_uint *cof,
+                                const uint32_t *inv)
 {
     memset(f, 0, sizeof *f);
-    f->n = c->n;
-    f->nl = oz2_cf_limbs(c->n);
+    f->n = n;
+    f->nl = nl;
     for (int l = 0; l < f->nl; l++) {
-        f->Pl[l] = oz2_cf_limb(&c->P, OZ2_CF_BITS * l);
-        f->c[l] = oz2_pow2(OZ2_CF_BITS * l) * c->inv_P;
+        f->Pl[l] = oz2_cf_limb(P, OZ2_CF_BITS * l);
+        f->c[l] = oz2_pow2(OZ2_CF_BITS * l) * inv_P;
     }
-    for (int q = 0; q < c->n; q++) {
-        oz2_uint fq = c->cof[q];
-        oz2_uint_mul_add(&fq, c->inv[q], 0);
+    for (int q = 0; q < n; q++) {
+        oz2_uint fq = cof[q];
+        oz2_uint_mul_add(&fq, inv[q], 0);
         for (int l = 0; l < f->nl; l++) {
             f->F[q][l] = 4096.0 * oz2_cf_limb(&fq, OZ2_CF_BITS * l);
-            f->acc0[l] -= f->F[q][l]; /* exact: below 20 2^48 */
+            f->acc0[l] -= f->F[q][l]; /* exact: below 24 2^48 < 2^53 */
         }
     }
+}
+
+OZ_HD void oz2_crt_fast_init(oz2_crt_fast *f, const oz2_crt_consts *c)
+{
+    oz2_crt_fast_init_of(f, c->n, oz2_cf_limbs(c->n), &c->P, c->inv_P, c->cof, c->inv);
 }
 
 /* The accumulators' start (before the first oz2_cf_accumulate). */

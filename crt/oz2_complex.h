@@ -239,6 +239,20 @@ OZ_HD void oz2z_split_i8(int8_t x, int8_t y, const oz2z_split_modulus *m, int8_t
     *v = (int8_t)oz2z_sym(vv, m->p);
 }
 
+/* One operand of the split from int8 representatives x (re) and y (im) of
+ * an element's residues modulo p: sr = r gives u = x + r y, sr = -r gives
+ * v = x - r y, symmetric in [-(p-1)/2, (p-1)/2]. |t| <= 128 + 120 128 <
+ * 2^14, so t + off (off the least multiple of p >= 2^14) is positive; with p
+ * a compile-time constant the remainder is a multiplication (the residue
+ * kernel's form of oz2z_split_i8, test_oz2_complex checks them equal). */
+OZ_HD int32_t oz2z_split_one(int32_t x, int32_t y, int32_t sr, uint32_t p)
+{
+    const int32_t t = x + sr * y;
+    const uint32_t off = p * ((UINT32_C(16384) + p - 1) / p);
+    const uint32_t v = (uint32_t)(t + (int32_t)off) % p;
+    return v > p / 2 ? (int32_t)v - (int32_t)p : (int32_t)v;
+}
+
 /* ---- the exact CRT over odd P ---- */
 
 /* The constants of the CRT over the first n split moduli. */
@@ -314,6 +328,49 @@ OZ_HD int oz2z_crt_reconstruct(const oz2z_crt_consts *c, const uint8_t *r, int64
     }
     *mag = s;
     return 0;
+}
+
+/* ---- the CRT of both parts from the split products ----
+ *
+ * The engine gives U_q = sum u_A u_B and V_q = sum v_A v_B mod p_q, in
+ * [0, p_q). X_re = (U + V) / 2 and X_im = (U - V) / (2r) mod p_q; the
+ * divisions go into the CRT's multipliers instead (f_q = inv_q cof_q
+ * reconstructs from r_q; with inv_q 2^-1 or inv_q (2r)^-1 mod p_q in place
+ * of inv_q it reconstructs from r_q = U + V or U - V), so the per-element
+ * work is one sum and one difference reduced once: oz2z_unsplit_sums. */
+
+/* s = (U + V) mod p and d = (U - V) mod p for U, V in [0, p). */
+OZ_HD void oz2z_unsplit_sums(uint32_t U, uint32_t V, uint32_t p, uint32_t *s, uint32_t *d)
+{
+    const uint32_t t = U + V;
+    *s = t >= p ? t - p : t;
+    *d = U >= V ? U - V : U + p - V;
+}
+
+/* The consts of both parts' CRT (oz2z_crt_reconstruct of s_q gives X_re,
+ * of d_q X_im), n split moduli. */
+OZ_HD void oz2z_crt_init_parts(oz2z_crt_consts *re, oz2z_crt_consts *im, int n)
+{
+    oz2z_crt_init(re, n);
+    *im = *re;
+    for (int q = 0; q < n; q++) {
+        const oz2z_split_modulus m = oz2z_split_mod(q);
+        re->inv[q] = (uint32_t)((uint64_t)re->inv[q] * ((m.p + 1) / 2) % m.p);
+        im->inv[q] = (uint32_t)((uint64_t)im->inv[q] * m.inv2r % m.p);
+    }
+}
+
+/* The fast CRT's limbs for P'_n (bit lengths 8 16 24 32 39 47 54 62 69 76
+ * 83 90 97 104 110 117 124 130 136 141 147 152 157 161: test_oz2_complex). */
+#define OZ2Z_CF_LIMBS(n) ((n) <= 4 ? 1 : (n) <= 9 ? 2 : (n) <= 14 ? 3 : (n) <= 20 ? 4 : 5)
+#if OZ2Z_SPLIT_NMODULI > OZ2_CF_MAXQ
+#error "the fast CRT's tables must hold every split modulus"
+#endif
+
+/* The fast CRT's tables of one part from its consts. */
+OZ_HD void oz2z_crt_fast_init(oz2_crt_fast *f, const oz2z_crt_consts *c)
+{
+    oz2_crt_fast_init_of(f, c->n, OZ2Z_CF_LIMBS(c->n), &c->P, c->inv_P, c->cof, c->inv);
 }
 
 #endif

@@ -25,7 +25,7 @@
 struct oz_engine_residue_job {
     oz_operand_ws a, b;     /* a.plane(b, q), b.plane(b, q): rows_pad x kpad int8, K contiguous */
     int64_t m, n;           /* the real sizes */
-    int nmod;               /* 1 .. OZ_ENGINE_NMODULI */
+    int nmod;               /* 1 .. OZ_ENGINE_NMODULI, or 1 .. 2 OZ2Z_SPLIT_NMODULI with split */
     uint8_t *res;
     int64_t res_item_bytes;
     bool accumulate;        /* add to the planes' residues (a later slab of K) instead of writing them */
@@ -48,6 +48,10 @@ struct oz_engine_residue_job {
      * read when the launch runs: planes q >= *dev_nmod are skipped (nmod is then
      * the most it may be). NULL: nmod. */
     const int *dev_nmod;
+    /* The complex path's planes (docs/ozaki2-complex.md): plane q's modulus is
+     * split modulus q / 2 of crt/oz2_complex.h (the u and v operands of each
+     * in turn) instead of engine modulus q. */
+    bool split;
 };
 
 /* Enqueues the job on s; returns the first launch error. */

@@ -17,4 +17,36 @@ __device__ __forceinline__ void oz_store_epilogue(double *c, double alpha, doubl
     *c = out;
 }
 
+/* The complex product of docs/ozaki2-complex.md step 5: four rounded
+ * products, then a rounded difference and a rounded sum; no FMA. */
+__device__ __forceinline__ double2 oz_zmul(double2 u, double2 v)
+{
+    return make_double2(__dsub_rn(__dmul_rn(u.x, v.x), __dmul_rn(u.y, v.y)),
+                        __dadd_rn(__dmul_rn(u.x, v.y), __dmul_rn(u.y, v.x)));
+}
+
+/* The complex epilogue (a scalar is zero when both parts are): C = alpha *
+ * P (beta == 0: C not read), else one rounded sum per part of alpha * P and
+ * beta * C; k == 0 or alpha == 0: C = beta * C (+0 when beta == 0). */
+__device__ __forceinline__ void oz_store_zepilogue(double *c, double2 alpha, double2 beta, double2 P,
+                                                   bool product_vanishes)
+{
+    /* c: re at c[0], im at c[1] (8-byte accesses: cuBLAS takes C at any double's alignment) */
+    const bool beta0 = beta.x == 0.0 && beta.y == 0.0;
+    double2 out;
+    if (product_vanishes || (alpha.x == 0.0 && alpha.y == 0.0)) {
+        out = beta0 ? make_double2(0.0, 0.0) : oz_zmul(beta, make_double2(c[0], c[1]));
+    } else {
+        const double2 ap = oz_zmul(alpha, P);
+        if (beta0) {
+            out = ap;
+        } else {
+            const double2 bc = oz_zmul(beta, make_double2(c[0], c[1]));
+            out = make_double2(__dadd_rn(ap.x, bc.x), __dadd_rn(ap.y, bc.y));
+        }
+    }
+    c[0] = out.x;
+    c[1] = out.y;
+}
+
 #endif

@@ -52,8 +52,13 @@ static __device__ __forceinline__ void oz_absmax_strided(const double *x, int64_
 }
 
 /* Writes every padded row's scale (0 for padding) and raises the item's
- * special flag when a row holds Inf or NaN. */
-__global__ void __launch_bounds__(32 * OZ_SC_WARPS, 2) oz_operand_scale_kernel(oz_view v, oz_operand_ws w)
+ * special flag when a row holds Inf or NaN. `pairs` (complex operands seen
+ * as doubles with rows contiguous: re and im of complex row i are rows 2 i
+ * and 2 i + 1): one scale per pair of rows, from the larger of their
+ * maxima, at i (the frexp exponent is monotone). Complex operands with K
+ * contiguous need nothing of this: their row of 2 k doubles is the complex
+ * row's parts. */
+__global__ void __launch_bounds__(32 * OZ_SC_WARPS, 2) oz_operand_scale_kernel(oz_view v, oz_operand_ws w, bool pairs)
 {
     __shared__ double s_max[OZ_SC_WARPS][OZ_SC_ROWS + 1];
     __shared__ int s_bad[OZ_SC_WARPS][OZ_SC_ROWS + 1];
@@ -78,6 +83,18 @@ __global__ void __launch_bounds__(32 * OZ_SC_WARPS, 2) oz_operand_scale_kernel(o
             mx = fmax(mx, s_max[j][lane]);
             bad |= s_bad[j][lane];
         }
+        if (pairs) {
+            mx = fmax(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+            bad |= __shfl_xor_sync(0xffffffffu, bad, 1);
+            if (lane & 1)
+                return;
+            const int sc = bad ? OZ_SCALE_SPECIAL : oz_scale_exponent(mx);
+            const int64_t i = r >> 1;
+            w.scale(b)[i] = r < v.rows ? sc : 0;
+            if (bad && r < v.rows)
+                atomicOr(w.special(b), 1);
+            return;
+        }
     } else { /* K contiguous: warp per row, lanes along K */
         r = r0 + warp;
         if (r < v.rows)
@@ -95,13 +112,16 @@ __global__ void __launch_bounds__(32 * OZ_SC_WARPS, 2) oz_operand_scale_kernel(o
         atomicOr(w.special(b), 1);
 }
 
-cudaError_t oz_launch_operand_scale(const oz_view &v, const oz_operand_ws &w, int64_t group, cudaStream_t s)
+cudaError_t oz_launch_operand_scale(const oz_view &v, const oz_operand_ws &w, int64_t group, cudaStream_t s, bool pairs)
 {
     if (group <= 0 || w.rows_pad <= 0)
         return cudaSuccess;
-    if (w.rows_pad / OZ_SC_ROWS > INT32_MAX || group > 65535)
+    if (pairs && v.rs != 1)
         return cudaErrorInvalidValue;
-    const dim3 grid((unsigned)(w.rows_pad / OZ_SC_ROWS), (unsigned)group);
-    oz_operand_scale_kernel<<<grid, 32 * OZ_SC_WARPS, 0, s>>>(v, w);
+    const int64_t blocks = (pairs ? 2 : 1) * w.rows_pad / OZ_SC_ROWS;
+    if (blocks > INT32_MAX || group > 65535)
+        return cudaErrorInvalidValue;
+    const dim3 grid((unsigned)blocks, (unsigned)group);
+    oz_operand_scale_kernel<<<grid, 32 * OZ_SC_WARPS, 0, s>>>(v, w, pairs);
     return cudaGetLastError();
 }

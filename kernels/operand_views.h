@@ -34,6 +34,56 @@ static inline oz_view oz_view_b(const oz_gemm_desc *d)
     return v;
 }
 
+/* Complex calls (d->elem == OZ_ELEM_COMPLEX): op(A) as m rows of k complex
+ * elements, in doubles: element (r, kk) has its re at ptr(b)[r rs + kk ks]
+ * and its im after it (rs, ks, the stride and offsets count doubles). */
+static inline oz_view oz2z_view_a(const oz_gemm_desc *d)
+{
+    oz_view v = {d->A, d->Aarray, 2 * d->strideA, d->m, d->k, 2, 2 * d->lda, 0};
+    if (d->transa != 0)
+        v.rs = 2 * d->lda, v.ks = 2;
+    return v;
+}
+
+/* op(B) as n rows (its columns) of k complex elements, in doubles. */
+static inline oz_view oz2z_view_b(const oz_gemm_desc *d)
+{
+    oz_view v = {d->B, d->Barray, 2 * d->strideB, d->n, d->k, 2 * d->ldb, 2, 0};
+    if (d->transb != 0)
+        v.rs = 2, v.ks = 2 * d->ldb;
+    return v;
+}
+
+/* A complex view (or a part of one) as plain doubles, for the scale and
+ * residue kernels: rows contiguous (rs == 2), the parts' rows in turn (2
+ * rows a complex row, rs 1); else K contiguous, the parts in turn along K
+ * (2 k, ks 1). */
+static inline oz_view oz2z_real_view(oz_view v)
+{
+    if (v.rs == 2) {
+        v.rows *= 2;
+        v.rs = 1;
+    } else {
+        v.k *= 2;
+        v.ks = 1;
+    }
+    return v;
+}
+
+/* Complex alpha and beta as the kernels read them. */
+static inline oz_zscalars oz_zscalars_of(const oz_gemm_desc *d)
+{
+    oz_zscalars sc = {};
+    if (d->scalars_on_device) {
+        sc.alpha_ptr = d->alpha;
+        sc.beta_ptr = d->beta;
+    } else {
+        sc.alpha = make_double2(d->alpha[0], d->alpha[1]);
+        sc.beta = make_double2(d->beta[0], d->beta[1]);
+    }
+    return sc;
+}
+
 /* The view advanced to batch item b0. */
 static inline oz_view oz_view_from(oz_view v, int64_t b0)
 {

@@ -2,6 +2,7 @@
 #include "engine_cfg.h"
 #include "oz2_params.h"
 #include "res_layout.h"
+#include "../crt/oz2_complex.h"
 
 /* Output tile and K step of one block: 32 x 32 residues of one modulus, K in
  * steps of 64 bytes (16 words of 4 int8), 32 x 8 threads, 4 columns each. */
@@ -12,8 +13,10 @@ static_assert(OZ_PAD_K % OZ2_PE_KSTEP == 0, "K padding is whole steps");
 static_assert(OZ_PAD_ROWS_A % OZ2_PE_TILE == 0 && OZ_PAD_ROWS_B % OZ2_PE_TILE == 0, "row padding is whole tiles");
 static_assert(oz_engine_res::KCHUNK % OZ2_PE_KSTEP == 0, "K chunks are whole steps");
 
-__device__ __forceinline__ int32_t oz2_pe_modulus(int q)
+__device__ __forceinline__ int32_t oz2_pe_modulus(int q, bool split)
 {
+    if (split) /* plane q: split modulus q / 2 (engine.h) */
+        return (int32_t)oz2z_split_mod(q / 2).p;
     switch (q) {
 #define OZ2_PE_CASE_(i, m) \
     case (i):              \
@@ -39,7 +42,7 @@ __global__ void __launch_bounds__(256) oz2_engine_portable_kernel(const oz_engin
     const int8_t *A = job.a.plane(b, q), *B = job.b.plane(b, q);
     const int64_t kpad = job.a.kpad; /* the row stride; K summed: [kb, ke) */
     const int64_t kb = job.k_begin, ke = job.k_len ? kb + job.k_len : kpad;
-    const int32_t mq = oz2_pe_modulus(q);
+    const int32_t mq = oz2_pe_modulus(q, job.split);
     uint8_t *plane = job.res + b * job.res_item_bytes + (int64_t)q * job.a.rows_pad * job.b.rows_pad;
     int32_t res[4] = {0, 0, 0, 0}, acc[4] = {0, 0, 0, 0};
     if (job.accumulate) /* an earlier slab's residues */
@@ -77,7 +80,7 @@ __global__ void __launch_bounds__(256) oz2_engine_portable_kernel(const oz_engin
 
 cudaError_t oz2_engine_residues_portable(const oz_engine_residue_job &job, int64_t group, cudaStream_t s)
 {
-    if (job.nmod < 1 || job.nmod > OZ_ENGINE_NMODULI || job.a.kpad != job.b.kpad || group * job.nmod > 65535 ||
+    if (job.nmod < 1 || job.nmod > (job.split ? 2 * OZ2Z_SPLIT_NMODULI : OZ_ENGINE_NMODULI) || job.a.kpad != job.b.kpad || group * job.nmod > 65535 ||
         job.k_begin < 0 || job.k_len < 0 || job.k_begin % OZ2_PE_KSTEP || job.k_len % OZ2_PE_KSTEP ||
         job.k_begin + job.k_len > job.a.kpad)
         return cudaErrorInvalidValue;

@@ -22,6 +22,32 @@ static oz2_plan oz2_host_plan(int64_t k, int bits)
     return p;
 }
 
+/* The plan of a call of either element type: planes is the residue planes
+ * per operand (and of R): N for real calls, two per split modulus for
+ * complex ones (docs/ozaki2-complex.md, "The GPU method"); 0: not emulated
+ * (complex calls have no automatic plan). */
+struct oz2_call_plan {
+    int planes, w, nsplit;
+    bool cx;
+};
+static oz2_call_plan oz2_plan_of(const oz_gemm_desc *d, int bits)
+{
+    oz2_call_plan r = {0, 0, 0, d->elem == OZ_ELEM_COMPLEX};
+    if (r.cx) {
+        const oz2z_plan p = oz2a_is_auto(bits) || bits < 1 ? oz2z_plan{0, 0, 0} : oz2z_make_plan(d->k, bits);
+        if (p.n && p.n_split) {
+            r.planes = 2 * p.n_split;
+            r.w = p.w;
+            r.nsplit = p.n_split;
+        }
+        return r;
+    }
+    const oz2_plan p = oz2_host_plan(d->k, bits);
+    r.planes = p.n;
+    r.w = p.w;
+    return r;
+}
+
 /* The automatic plan's own bytes ahead of the path's (one batch item). */
 static int64_t oz2_auto_bytes(const oz_gemm_desc *d, int bits)
 {
@@ -88,7 +114,7 @@ extern "C" void oz2_gemm_workspace_sizes(const oz_gemm_desc *d, int bits, size_t
 {
     for (int i = 0; i < OZ_GEMM_WS_SIZES; i++)
         sizes[i] = 0;
-    const int n = oz2_host_plan(d->k, bits).n;
+    const int n = oz2_plan_of(d, bits).planes;
     if (n == 0)
         return;
     const oz_bp_call c = oz2_call(d, n);
@@ -105,14 +131,14 @@ extern "C" void oz2_gemm_workspace_sizes(const oz_gemm_desc *d, int bits, size_t
 
 extern "C" size_t oz2_gemm_workspace_min(const oz_gemm_desc *d, int bits)
 {
-    const int n = oz2_host_plan(d->k, bits).n;
+    const int n = oz2_plan_of(d, bits).planes;
     const oz_bp_call c = oz2_call(d, n);
     return n ? (size_t)(oz_bp_plan_min(&c).bytes + oz2_auto_bytes(d, bits)) : 0;
 }
 
 extern "C" size_t oz2_gemm_workspace_full(const oz_gemm_desc *d, int bits)
 {
-    const int n = oz2_host_plan(d->k, bits).n;
+    const int n = oz2_plan_of(d, bits).planes;
     const oz_bp_call c = oz2_call(d, n);
     return n ? (size_t)(oz_bp_plan_full(&c, oz2_ceiling(c, true)).bytes + oz2_auto_bytes(d, bits)) : 0;
 }
@@ -146,13 +172,13 @@ static cudaError_t oz2_use_sm90_engine(bool *use)
     return cudaSuccess;
 }
 
-/* The plan for a workspace of `bytes` (0 when none fits), and N and w. */
-static bool oz2_plan_for(const oz_gemm_desc *d, int bits, size_t bytes, oz_bp_plan *P, oz2_plan *plan)
+/* The plan for a workspace of `bytes` (0 when none fits), and the call's plan. */
+static bool oz2_plan_for(const oz_gemm_desc *d, int bits, size_t bytes, oz_bp_plan *P, oz2_call_plan *plan)
 {
-    *plan = oz2_host_plan(d->k, bits);
-    if (plan->n == 0)
+    *plan = oz2_plan_of(d, bits);
+    if (plan->planes == 0)
         return false;
-    const oz_bp_call c = oz2_call(d, plan->n);
+    const oz_bp_call c = oz2_call(d, plan->planes);
     return oz_bp_plan_for(&c, oz_bp_budget_of(bytes), (int64_t)g_force_budget, P);
 }
 
@@ -160,7 +186,7 @@ static bool oz2_plan_for(const oz_gemm_desc *d, int bits, size_t bytes, oz_bp_pl
 extern "C" int oz2_gemm_layout(const oz_gemm_desc *d, int bits, oz2_gemm_layout_info *out)
 {
     const oz2_plan plan = oz2_host_plan(d->k, bits);
-    if (plan.n == 0 || oz2a_is_auto(bits))
+    if (plan.n == 0 || oz2a_is_auto(bits) || d->elem != OZ_ELEM_REAL)
         return cudaErrorInvalidValue;
     const oz_bp_call c = oz2_call(d, plan.n);
     const oz_bp_plan P = oz_bp_plan_item(&c);
@@ -183,34 +209,46 @@ static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t work
         return cudaSuccess;
     cudaStream_t s = (cudaStream_t)stream;
     oz_bp_plan P;
-    oz2_plan plan;
+    oz2_call_plan plan;
     if (workspace == nullptr || !oz2_plan_for(d, bits, workspace_bytes, &P, &plan))
+        return cudaErrorInvalidValue;
+    const bool cx = plan.cx;
+    if (cx && dplan)
         return cudaErrorInvalidValue;
     bool sm90 = false;
     OZ2_TRY(oz2_use_sm90_engine(&sm90));
-    const int64_t max_group = sm90 ? 65535 : 65535 / plan.n; /* grid z limits */
+    const int64_t max_group = sm90 ? 65535 : 65535 / plan.planes; /* grid z limits */
     const int64_t per_group = P.group < max_group ? P.group : max_group;
 
     oz2_crt_consts cc;
-    oz2_crt_init(&cc, plan.n);
+    if (!cx)
+        oz2_crt_init(&cc, plan.planes);
     char *ws = (char *)workspace;
     /* whole items: scales and flags */
     const oz_operand_ws wa = {ws, P.slot_bytes, 0, P.off_scale_a, P.off_special, P.Mpad, 0, 0};
     const oz_operand_ws wb = {ws, P.slot_bytes, 0, P.off_scale_b, P.off_special + 4, P.Npad, 0, 0};
-    const oz_view va0 = oz_view_a(d), vb0 = oz_view_b(d);
+    /* complex operands: views in doubles, conjugation for op C */
+    const oz_view va0 = cx ? oz2z_view_a(d) : oz_view_a(d), vb0 = cx ? oz2z_view_b(d) : oz_view_b(d);
+    const bool conj_a = cx && d->transa == 2, conj_b = cx && d->transb == 2;
     unsigned long long *const tickets = (unsigned long long *)(ws + P.off_special + OZ_BP_TICKETS_OFF);
-    const oz_scalars sc = oz_scalars_of(d);
+    const oz_scalars sc = cx ? oz_scalars{} : oz_scalars_of(d);
+    const oz_zscalars zsc = cx ? oz_zscalars_of(d) : oz_zscalars{};
 
     for (int64_t b0 = 0; b0 < d->batch; b0 += per_group) {
         const int64_t group = d->batch - b0 < per_group ? d->batch - b0 : per_group;
         const oz_view va = oz_view_from(va0, b0), vb = oz_view_from(vb0, b0);
-        const oz_out c = oz_out_from(d, b0);
+        oz_out c = oz_out_from(d, b0);
+        if (cx) { /* C's stride in doubles (its ldc stays in complex elements) */
+            c.stride *= 2;
+            if (!c.array)
+                c.base = d->C + 2 * b0 * d->strideC;
+        }
         if (d->k > 0) {
             /* the special flags of A and B, one word each, and the engine's
              * tickets after them, in every item's slot */
             OZ2_TRY(cudaMemset2DAsync(wa.special(0), (size_t)P.slot_bytes, 0, OZ_BP_SPECIAL_USED, (size_t)group, s));
-            OZ2_TRY(oz_launch_operand_scale(va, wa, group, s));
-            OZ2_TRY(oz_launch_operand_scale(vb, wb, group, s));
+            OZ2_TRY(oz_launch_operand_scale(cx ? oz2z_real_view(va) : va, wa, group, s, cx && va.rs == 2));
+            OZ2_TRY(oz_launch_operand_scale(cx ? oz2z_real_view(vb) : vb, wb, group, s, cx && vb.rs == 2));
         }
         for (int64_t m0 = 0; m0 < d->m; m0 += P.mb) {
             const int64_t rows = d->m - m0 < P.mb ? d->m - m0 : P.mb;
@@ -221,25 +259,39 @@ static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t work
                     const int64_t kl = d->k - k0 < P.ks ? d->k - k0 : P.ks;
                     const oz_operand_ws ba = oz_operand_block(wa, 0, m0, rows, OZ_PAD_ROWS_A, kl, 1);
                     const oz_operand_ws bb = oz_operand_block(wb, P.off_res_b, n0, cols, OZ_PAD_ROWS_B, kl, 1);
-                    OZ2_TRY(oz2_launch_residues(oz_view_part(va, m0, rows, k0, kl), ba, plan.n, plan.w, group, s, dplan));
-                    OZ2_TRY(oz2_launch_residues(oz_view_part(vb, n0, cols, k0, kl), bb, plan.n, plan.w, group, s, dplan));
+                    const oz_view pa = oz_view_part(va, m0, rows, k0, kl), pb = oz_view_part(vb, n0, cols, k0, kl);
+                    if (cx) {
+                        OZ2_TRY(oz2z_launch_residues(oz2z_real_view(pa), ba, plan.nsplit, plan.w, conj_a, group, s));
+                        OZ2_TRY(oz2z_launch_residues(oz2z_real_view(pb), bb, plan.nsplit, plan.w, conj_b, group, s));
+                    } else {
+                        OZ2_TRY(oz2_launch_residues(pa, ba, plan.planes, plan.w, group, s, dplan));
+                        OZ2_TRY(oz2_launch_residues(pb, bb, plan.planes, plan.w, group, s, dplan));
+                    }
                     if (stage == 1)
                         continue;
-                    oz_engine_residue_job ej = {ba, bb, rows, cols, plan.n, (uint8_t *)(ws + P.off_out), P.slot_bytes,
-                                                k0 > 0, tickets, 0, 0, 0, dplan ? &dplan->n : nullptr};
+                    oz_engine_residue_job ej = {ba, bb, rows, cols, plan.planes, (uint8_t *)(ws + P.off_out),
+                                                P.slot_bytes, k0 > 0, tickets, 0, 0, 0, dplan ? &dplan->n : nullptr,
+                                                cx};
                     OZ2_TRY(sm90 ? oz_engine_residues(ej, group, s) : oz2_engine_residues_portable(ej, group, s));
                 }
                 if (stage != 0)
                     continue;
                 oz2_crt_job job = {ws, P.slot_bytes, P.off_scale_a + 4 * m0, P.off_scale_b + 4 * n0, P.off_out, mbp,
                                    nbp, rows, cols, plan.w, d->k == 0, c, m0 + n0 * d->ldc, sc, dplan};
-                OZ2_TRY(oz2_launch_crt(cc, job, group, s));
+                if (cx)
+                    OZ2_TRY(oz2z_launch_crt(oz2z_crt_job{job, zsc}, plan.nsplit, group, s));
+                else
+                    OZ2_TRY(oz2_launch_crt(cc, job, group, s));
             }
         }
         if (stage == 0 && d->k > 0 && dplan) /* what the plan does not emulate (group 1 here) */
             OZ2_TRY(oz2_launch_auto_native(va, vb, wa.scale(0), wb.scale(0), c, sc, dplan, s));
-        if (stage == 0 && d->k > 0)
-            OZ2_TRY(oz_launch_special_fixup(va, vb, wa, wb, c, sc, d->m, d->n, group, s));
+        if (stage == 0 && d->k > 0) {
+            if (cx)
+                OZ2_TRY(oz2z_launch_special_fixup(va, vb, conj_a, conj_b, wa, wb, c, zsc, d->m, d->n, group, s));
+            else
+                OZ2_TRY(oz_launch_special_fixup(va, vb, wa, wb, c, sc, d->m, d->n, group, s));
+        }
     }
     return cudaSuccess;
 }

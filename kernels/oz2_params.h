@@ -39,10 +39,34 @@ struct oz2_crt_job {
     const oz2a_dev_plan *plan;
 };
 
+/* The complex CRT's work (kernels/oz2z_crt.cu): the real job's layout,
+ * read for complex elements (c's base and stride in doubles, its ldc and
+ * c_off in complex elements; 2 N planes: U_q at 2 q, V_q at 2 q + 1), w the
+ * plan's, and complex scalars (base.sc and base.plan unused). */
+struct oz2z_crt_job {
+    oz2_crt_job base;
+    oz_zscalars zsc;
+};
+
 /* Launchers, one per kernel file. */
 cudaError_t oz2_launch_residues(const oz_view &v, const oz_operand_ws &w, int nmod, int wbits, int64_t group,
                                 cudaStream_t s, const oz2a_dev_plan *plan = nullptr);
+/* Complex calls (docs/ozaki2-complex.md): the split operands of the first
+ * nsplit split moduli (planes 2 q, 2 q + 1) from the operand's doubles v
+ * (oz2z_real_view: 2 rows of doubles a complex row where rows are
+ * contiguous, else 2 doubles of K a complex k); w's rows, K and scales are
+ * the complex operand's. conj (op C): the imaginary parts negated, which
+ * swaps u and v. */
+cudaError_t oz2z_launch_residues(const oz_view &v, const oz_operand_ws &w, int nsplit, int wbits, bool conj,
+                                 int64_t group, cudaStream_t s);
 cudaError_t oz2_launch_crt(const oz2_crt_consts &cc, const oz2_crt_job &job, int64_t group, cudaStream_t s);
+cudaError_t oz2z_launch_crt(const oz2z_crt_job &job, int nsplit, int64_t group, cudaStream_t s);
+/* The complex Inf/NaN fix-up (kernels/special_fixup.cu): va, vb are the
+ * complex operands in doubles (element (r, k): re at ptr[r rs + k ks], im
+ * after it), conj_a/conj_b for op C; c as in oz2z_crt_job. */
+cudaError_t oz2z_launch_special_fixup(const oz_view &va, const oz_view &vb, bool conj_a, bool conj_b,
+                                      const oz_operand_ws &wa, const oz_operand_ws &wb, const oz_out &c,
+                                      const oz_zscalars &sc, int64_t m, int64_t n, int64_t group, cudaStream_t s);
 /* The automatic plan's auto-native elements (plan->n == 0; batch item 0). */
 cudaError_t oz2_launch_auto_native(const oz_view &va, const oz_view &vb, const int32_t *scale_a,
                                    const int32_t *scale_b, const oz_out &c, const oz_scalars &sc,

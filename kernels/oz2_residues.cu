@@ -1,8 +1,11 @@
 /* kernels/oz2_residues.cu: an operand's scaled integers a'' = rne(x 2^(w - s)) reduced into the symmetric int8 residue planes of the first N engine moduli, their byte sums on the tensor cores (ozaki2.md step 2). */
+#include <type_traits>
+
 #include "oz2_params.h"
 #include "oz2_res_grid.h"
 #include "../slicing/slice_fast.h" /* oz_fast_pack4 */
 #include "cp_async.cuh"
+#include "../crt/oz2_complex.h"
 
 /* The kernel's tile: OZ2_RT_ROWS rows x OZ2_RT_K k of the padded operand,
  * 256 threads, each OZ2_RT_E consecutive k of one row (one 8-byte store per
@@ -25,25 +28,51 @@ static_assert(OZ2_RT_LOADS * 256 == OZ2_RT_ROWS * OZ2_RT_K && OZ2_RT_ROWS == 32 
               "a warp copies 4 rows x 8 k, or 32 k of one row, per load");
 static_assert(OZ2_RT_E == 8, "a thread's elements fill the two rows of four m16n8k32 fragments");
 
+/* The moduli a launch makes residues for: the engine moduli (real calls),
+ * or the split moduli (complex calls, docs/ozaki2-complex.md), compile-time
+ * per instantiation. */
 #define OZ2_RM_(q, m) (m),
+#define OZ2_RMS_(q, p, r, inv2r) (p),
+#define OZ2_RMR_(q, p, r, inv2r) (r),
 static constexpr uint32_t kOz2Moduli[OZ_ENGINE_NMODULI] = {OZ_ENGINE_MODULI(OZ2_RM_)};
+static constexpr uint32_t kOz2zModuli[OZ2Z_SPLIT_NMODULI] = {OZ2Z_SPLIT_MODULI(OZ2_RMS_)};
+static constexpr uint32_t kOz2zRoots[OZ2Z_SPLIT_NMODULI] = {OZ2Z_SPLIT_MODULI(OZ2_RMR_)};
 #undef OZ2_RM_
-static_assert(OZ_ENGINE_NMODULI % 2 == 0, "moduli go in pairs: an m16n8 fragment's 8 columns are 4 slots x 2 moduli");
-
-/* crt/oz2.h's K_b(m) of every engine modulus, four bytes a word: the B
- * fragments (word j: bytes 4j .. 4j + 3 of z = a'' + 2^(w+1)). */
-struct oz2_bytepow_tab {
-    uint32_t w[OZ_ENGINE_NMODULI][OZ2_BYTES / 4];
+#undef OZ2_RMS_
+#undef OZ2_RMR_
+static_assert(OZ_ENGINE_NMODULI % 2 == 0 && OZ2Z_SPLIT_NMODULI % 2 == 0,
+              "moduli go in pairs: an m16n8 fragment's 8 columns are 4 slots x 2 moduli");
+template <bool CX>
+struct oz2_rt_set {
+    static constexpr int NMOD = CX ? OZ2Z_SPLIT_NMODULI : OZ_ENGINE_NMODULI;
+    static constexpr uint32_t mod(int q) { return CX ? kOz2zModuli[q] : kOz2Moduli[q]; }
 };
-static constexpr oz2_bytepow_tab oz2_make_bytepow_tab()
+
+/* crt/oz2.h's K_b(m) of every modulus of a set, four bytes a word: the B
+ * fragments (word j: bytes 4j .. 4j + 3 of z = a'' + 2^(w+1)). */
+template <int NM>
+struct oz2_bytepow_tab {
+    uint32_t w[NM][OZ2_BYTES / 4];
+};
+template <bool CX>
+static constexpr oz2_bytepow_tab<oz2_rt_set<CX>::NMOD> oz2_make_bytepow_tab()
 {
-    oz2_bytepow_tab t{};
-    for (int q = 0; q < OZ_ENGINE_NMODULI; q++)
+    oz2_bytepow_tab<oz2_rt_set<CX>::NMOD> t{};
+    for (int q = 0; q < oz2_rt_set<CX>::NMOD; q++)
         for (int j = 0; j < OZ2_BYTES / 4; j++)
-            t.w[q][j] = oz2_bytepow4(j, kOz2Moduli[q]);
+            t.w[q][j] = oz2_bytepow4(j, oz2_rt_set<CX>::mod(q));
     return t;
 }
-static __constant__ oz2_bytepow_tab c_bytepow = oz2_make_bytepow_tab();
+static __constant__ oz2_bytepow_tab<OZ_ENGINE_NMODULI> c_bytepow = oz2_make_bytepow_tab<false>();
+static __constant__ oz2_bytepow_tab<OZ2Z_SPLIT_NMODULI> c_bytepow_z = oz2_make_bytepow_tab<true>();
+template <bool CX>
+__device__ __forceinline__ uint32_t oz2_bytepow_word(int q, int j)
+{
+    if constexpr (CX)
+        return c_bytepow_z.w[q][j];
+    else
+        return c_bytepow.w[q][j];
+}
 
 /* D = A B + C, m16n8k32, A unsigned bytes (row-major), B signed bytes
  * (column-major), C's columns alternating c0, c1. */
@@ -64,10 +93,15 @@ __device__ __forceinline__ void oz2_mma_u8s8_acc(uint32_t (&d)[4], const uint32_
 }
 
 /* The byte sums' start of each modulus at the call's width (crt/oz2.h's
- * oz2_bias_bits), a kernel parameter. */
+ * oz2_bias_bits), a kernel parameter; complex calls: of the split moduli. */
 struct oz2_bias {
     uint32_t c[OZ_ENGINE_NMODULI];
 };
+struct oz2z_bias {
+    uint32_t c[OZ2Z_SPLIT_NMODULI];
+};
+template <bool CX>
+using oz2_bias_of = typename std::conditional<CX, oz2z_bias, oz2_bias>::type;
 
 /* How the byte sums X = bias + sum_b B_b K_b(m) of a thread's own elements come
  * out of mma.sync (lane = 4 g + t): a fragment row holds four element
@@ -86,14 +120,14 @@ struct oz2_frag_elems {
 };
 
 /* The byte sums of pair P of moduli (2P, 2P + 1): d[f] for fragment f. */
-template <int NW, int P>
-__device__ __forceinline__ void oz2_pair_sums(const oz2_frag_elems<NW> &el, const oz2_bias &bias, bool mine, int godd,
-                                              uint32_t (&d)[OZ2_RT_E / 2][4])
+template <int NW, int P, bool CX>
+__device__ __forceinline__ void oz2_pair_sums(const oz2_frag_elems<NW> &el, const oz2_bias_of<CX> &bias, bool mine,
+                                              int godd, uint32_t (&d)[OZ2_RT_E / 2][4])
 {
     const int q = 2 * P + godd; /* this lane's B column's modulus */
 #pragma unroll
     for (int j = 0; j < NW; j++) {
-        const uint32_t b0 = mine ? c_bytepow.w[q][2 * j] : 0u, b1 = mine ? c_bytepow.w[q][2 * j + 1] : 0u;
+        const uint32_t b0 = mine ? oz2_bytepow_word<CX>(q, 2 * j) : 0u, b1 = mine ? oz2_bytepow_word<CX>(q, 2 * j + 1) : 0u;
 #pragma unroll
         for (int f = 0; f < OZ2_RT_E / 2; f++) {
             if (j == 0)
@@ -104,36 +138,87 @@ __device__ __forceinline__ void oz2_pair_sums(const oz2_frag_elems<NW> &el, cons
     }
 }
 
+/* Where a thread's 8 residues of modulus q go (u: its low bytes, the int8
+ * representatives oz2_byte_residue_bits gives). Real calls: the 8 bytes at
+ * out in plane q. Complex calls (CX; planes 2 q and 2 q + 1 hold the split
+ * operands u = x + r y and v = x - r y of split modulus q, m = p): with
+ * rows contiguous (RC) the operand's rows are the parts' rows in turn (re
+ * of complex row i at 2 i, im at 2 i + 1), and lane l's partner l ^ 8 holds
+ * the same k of the other part: the re lane makes u, the im lane v, each 8
+ * bytes of complex row i (out); with K contiguous the parts alternate along
+ * K, so the thread's 8 values are 4 complex elements: 4 bytes of u and 4 of
+ * v at out. Every lane of the warp takes part (the shuffle). */
+template <bool CX, bool RC, int Q>
+__device__ __forceinline__ void oz2_rt_store(const uint32_t (&u)[OZ2_RT_E], int8_t *out, int64_t plane_bytes, int odd,
+                                             int conj)
+{
+    if constexpr (!CX) {
+        uint2 word;
+        word.x = oz_fast_pack4(u[0], u[1], u[2], u[3]); /* the low bytes */
+        word.y = oz_fast_pack4(u[4], u[5], u[6], u[7]);
+        *(uint2 *)(out + Q * plane_bytes) = word;
+    } else {
+        constexpr uint32_t p = kOz2zModuli[Q];
+        constexpr int32_t r = (int32_t)kOz2zRoots[Q];
+        auto i8 = [](uint32_t x) { return (int32_t)(int8_t)(x & 0xffu); };
+        if constexpr (RC) {
+            const uint32_t lo = oz_fast_pack4(u[0], u[1], u[2], u[3]), hi = oz_fast_pack4(u[4], u[5], u[6], u[7]);
+            const uint32_t plo = __shfl_xor_sync(0xffffffffu, lo, 8), phi = __shfl_xor_sync(0xffffffffu, hi, 8);
+            int32_t o[OZ2_RT_E];
+#pragma unroll
+            for (int e = 0; e < OZ2_RT_E; e++) {
+                const int32_t mine = (int32_t)(int8_t)(((e < 4 ? lo : hi) >> (8 * (e % 4))) & 0xffu);
+                const int32_t other = (int32_t)(int8_t)(((e < 4 ? plo : phi) >> (8 * (e % 4))) & 0xffu);
+                o[e] = odd ? oz2z_split_one(other, mine, -r, p) : oz2z_split_one(mine, other, r, p);
+            }
+            uint2 word;
+            word.x = oz_fast_pack4(o[0], o[1], o[2], o[3]);
+            word.y = oz_fast_pack4(o[4], o[5], o[6], o[7]);
+            *(uint2 *)(out + (2 * Q + (odd ^ conj)) * plane_bytes) = word;
+        } else {
+            int32_t uu[4], vv[4];
+#pragma unroll
+            for (int c = 0; c < 4; c++) {
+                uu[c] = oz2z_split_one(i8(u[2 * c]), i8(u[2 * c + 1]), r, p);
+                vv[c] = oz2z_split_one(i8(u[2 * c]), i8(u[2 * c + 1]), -r, p);
+            }
+            *(uint32_t *)(out + (2 * Q + conj) * plane_bytes) = oz_fast_pack4(uu[0], uu[1], uu[2], uu[3]);
+            *(uint32_t *)(out + (2 * Q + 1 - conj) * plane_bytes) = oz_fast_pack4(vv[0], vv[1], vv[2], vv[3]);
+        }
+    }
+}
+
 /* Pair P's residues from its sums d, and the pairs after it, while 2P <
  * nmod. (Issuing the next pair's MMAs before this pair's reductions was
  * slower: the registers cost occupancy, BENCHMARKS.md run 52.) */
-template <int NW, int P>
-__device__ __forceinline__ void oz2_residue_pairs(const oz2_frag_elems<NW> &el, const oz2_bias &bias, int nmod,
+template <int NW, int P, bool CX, bool RC>
+__device__ __forceinline__ void oz2_residue_pairs(const oz2_frag_elems<NW> &el, const oz2_bias_of<CX> &bias, int nmod,
                                                   bool mine, int godd, const uint32_t (&d)[OZ2_RT_E / 2][4],
-                                                  int8_t *out, int64_t plane_bytes)
+                                                  int8_t *out, int64_t plane_bytes, int odd, int conj)
 {
-    if constexpr (P < OZ_ENGINE_NMODULI / 2) {
+    constexpr int NMOD = oz2_rt_set<CX>::NMOD;
+    if constexpr (P < NMOD / 2) {
         if (2 * P >= nmod)
             return;
 #pragma unroll
         for (int qi = 0; qi < 2; qi++) {
-            constexpr uint32_t m0 = kOz2Moduli[2 * P], m1 = kOz2Moduli[2 * P + 1];
+            constexpr uint32_t m0 = oz2_rt_set<CX>::mod(2 * P), m1 = oz2_rt_set<CX>::mod(2 * P + 1);
             const uint32_t m = qi ? m1 : m0;
             if (2 * P + qi < nmod) {
                 uint32_t u[OZ2_RT_E];
 #pragma unroll
                 for (int e = 0; e < OZ2_RT_E; e++)
                     u[e] = oz2_byte_residue_bits(d[e / 2][2 * (e % 2) + qi], m);
-                uint2 word;
-                word.x = oz_fast_pack4(u[0], u[1], u[2], u[3]); /* the low bytes */
-                word.y = oz_fast_pack4(u[4], u[5], u[6], u[7]);
-                *(uint2 *)(out + (2 * P + qi) * plane_bytes) = word;
+                if (qi)
+                    oz2_rt_store<CX, RC, 2 * P + 1>(u, out, plane_bytes, odd, conj);
+                else
+                    oz2_rt_store<CX, RC, 2 * P>(u, out, plane_bytes, odd, conj);
             }
         }
-        if constexpr (P + 1 < OZ_ENGINE_NMODULI / 2) {
+        if constexpr (P + 1 < NMOD / 2) {
             uint32_t dn[OZ2_RT_E / 2][4];
-            oz2_pair_sums<NW, P + 1>(el, bias, mine, godd, dn);
-            oz2_residue_pairs<NW, P + 1>(el, bias, nmod, mine, godd, dn, out, plane_bytes);
+            oz2_pair_sums<NW, P + 1, CX>(el, bias, mine, godd, dn);
+            oz2_residue_pairs<NW, P + 1, CX, RC>(el, bias, nmod, mine, godd, dn, out, plane_bytes, odd, conj);
         }
     }
 }
@@ -244,11 +329,18 @@ static_assert(OZ2_RT_LOADS == OZ2_RT_E && oz2_rt_banks_ok(), "conflict-free half
  * (oz2_byte_residue_bits, m a compile-time constant) and a byte permute;
  * 8 residues go out as one 8-byte word per plane. Padding gets zeros, and
  * so do special (Inf/NaN) rows, which the fix-up kernel computes instead. */
-template <int NW, bool RC, bool AUTO>
+/* Complex calls (CX) run the same kernel on the operand seen as doubles
+ * (the host's oz2z_real_view): with rows contiguous, 2 rows of doubles a
+ * complex row (re, im) and the same K; with K contiguous, the same rows and
+ * 2 doubles of K a complex k. The scales are per complex row, and
+ * oz2_rt_store makes the split operands of the split moduli from the two
+ * parts' residues, into planes of complex rows and K. */
+template <int NW, bool RC, bool AUTO, bool CX>
 __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
-    oz2_residues_kernel(oz_view v, oz_operand_ws w, int nmod, int wbits, const __grid_constant__ oz2_bias bias_arg,
-                        const oz2a_dev_plan *plan)
+    oz2_residues_kernel(oz_view v, oz_operand_ws w, int nmod, int wbits,
+                        const __grid_constant__ oz2_bias_of<CX> bias_arg, const oz2a_dev_plan *plan, int conj)
 {
+    static_assert(!(AUTO && CX), "the automatic plan is real only");
     /* the automatic plan (kernels/oz2_auto_estimate.h): N, w and the byte
      * sums' starts from device memory; the kernel of the other word count,
      * or a call the plan does not emulate, does nothing */
@@ -259,13 +351,14 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
             return;
     }
     static_assert(sizeof(oz2_bias) == sizeof(plan->bias), "the plan's byte sums are an oz2_bias");
-    const oz2_bias &bias = AUTO ? *reinterpret_cast<const oz2_bias *>(plan->bias) : bias_arg;
+    const oz2_bias_of<CX> &bias = AUTO ? *reinterpret_cast<const oz2_bias_of<CX> *>(plan->bias) : bias_arg;
     __shared__ __align__(128) double stage[OZ2_RT_WARPS][2][OZ2_RT_WROWS][OZ2_RT_K];
     constexpr uint32_t BUF_BYTES = OZ2_RT_WROWS * OZ2_RT_K * sizeof(double);
     const int64_t b = blockIdx.z;
     const double *x = v.ptr(b);
     const int tx = threadIdx.x & 31, wp = threadIdx.x >> 5;
-    const int ktiles = (int)(w.kpad / OZ2_RT_K), kgroups = oz2_res_kgroups(ktiles, OZ2_RT_TILES); /* < 2^30: the launch checks */
+    constexpr int KX = CX && !RC ? 2 : 1; /* doubles of the view's K per k of the planes */
+    const int ktiles = (int)(KX * w.kpad / OZ2_RT_K), kgroups = oz2_res_kgroups(ktiles, OZ2_RT_TILES); /* < 2^30: the launch checks */
     /* which rows and K groups (kernels/oz2_res_grid.h) */
     int64_t rblk;
     int kg_first, kg_step;
@@ -311,7 +404,7 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
     for (int kg = kg_first; kg < kgroups; kg += kg_step) {
         fetch(kg, 0);
         /* the row's scale after the first copies are out (its load's latency under theirs) */
-        const int sc = w.scale(b)[r];
+        const int sc = w.scale(b)[CX && RC ? r >> 1 : r];
         const bool live = r < v.rows && sc != OZ_SCALE_SPECIAL;
         const oz2_shift shift = oz2_make_shift(live ? wbits - sc : 0);
         int kt = kg;
@@ -348,46 +441,82 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
             }
             __syncwarp(); /* this buffer is read: the fetch two tiles on may overwrite it */
             uint32_t d0[OZ2_RT_E / 2][4];
-            oz2_pair_sums<NW, 0>(el, bias, mine, g & 1, d0);
-            oz2_residue_pairs<NW, 0>(el, bias, nmod, mine, g & 1, d0, w.plane(b, 0) + r * w.kpad + k0 + kq,
-                                     w.plane_rows * w.kpad);
+            oz2_pair_sums<NW, 0, CX>(el, bias, mine, g & 1, d0);
+            int8_t *out = CX && RC   ? w.plane(b, 0) + (r >> 1) * w.kpad + k0 + kq
+                          : CX ? w.plane(b, 0) + r * w.kpad + (k0 + kq) / 2
+                               : w.plane(b, 0) + r * w.kpad + k0 + kq;
+            oz2_residue_pairs<NW, 0, CX, RC>(el, bias, nmod, mine, g & 1, d0, out, w.plane_rows * w.kpad, (int)(r & 1),
+                                             conj);
         }
     }
+}
+
+/* One launch of the kernel's instantiation for the layout and word count. */
+template <bool AUTO, bool CX>
+static void oz2_residues_go(const oz_view &v, const oz_operand_ws &w, int nmod, int wbits, int nw, dim3 grid,
+                            cudaStream_t s, const oz2_bias_of<CX> &bias, const oz2a_dev_plan *plan, int conj = 0)
+{
+    const bool rc = v.rs == 1;
+    if (nw == 1) {
+        if (rc)
+            oz2_residues_kernel<1, true, AUTO, CX><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias, plan, conj);
+        else
+            oz2_residues_kernel<1, false, AUTO, CX><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias, plan, conj);
+    } else {
+        if (rc)
+            oz2_residues_kernel<2, true, AUTO, CX><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias, plan, conj);
+        else
+            oz2_residues_kernel<2, false, AUTO, CX><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias, plan, conj);
+    }
+}
+
+/* The grid over the planes' rows and the view's K tiles (kx doubles of the
+ * view's K per k of the planes). */
+static bool oz2_residues_grid(const oz_operand_ws &w, int64_t group, int64_t kx, dim3 *grid)
+{
+    const int64_t ktiles = kx * w.kpad / OZ2_RT_K;
+    if (ktiles > INT32_MAX / 2) /* kt + kgroups stays an int */
+        return false;
+    const int64_t kgroups = oz2_res_kgroups((int)ktiles, OZ2_RT_TILES);
+    *grid = dim3((unsigned)(w.rows_pad / OZ2_RT_ROWS), (unsigned)(kgroups < 65535 ? (kgroups > 0 ? kgroups : 1) : 65535),
+                 (unsigned)group);
+    return true;
 }
 
 cudaError_t oz2_launch_residues(const oz_view &v, const oz_operand_ws &w, int nmod, int wbits, int64_t group,
                                 cudaStream_t s, const oz2a_dev_plan *plan)
 {
-    const int64_t ktiles = w.kpad / OZ2_RT_K;
-    if (ktiles > INT32_MAX / 2) /* kt + kgroups stays an int */
+    dim3 grid;
+    if (!oz2_residues_grid(w, group, 1, &grid))
         return cudaErrorInvalidValue;
-    const int64_t kgroups = oz2_res_kgroups((int)ktiles, OZ2_RT_TILES);
-    dim3 grid((unsigned)(w.rows_pad / OZ2_RT_ROWS), (unsigned)(kgroups < 65535 ? (kgroups > 0 ? kgroups : 1) : 65535),
-              (unsigned)group);
     oz2_bias bias = {};
     for (int q = 0; q < nmod && q < OZ_ENGINE_NMODULI; q++)
         bias.c[q] = oz2_bias_bits(wbits, oz2_modulus(q));
-    const bool rc = v.rs == 1;
     if (plan) { /* both word counts: the plan's w picks one on the device */
-        if (rc) {
-            oz2_residues_kernel<1, true, true><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias, plan);
-            oz2_residues_kernel<2, true, true><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias, plan);
-        } else {
-            oz2_residues_kernel<1, false, true><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias, plan);
-            oz2_residues_kernel<2, false, true><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias, plan);
-        }
-        return cudaGetLastError();
-    }
-    if (wbits <= 62) { /* z = a'' + 2^(w+1) < 2^64 */
-        if (rc)
-            oz2_residues_kernel<1, true, false><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias, nullptr);
-        else
-            oz2_residues_kernel<1, false, false><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias, nullptr);
+        oz2_residues_go<true, false>(v, w, nmod, wbits, 1, grid, s, bias, plan);
+        oz2_residues_go<true, false>(v, w, nmod, wbits, 2, grid, s, bias, plan);
     } else {
-        if (rc)
-            oz2_residues_kernel<2, true, false><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias, nullptr);
-        else
-            oz2_residues_kernel<2, false, false><<<grid, 256, 0, s>>>(v, w, nmod, wbits, bias, nullptr);
+        oz2_residues_go<false, false>(v, w, nmod, wbits, wbits <= 62 ? 1 : 2, grid, s, bias, nullptr); /* z = a'' + 2^(w+1) < 2^64 */
     }
+    return cudaGetLastError();
+}
+
+cudaError_t oz2z_launch_residues(const oz_view &v, const oz_operand_ws &w, int nsplit, int wbits, bool conj,
+                                 int64_t group, cudaStream_t s)
+{
+    if (nsplit < 1 || nsplit > OZ2Z_SPLIT_NMODULI)
+        return cudaErrorInvalidValue;
+    const bool rc = v.rs == 1;
+    if (rc ? v.rows > 2 * w.rows_pad : v.k > 2 * w.kpad) /* the view is the operand's doubles (oz2z_real_view) */
+        return cudaErrorInvalidValue;
+    dim3 grid;
+    if (!oz2_residues_grid(w, group, rc ? 1 : 2, &grid))
+        return cudaErrorInvalidValue;
+    if (rc)
+        grid.x = (unsigned)(2 * w.rows_pad / OZ2_RT_ROWS);
+    oz2z_bias bias = {};
+    for (int q = 0; q < nsplit; q++)
+        bias.c[q] = oz2_bias_bits(wbits, kOz2zModuli[q]);
+    oz2_residues_go<false, true>(v, w, nsplit, wbits, wbits <= 62 ? 1 : 2, grid, s, bias, nullptr, conj ? 1 : 0);
     return cudaGetLastError();
 }

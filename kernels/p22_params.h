@@ -42,6 +42,17 @@ struct oz_scalars {
     }
 };
 
+/* Complex alpha and beta (cuDoubleComplex: re, im), values or device pointers. */
+struct oz_zscalars {
+    double2 alpha, beta;
+    const double *alpha_ptr, *beta_ptr; /* non-NULL in device pointer mode (re, im; 8-byte aligned) */
+    __device__ void load(double2 *a, double2 *b) const
+    {
+        *a = alpha_ptr ? make_double2(alpha_ptr[0], alpha_ptr[1]) : alpha;
+        *b = beta_ptr ? make_double2(beta_ptr[0], beta_ptr[1]) : beta;
+    }
+};
+
 static inline __host__ __device__ int64_t oz_round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 static inline __host__ __device__ int64_t oz_align256(int64_t x) { return oz_round_up(x, 256); }
 
@@ -132,7 +143,9 @@ struct oz_gemm_params {
 };
 
 /* Launchers, one per kernel file. */
-cudaError_t oz_launch_operand_scale(const oz_view &v, const oz_operand_ws &w, int64_t group, cudaStream_t s);
+/* pairs: complex rows as two rows of doubles (kernels/operand_scale.cu). */
+cudaError_t oz_launch_operand_scale(const oz_view &v, const oz_operand_ws &w, int64_t group, cudaStream_t s,
+                                    bool pairs = false);
 cudaError_t oz_launch_operand_residues(const oz_view &v, const oz_operand_ws &w, int64_t group, cudaStream_t s,
                                        bool engine_layout);
 /* The fused kernel, by instantiation (p.tiles_* are filled in). */

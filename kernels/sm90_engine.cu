@@ -22,6 +22,7 @@
 
 #include "../crt/crt.h"
 #include "../crt/oz2_auto.h"
+#include "../crt/oz2_complex.h"
 #include "../slicing/slice_fast.h" /* oz_fast_pack4 */
 #include "block_plan.h"             /* oz_bp_res_tall */
 #include "engine.h"
@@ -32,28 +33,57 @@
 
 typedef oz_engine_cfg Cfg;
 
+/* The moduli of the planes, as data (crt/moduli.h, crt/oz2_complex.h): a
+ * job's plane q has modulus entry qbase + q. Entries 0 .. 19 are the engine
+ * moduli (the real modes); from OZ_EMOD_SPLIT on, the split moduli of the
+ * complex path twice each (plane 2 q: the u operands of split modulus q,
+ * 2 q + 1 its v operands; docs/ozaki2-complex.md). Per entry: m, 2^32 - m
+ * (oz_acc_mod's neg_m), its magic and shift, and the accumulators' start. */
+#define OZ_EMOD_SPLIT OZ_ENGINE_NMODULI
+#define OZ_EMOD_ALL (OZ_ENGINE_NMODULI + 2 * OZ2Z_SPLIT_NMODULI)
+struct oz_emod_tab {
+    int32_t mod[OZ_EMOD_ALL];
+    uint32_t neg[OZ_EMOD_ALL], magic[OZ_EMOD_ALL], shift[OZ_EMOD_ALL], off[OZ_EMOD_ALL];
+};
 #define OZ_EM_(i, m) (m),
-static __constant__ int32_t c_emod[OZ_ENGINE_NMODULI] = {OZ_ENGINE_MODULI(OZ_EM_)};
+#define OZ_EMS_(i, p, r, inv2r) (p),
+static constexpr uint32_t kEngineModuli[OZ_ENGINE_NMODULI] = {OZ_ENGINE_MODULI(OZ_EM_)};
+static constexpr uint32_t kSplitModuli[OZ2Z_SPLIT_NMODULI] = {OZ2Z_SPLIT_MODULI(OZ_EMS_)};
 #undef OZ_EM_
-#define OZ_ENEG_(i, m) (uint32_t)(UINT64_C(4294967296) - (m)),
-static __constant__ uint32_t c_eneg[OZ_ENGINE_NMODULI] = {OZ_ENGINE_MODULI(OZ_ENEG_)}; /* 2^32 - m: oz_acc_mod */
-#undef OZ_ENEG_
-#define OZ_EMAGIC_(i, m) OZ_ACC_MAGIC(m),
-static __constant__ uint32_t c_emagic[OZ_ENGINE_NMODULI] = {OZ_ENGINE_MODULI(OZ_EMAGIC_)};
-#undef OZ_EMAGIC_
-#define OZ_EOFF_(i, m) OZ_ACC_OFFSET(m),
-static __constant__ uint32_t c_eoff[OZ_ENGINE_NMODULI] = {OZ_ENGINE_MODULI(OZ_EOFF_)};
-#undef OZ_EOFF_
+#undef OZ_EMS_
+static constexpr oz_emod_tab oz_make_emod_tab()
+{
+    oz_emod_tab t{};
+    for (int e = 0; e < OZ_EMOD_ALL; e++) {
+        const uint32_t m = e < OZ_EMOD_SPLIT ? kEngineModuli[e] : kSplitModuli[(e - OZ_EMOD_SPLIT) / 2];
+        t.mod[e] = (int32_t)m;
+        t.neg[e] = (uint32_t)(UINT64_C(4294967296) - m);
+        t.magic[e] = OZ_ACC_MAGIC(m);
+        t.shift[e] = OZ_ACC_SHIFT(m);
+        t.off[e] = OZ_ACC_OFFSET(m);
+    }
+    return t;
+}
+static __constant__ oz_emod_tab c_em = oz_make_emod_tab();
+constexpr bool oz_emod_ok()
+{
+    for (uint32_t m : kEngineModuli)
+        if (m <= 128 || m > 256)
+            return false;
+    for (uint32_t m : kSplitModuli)
+        if (m <= 2 || m > 256 || m % 2 == 0)
+            return false;
+    return true;
+}
+static_assert(oz_emod_ok(), "oz_acc_mod: engine moduli in (128, 256], split moduli odd in (2, 256)");
 static_assert(oz_engine_res::KCHUNK <= 65536 && oz_engine_p22::KCHUNK <= 65536,
               "oz_acc_mod's offset holds the sums of K chunks of up to 65536");
-#define OZ_EGT128_(i, m) static_assert((m) > 128 && (m) <= 256, "oz_acc_mod: engine moduli in (128, 256]");
-OZ_ENGINE_MODULI(OZ_EGT128_)
-#undef OZ_EGT128_
 
 struct oz_engine_params {
     int64_t kpad;                /* K bytes the job sums, a multiple of BLOCK_K */
     int64_t kbase;               /* the first of them in a plane row */
     int nmod;
+    int qbase;                   /* plane q's modulus: entry qbase + q of c_em */
     int32_t tiles_m, tiles_n;    /* per batch item */
     int64_t tiles_total;
     int qsplit;                  /* 1: a work item is a tile, all moduli; nmod: (modulus, tile), modulus slowest */
@@ -169,8 +199,8 @@ struct oz_mode_p22 {
     {
         if (q == 0)
             finish(); /* the previous chunk's words are about to be overwritten */
-        const uint32_t neg = c_eneg[q], magic = c_emagic[q]; /* the accumulators started at c_eoff[q]: oz_acc_mod */
-        auto r = [&](int a) { return oz_acc_mod((uint32_t)acc[a], neg, magic); };
+        const uint32_t neg = c_em.neg[q], magic = c_em.magic[q], sh = c_em.shift[q]; /* the accumulators started at c_em.off[q]: oz_acc_mod */
+        auto r = [&](int a) { return oz_acc_mod((uint32_t)acc[a], neg, magic, sh); };
 #pragma unroll
         for (int w = 0; w < M::WORDS; w++)
             word_of(q, w) = oz_fast_pack4(r(4 * w), r(4 * w + 1), r(4 * w + 2), r(4 * w + 3));
@@ -323,9 +353,9 @@ struct oz_mode_res {
     /* The residues of accumulators a0 + {0, 1, 2, 3} as one word: byte
      * 2 c + s is column parity c, row 8 s (accumulator a0 + c + 2 s). */
     __device__ __forceinline__ static uint32_t word_of(const int32_t (&acc)[Cfg::ACC_ALL], int a0, uint32_t neg,
-                                                       uint32_t magic)
+                                                       uint32_t magic, uint32_t sh)
     {
-        auto r = [&](int a) { return oz_acc_mod((uint32_t)acc[a], neg, magic); };
+        auto r = [&](int a) { return oz_acc_mod((uint32_t)acc[a], neg, magic, sh); };
         return oz_fast_pack4(r(a0), r(a0 + 2), r(a0 + 1), r(a0 + 3));
     }
 
@@ -341,7 +371,8 @@ struct oz_mode_res {
         if (row0 >= P.res_rows) /* res_rows is whole tiles' worth of 64 rows: all of this consumer's rows are beyond it */
             return;
         constexpr int WORDS = Cfg::MMA_N / 8;
-        const uint32_t mq = (uint32_t)c_emod[q], neg = c_eneg[q], magic = c_emagic[q];
+        const int e = P.qbase + q;
+        const uint32_t mq = (uint32_t)c_em.mod[e], neg = c_em.neg[e], magic = c_em.magic[e], sh = c_em.shift[e];
         const bool add = c > 0 || P.res_accumulate;
         const int64_t jb = col0 + fr.col0, left = P.res_cols - jb; /* jb even: its pair's words at jb res_rows */
         const int nw = left >= 8 * WORDS ? WORDS : left > 0 ? (int)((left + 7) / 8) : 0; /* words i with 8 i < left */
@@ -353,14 +384,14 @@ struct oz_mode_res {
             if (nw == WORDS && !add) {
 #pragma unroll
                 for (int i = 0; i < WORDS; i++)
-                    *(uint32_t *)(base + i * stride) = word_of(acc, blk * Cfg::ACC + 4 * i, neg, magic);
+                    *(uint32_t *)(base + i * stride) = word_of(acc, blk * Cfg::ACC + 4 * i, neg, magic, sh);
                 continue;
             }
 #pragma unroll
             for (int i = 0; i < WORDS; i++) {
                 if (i >= nw)
                     continue;
-                uint32_t word = word_of(acc, blk * Cfg::ACC + 4 * i, neg, magic);
+                uint32_t word = word_of(acc, blk * Cfg::ACC + 4 * i, neg, magic, sh);
                 uint32_t *p = (uint32_t *)(base + i * stride);
                 if (add) {
                     const uint32_t old = *p;
@@ -399,7 +430,7 @@ struct oz_mode_est {
     __device__ __forceinline__ void modulus_done(int32_t (&acc)[Cfg::ACC_ALL], int, int64_t, int64_t, int64_t,
                                                  int64_t row0, int64_t col0)
     {
-        const uint32_t off = (uint32_t)c_eoff[0];
+        const uint32_t off = (uint32_t)c_em.off[0];
 #pragma unroll
         for (int blk = 0; blk < Cfg::BLOCKS_PER_CONSUMER; blk++) {
             unsigned long long a1[2];
@@ -646,7 +677,7 @@ __global__ void __launch_bounds__(Mode::Cfg::THREADS, 1)
         for (int64_t c = 0; c < nchunks; c++) {
             const int nk = Feed::kblocks(P, c);
             for (int q = q0; q < q1; q++) {
-                const int32_t acc0 = (int32_t)c_eoff[q]; /* a multiple of m_q: the modes reduce with oz_acc_mod */
+                const int32_t acc0 = (int32_t)c_em.off[P.qbase + q]; /* a multiple of m_q: the modes reduce with oz_acc_mod */
 #pragma unroll
                 for (int i = 0; i < Cfg::ACC_ALL; i++)
                     acc[i] = acc0;
@@ -877,6 +908,7 @@ static cudaError_t oz_residues_launch(const oz_engine_residue_job &job, int64_t 
     p.kbase = job.k_begin;
     p.kpad = job.k_len ? job.k_len : job.a.kpad - job.k_begin;
     p.nmod = job.nmod;
+    p.qbase = job.split ? OZ_EMOD_SPLIT : 0;
     p.res = job.res;
     p.res_item_bytes = job.res_item_bytes;
     p.res_rows = job.a.plane_rows;
@@ -889,7 +921,7 @@ static cudaError_t oz_residues_launch(const oz_engine_residue_job &job, int64_t 
 
 cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, cudaStream_t s)
 {
-    if (job.nmod < 1 || job.nmod > OZ_ENGINE_NMODULI || job.a.kpad != job.b.kpad || job.k_begin < 0 ||
+    if (job.nmod < 1 || job.nmod > (job.split ? 2 * OZ2Z_SPLIT_NMODULI : OZ_ENGINE_NMODULI) || job.a.kpad != job.b.kpad || job.k_begin < 0 ||
         job.k_len < 0 || job.k_begin % OZ_PAD_K || job.k_len % OZ_PAD_K ||
         job.k_begin + (job.k_len ? job.k_len : job.a.kpad - job.k_begin) > job.a.kpad ||
         (job.tile_rows != 0 && job.tile_rows != oz_engine_cfg_res::BLOCK_M &&

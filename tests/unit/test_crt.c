@@ -8,6 +8,7 @@
 
 #include "crt/crt.h"
 #include "crt/moduli.h"
+#include "crt/oz2_complex.h"
 #include "slicing/slicing.h"
 #include "oz_test_util.h"
 
@@ -131,38 +132,46 @@ static void test_mod_p_exhaustive(void **state)
 
 /* ---- oz_acc_mod: the engine's accumulator reduction ---- */
 
-/* Exhaustive by monotonicity: floor(y M / 2^39) is non-decreasing in y, so
- * if it is j at y = j m and at y = j m + m - 1 (or 2^31 - 1), it is j on the
- * whole block; every block of [0, 2^31) is checked, for every engine
- * modulus. Then the engine's use: offset + x for |x| <= 2^30. */
+/* Exhaustive by monotonicity: floor(y M / 2^(31+j)) is non-decreasing in
+ * y, so if it is i at y = i m and at y = i m + m - 1 (or 2^31 - 1), it is i
+ * on the whole block; every block of [0, 2^31) is checked, for every engine
+ * modulus and every split modulus (crt/oz2_complex.h, down to 17). Then the
+ * engine's use: offset + x for |x| <= 2^30. */
 static void test_acc_mod(void **state)
 {
     (void)state;
 #define OZ_AM_(i, mod) mods[i] = (mod);
-    uint32_t mods[OZ_ENGINE_NMODULI];
+#define OZ_AMS_(i, p, r, inv2r) mods[OZ_ENGINE_NMODULI + (i)] = (p);
+    uint32_t mods[OZ_ENGINE_NMODULI + OZ2Z_SPLIT_NMODULI];
     OZ_ENGINE_MODULI(OZ_AM_)
+    OZ2Z_SPLIT_MODULI(OZ_AMS_)
 #undef OZ_AM_
-    for (int i = 0; i < OZ_ENGINE_NMODULI; i++) {
+#undef OZ_AMS_
+    for (int i = 0; i < OZ_ENGINE_NMODULI + OZ2Z_SPLIT_NMODULI; i++) {
         const uint32_t m = mods[i], off = OZ_ACC_OFFSET(m);
-        const uint64_t magic64 = ((UINT64_C(1) << 39) + m - 1) / m;
-        assert_true(m > 128 && m <= 256);
-        assert_true(magic64 < (UINT64_C(1) << 32));
+        const int j = OZ_ACC_J(m);
+        assert_true(m > 2 && m <= 256);
+        assert_true((UINT32_C(1) << (j - 1)) < m && m <= (UINT32_C(1) << j));
+        const uint64_t magic64 = ((UINT64_C(1) << (31 + j)) + m - 1) / m;
+        assert_true(magic64 < (UINT64_C(1) << 32) || m == 256);
         assert_int_equal(OZ_ACC_MAGIC(m), (uint32_t)magic64);
+        assert_int_equal(OZ_ACC_SHIFT(m), j - 1);
         assert_int_equal(off % m, 0);
+        const uint32_t M = OZ_ACC_MAGIC(m), sh = OZ_ACC_SHIFT(m);
         const int64_t xmin = -INT64_C(65536) * 128 * 127, xmax = INT64_C(65536) * 128 * 128; /* K chunk 65536 */
         assert_true(off < (UINT32_C(1) << 30) && off + m >= (UINT32_C(1) << 30));
         assert_true((int64_t)off + xmin >= 0 && (int64_t)off + xmax < (INT64_C(1) << 31));
         const uint32_t top = (UINT32_C(1) << 31) - 1;
-        for (uint32_t j = 0; (uint64_t)j * m <= top; j++) {
-            const uint32_t lo = j * m, hi = (uint64_t)lo + m - 1 > top ? top : lo + m - 1;
-            if (oz_acc_mod(lo, 0u - m, OZ_ACC_MAGIC(m)) != 0 || oz_acc_mod(hi, 0u - m, OZ_ACC_MAGIC(m)) != hi - lo)
-                fail_msg("oz_acc_mod wrong for m %u at block %u", m, j);
+        for (uint32_t b = 0; (uint64_t)b * m <= top; b++) {
+            const uint32_t lo = b * m, hi = (uint64_t)lo + m - 1 > top ? top : lo + m - 1;
+            if (oz_acc_mod(lo, 0u - m, M, sh) != 0 || oz_acc_mod(hi, 0u - m, M, sh) != hi - lo)
+                fail_msg("oz_acc_mod wrong for m %u at block %u", m, b);
         }
         for (int t = 0; t < 20000; t++) {
             const int64_t x = t < 4 ? (t & 1 ? xmax : xmin) + (t & 2 ? 0 : (t & 1 ? -1 : 1)) : oz_rng_range(xmin, xmax);
             const uint32_t y = (uint32_t)((int64_t)off + x);
             const int64_t want = ((x % (int64_t)m) + m) % m;
-            if ((int64_t)oz_acc_mod(y, 0u - m, OZ_ACC_MAGIC(m)) != want)
+            if ((int64_t)oz_acc_mod(y, 0u - m, M, sh) != want)
                 fail_msg("oz_acc_mod(offset + %" PRId64 ") mod %u wrong", x, m);
         }
     }

@@ -160,6 +160,25 @@ static void test_split_roundtrip_exhaustive(void **state)
     }
 }
 
+/* The residue kernel's split, oz2z_split_one, on every pair of int8
+ * representatives x, y (any value in [-128, 127], as the kernel's byte
+ * residues are), equals oz2z_split_i8 for every split modulus. */
+static void test_split_one_exhaustive(void **state)
+{
+    (void)state;
+    for (int q = 0; q < OZ2Z_SPLIT_NMODULI; q++) {
+        const oz2z_split_modulus m = oz2z_split_mod(q);
+        for (int x = -128; x < 128; x++)
+            for (int y = -128; y < 128; y++) {
+                int8_t u, v;
+                oz2z_split_i8((int8_t)x, (int8_t)y, &m, &u, &v);
+                const int32_t u1 = oz2z_split_one(x, y, (int32_t)m.r, m.p), v1 = oz2z_split_one(x, y, -(int32_t)m.r, m.p);
+                if (u1 != u || v1 != v)
+                    fail_msg("p %u x %d y %d: (%d, %d) want (%d, %d)", m.p, x, y, u1, v1, u, v);
+            }
+    }
+}
+
 /* The split turns the Gaussian product mod p into two products mod p:
  * split(z1 z2) = split(z1) split(z2), every z1, random z2. */
 static void test_split_multiplicative(void **state)
@@ -258,6 +277,95 @@ static void test_odd_crt(void **state)
             if (tb_cmp(X, h) > 0)
                 X = tb_sub(X, h);
             check_crt_value(&c, oz_rng_range(0, 1) ? tb_negate(X) : X);
+        }
+    }
+}
+
+/* Both parts from the split products, as the complex CRT kernel computes
+ * them: Gaussian X = X_re + i X_im with both parts in the odd range; U, V its
+ * split residues; s, d by oz2z_unsplit_sums; then the exact CRT with the
+ * parts' consts gives X_re and X_im, and the fast CRT (the kernel's float
+ * form: oz2_cf_*) gives RN of each, or declines (fold < 0) only near the
+ * range's edge. Edges, both signs, and random values for every n; the
+ * limbs' count against the bit lengths of P'_n. */
+static void check_parts(const oz2z_crt_consts *cre, const oz2z_crt_consts *cim, const oz2_crt_fast *fre,
+                        const oz2_crt_fast *fim, tbig xr, tbig xi)
+{
+    const int n = cre->n;
+    uint8_t sr[OZ2Z_SPLIT_NMODULI], dr[OZ2Z_SPLIT_NMODULI];
+    double acc_re[OZ2_CF_MAXL], acc_im[OZ2_CF_MAXL];
+    oz2_cf_start(fre, fre->nl, acc_re);
+    oz2_cf_start(fim, fim->nl, acc_im);
+    for (int q = 0; q < n; q++) {
+        const oz2z_split_modulus m = oz2z_split_mod(q);
+        uint32_t U, V, sq, dq;
+        oz2z_split(tb_mod(xr, m.p), tb_mod(xi, m.p), &m, &U, &V);
+        oz2z_unsplit_sums(U, V, m.p, &sq, &dq);
+        assert_true(sq < m.p && dq < m.p);
+        sr[q] = (uint8_t)sq;
+        dr[q] = (uint8_t)dq;
+        oz2_cf_accumulate(fre, q, fre->nl, oz2_cf_residue(sq, 0), acc_re);
+        oz2_cf_accumulate(fim, q, fim->nl, oz2_cf_residue(dq, 0), acc_im);
+    }
+    const tbig want[2] = {xr, xi};
+    const oz2z_crt_consts *cs[2] = {cre, cim};
+    const uint8_t *rs[2] = {sr, dr};
+    double *accs[2] = {acc_re, acc_im};
+    const oz2_crt_fast *fs[2] = {fre, fim};
+    for (int part = 0; part < 2; part++) {
+        oz2_uint mag;
+        const int neg = oz2z_crt_reconstruct(cs[part], rs[part], 1, &mag);
+        tbig got = tb_of_uint(&mag);
+        if (neg)
+            got = tb_negate(got);
+        if (tb_cmp(got, want[part]) != 0)
+            fail_msg("n %d part %d: the exact CRT of the unsplit sums is not X", n, part);
+        const oz2_u192 m3 = oz2_u192_of(&mag);
+        const double rn = oz2_to_double3(&m3, neg, 0);
+        if (oz2_cf_fold_limbs(fs[part], fs[part]->nl, accs[part]) == 0) {
+            const double fast = oz2_cf_limbs_rn(accs[part], fs[part]->nl);
+            if (fast != rn && !(fast == 0.0 && rn == 0.0))
+                fail_msg("n %d part %d: fast CRT %a, exact %a", n, part, fast, rn);
+        } else {
+            /* only near +-(P-1)/2: |X| > (P-1)/2 (1 - 2^-28) */
+            const tbig h = tb_half_range(model_split_product(n));
+            const tbig ax = tb_neg_p(&want[part]) ? tb_negate(want[part]) : want[part];
+            if (tb_cmp(tb_shl(ax, 28), tb_sub(tb_shl(h, 28), h)) < 0)
+                fail_msg("n %d part %d: the fast CRT declined far from the range's edge", n, part);
+        }
+    }
+}
+
+static void test_split_crt_parts(void **state)
+{
+    (void)state;
+    static const int bits[OZ2Z_SPLIT_NMODULI] = {8,  16, 24,  32,  39,  47,  54,  62,  69,  76,  83,  90,
+                                                 97, 104, 110, 117, 124, 130, 136, 141, 147, 152, 157, 161};
+    for (int n = OZ2Z_MIN_SPLIT; n <= OZ2Z_SPLIT_NMODULI; n++) {
+        const tbig P = model_split_product(n), h = tb_half_range(P);
+        assert_int_equal(tb_bitlen(P), bits[n - 1]);
+        assert_int_equal(OZ2Z_CF_LIMBS(n), (bits[n - 1] + OZ2_CF_BITS - 1) / OZ2_CF_BITS);
+        oz2z_crt_consts cre, cim;
+        oz2z_crt_init_parts(&cre, &cim, n);
+        oz2_crt_fast fre, fim;
+        oz2z_crt_fast_init(&fre, &cre);
+        oz2z_crt_fast_init(&fim, &cim);
+        const tbig edge[] = {tb_from_i64(0), tb_from_i64(1), tb_from_i64(-1), h, tb_negate(h),
+                             tb_sub(h, tb_from_i64(1)), tb_negate(tb_sub(h, tb_from_i64(1)))};
+        const int ne = (int)(sizeof edge / sizeof edge[0]);
+        for (int i = 0; i < ne; i++)
+            for (int j = 0; j < ne; j++)
+                check_parts(&cre, &cim, &fre, &fim, edge[i], edge[j]);
+        const int len = tb_bitlen(h);
+        for (int it = 0; it < 300; it++) {
+            tbig v[2];
+            for (int part = 0; part < 2; part++) {
+                tbig X = tb_random_below_bits((int)oz_rng_range(1, len));
+                if (tb_cmp(X, h) > 0)
+                    X = tb_sub(X, h);
+                v[part] = oz_rng_range(0, 1) ? tb_negate(X) : X;
+            }
+            check_parts(&cre, &cim, &fre, &fim, v[0], v[1]);
         }
     }
 }
@@ -538,8 +646,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_split_table),
         cmocka_unit_test(test_split_roundtrip_exhaustive),
+        cmocka_unit_test(test_split_one_exhaustive),
         cmocka_unit_test(test_split_multiplicative),
         cmocka_unit_test(test_odd_crt),
+        cmocka_unit_test(test_split_crt_parts),
         cmocka_unit_test(test_plan_table),
         cmocka_unit_test(test_plan_boundary),
         cmocka_unit_test(test_plan_monotone),
