@@ -64,15 +64,33 @@ static constexpr oz2_bytepow_tab<oz2_rt_set<CX>::NMOD> oz2_make_bytepow_tab()
     return t;
 }
 static __constant__ oz2_bytepow_tab<OZ_ENGINE_NMODULI> c_bytepow = oz2_make_bytepow_tab<false>();
-static __constant__ oz2_bytepow_tab<OZ2Z_SPLIT_NMODULI> c_bytepow_z = oz2_make_bytepow_tab<true>();
-template <bool CX>
-__device__ __forceinline__ uint32_t oz2_bytepow_word(int q, int j)
+
+/* The complex path's two tables per split modulus q: K_b(p) and its
+ * product with the root, K'_b = r K_b mod p (symmetric, |K'_b| <= 120): a
+ * column of the second turns the im part's bytes into r a''_im mod p. */
+struct oz2z_bytepow_tab {
+    uint32_t w[OZ2Z_SPLIT_NMODULI][2][OZ2_BYTES / 4];
+};
+static constexpr oz2z_bytepow_tab oz2z_make_bytepow_tab()
 {
-    if constexpr (CX)
-        return c_bytepow_z.w[q][j];
-    else
-        return c_bytepow.w[q][j];
+    oz2z_bytepow_tab t{};
+    for (int q = 0; q < OZ2Z_SPLIT_NMODULI; q++) {
+        const uint32_t p = kOz2zModuli[q], r = kOz2zRoots[q];
+        for (int j = 0; j < OZ2_BYTES / 4; j++) {
+            t.w[q][0][j] = oz2_bytepow4(j, p);
+            uint32_t word = 0;
+            for (int i = 0; i < 4; i++) {
+                const int32_t kb = oz2_bytepow(4 * j + i, p);
+                const uint32_t rk = (uint32_t)(((int64_t)r * kb % (int64_t)p + (int64_t)p) % (int64_t)p);
+                const int32_t sym = rk > p / 2 ? (int32_t)rk - (int32_t)p : (int32_t)rk;
+                word |= (uint32_t)(uint8_t)sym << (8 * i);
+            }
+            t.w[q][1][j] = word;
+        }
+    }
+    return t;
 }
+static __constant__ oz2z_bytepow_tab c_bytepow_z = oz2z_make_bytepow_tab();
 
 /* D = A B + C, m16n8k32, A unsigned bytes (row-major), B signed bytes
  * (column-major), C's columns alternating c0, c1. */
@@ -98,7 +116,8 @@ struct oz2_bias {
     uint32_t c[OZ_ENGINE_NMODULI];
 };
 struct oz2z_bias {
-    uint32_t c[OZ2Z_SPLIT_NMODULI];
+    uint32_t c[OZ2Z_SPLIT_NMODULI];  /* bits(MAGIC) - (2^(w+1) mod p) */
+    uint32_t cr[OZ2Z_SPLIT_NMODULI]; /* bits(MAGIC) - (r 2^(w+1) mod p): the r K_b columns' start */
 };
 template <bool CX>
 using oz2_bias_of = typename std::conditional<CX, oz2z_bias, oz2_bias>::type;
@@ -120,14 +139,14 @@ struct oz2_frag_elems {
 };
 
 /* The byte sums of pair P of moduli (2P, 2P + 1): d[f] for fragment f. */
-template <int NW, int P, bool CX>
-__device__ __forceinline__ void oz2_pair_sums(const oz2_frag_elems<NW> &el, const oz2_bias_of<CX> &bias, bool mine,
-                                              int godd, uint32_t (&d)[OZ2_RT_E / 2][4])
+template <int NW, int P>
+__device__ __forceinline__ void oz2_pair_sums(const oz2_frag_elems<NW> &el, const oz2_bias &bias, bool mine, int godd,
+                                              uint32_t (&d)[OZ2_RT_E / 2][4])
 {
     const int q = 2 * P + godd; /* this lane's B column's modulus */
 #pragma unroll
     for (int j = 0; j < NW; j++) {
-        const uint32_t b0 = mine ? oz2_bytepow_word<CX>(q, 2 * j) : 0u, b1 = mine ? oz2_bytepow_word<CX>(q, 2 * j + 1) : 0u;
+        const uint32_t b0 = mine ? c_bytepow.w[q][2 * j] : 0u, b1 = mine ? c_bytepow.w[q][2 * j + 1] : 0u;
 #pragma unroll
         for (int f = 0; f < OZ2_RT_E / 2; f++) {
             if (j == 0)
@@ -138,87 +157,91 @@ __device__ __forceinline__ void oz2_pair_sums(const oz2_frag_elems<NW> &el, cons
     }
 }
 
-/* Where a thread's 8 residues of modulus q go (u: its low bytes, the int8
- * representatives oz2_byte_residue_bits gives). Real calls: the 8 bytes at
- * out in plane q. Complex calls (CX; planes 2 q and 2 q + 1 hold the split
- * operands u = x + r y and v = x - r y of split modulus q, m = p): with
- * rows contiguous (RC) the operand's rows are the parts' rows in turn (re
- * of complex row i at 2 i, im at 2 i + 1), and lane l's partner l ^ 8 holds
- * the same k of the other part: the re lane makes u, the im lane v, each 8
- * bytes of complex row i (out); with K contiguous the parts alternate along
- * K, so the thread's 8 values are 4 complex elements: 4 bytes of u and 4 of
- * v at out. Every lane of the warp takes part (the shuffle). */
-template <bool CX, bool RC, int Q>
-__device__ __forceinline__ void oz2_rt_store(const uint32_t (&u)[OZ2_RT_E], int8_t *out, int64_t plane_bytes, int odd,
-                                             int conj)
-{
-    if constexpr (!CX) {
-        uint2 word;
-        word.x = oz_fast_pack4(u[0], u[1], u[2], u[3]); /* the low bytes */
-        word.y = oz_fast_pack4(u[4], u[5], u[6], u[7]);
-        *(uint2 *)(out + Q * plane_bytes) = word;
-    } else {
-        constexpr uint32_t p = kOz2zModuli[Q];
-        constexpr int32_t r = (int32_t)kOz2zRoots[Q];
-        auto i8 = [](uint32_t x) { return (int32_t)(int8_t)(x & 0xffu); };
-        if constexpr (RC) {
-            const uint32_t lo = oz_fast_pack4(u[0], u[1], u[2], u[3]), hi = oz_fast_pack4(u[4], u[5], u[6], u[7]);
-            const uint32_t plo = __shfl_xor_sync(0xffffffffu, lo, 8), phi = __shfl_xor_sync(0xffffffffu, hi, 8);
-            int32_t o[OZ2_RT_E];
-#pragma unroll
-            for (int e = 0; e < OZ2_RT_E; e++) {
-                const int32_t mine = (int32_t)(int8_t)(((e < 4 ? lo : hi) >> (8 * (e % 4))) & 0xffu);
-                const int32_t other = (int32_t)(int8_t)(((e < 4 ? plo : phi) >> (8 * (e % 4))) & 0xffu);
-                o[e] = odd ? oz2z_split_one(other, mine, -r, p) : oz2z_split_one(mine, other, r, p);
-            }
-            uint2 word;
-            word.x = oz_fast_pack4(o[0], o[1], o[2], o[3]);
-            word.y = oz_fast_pack4(o[4], o[5], o[6], o[7]);
-            *(uint2 *)(out + (2 * Q + (odd ^ conj)) * plane_bytes) = word;
-        } else {
-            int32_t uu[4], vv[4];
-#pragma unroll
-            for (int c = 0; c < 4; c++) {
-                uu[c] = oz2z_split_one(i8(u[2 * c]), i8(u[2 * c + 1]), r, p);
-                vv[c] = oz2z_split_one(i8(u[2 * c]), i8(u[2 * c + 1]), -r, p);
-            }
-            *(uint32_t *)(out + (2 * Q + conj) * plane_bytes) = oz_fast_pack4(uu[0], uu[1], uu[2], uu[3]);
-            *(uint32_t *)(out + (2 * Q + 1 - conj) * plane_bytes) = oz_fast_pack4(vv[0], vv[1], vv[2], vv[3]);
-        }
-    }
-}
-
 /* Pair P's residues from its sums d, and the pairs after it, while 2P <
  * nmod. (Issuing the next pair's MMAs before this pair's reductions was
  * slower: the registers cost occupancy, BENCHMARKS.md run 52.) */
-template <int NW, int P, bool CX, bool RC>
-__device__ __forceinline__ void oz2_residue_pairs(const oz2_frag_elems<NW> &el, const oz2_bias_of<CX> &bias, int nmod,
+template <int NW, int P>
+__device__ __forceinline__ void oz2_residue_pairs(const oz2_frag_elems<NW> &el, const oz2_bias &bias, int nmod,
                                                   bool mine, int godd, const uint32_t (&d)[OZ2_RT_E / 2][4],
-                                                  int8_t *out, int64_t plane_bytes, int odd, int conj)
+                                                  int8_t *out, int64_t plane_bytes)
 {
-    constexpr int NMOD = oz2_rt_set<CX>::NMOD;
-    if constexpr (P < NMOD / 2) {
+    if constexpr (P < OZ_ENGINE_NMODULI / 2) {
         if (2 * P >= nmod)
             return;
 #pragma unroll
         for (int qi = 0; qi < 2; qi++) {
-            constexpr uint32_t m0 = oz2_rt_set<CX>::mod(2 * P), m1 = oz2_rt_set<CX>::mod(2 * P + 1);
+            constexpr uint32_t m0 = kOz2Moduli[2 * P], m1 = kOz2Moduli[2 * P + 1];
             const uint32_t m = qi ? m1 : m0;
             if (2 * P + qi < nmod) {
                 uint32_t u[OZ2_RT_E];
 #pragma unroll
                 for (int e = 0; e < OZ2_RT_E; e++)
                     u[e] = oz2_byte_residue_bits(d[e / 2][2 * (e % 2) + qi], m);
-                if (qi)
-                    oz2_rt_store<CX, RC, 2 * P + 1>(u, out, plane_bytes, odd, conj);
-                else
-                    oz2_rt_store<CX, RC, 2 * P>(u, out, plane_bytes, odd, conj);
+                uint2 word;
+                word.x = oz_fast_pack4(u[0], u[1], u[2], u[3]); /* the low bytes */
+                word.y = oz_fast_pack4(u[4], u[5], u[6], u[7]);
+                *(uint2 *)(out + (2 * P + qi) * plane_bytes) = word;
             }
         }
-        if constexpr (P + 1 < NMOD / 2) {
+        if constexpr (P + 1 < OZ_ENGINE_NMODULI / 2) {
             uint32_t dn[OZ2_RT_E / 2][4];
-            oz2_pair_sums<NW, P + 1, CX>(el, bias, mine, godd, dn);
-            oz2_residue_pairs<NW, P + 1, CX, RC>(el, bias, nmod, mine, godd, dn, out, plane_bytes, odd, conj);
+            oz2_pair_sums<NW, P + 1>(el, bias, mine, godd, dn);
+            oz2_residue_pairs<NW, P + 1>(el, bias, nmod, mine, godd, dn, out, plane_bytes);
+        }
+    }
+}
+
+/* Complex calls: a thread's 8 elements are 4 complex elements c, re as
+ * element 2 c and im as 2 c + 1 (fragment c, rows g and g + 8). Per split
+ * modulus Q one MMA per fragment and word, its columns 2 t and 2 t + 1
+ * being slot t's K_b and K'_b = r K_b: row g (re) gives x = a''_re mod p
+ * and row g + 8 (im) r y = r a''_im mod p, both as MAGIC + an integer below
+ * 2^19. u = x + r y and v = x - r y are then one float addition each (exact:
+ * below 2^20) and one reduction (oz2_byte_residue_bits: int8
+ * representatives, |u| <= 128, which is all the engine needs): the split
+ * needs no per-element integer work. */
+template <int NW, int Q>
+__device__ __forceinline__ void oz2z_mod_sums(const oz2_frag_elems<NW> &el, const oz2z_bias &bias, bool mine, int godd,
+                                              uint32_t (&d)[OZ2_RT_E / 2][4])
+{
+#pragma unroll
+    for (int j = 0; j < NW; j++) {
+        const uint32_t b0 = mine ? c_bytepow_z.w[Q][godd][2 * j] : 0u, b1 = mine ? c_bytepow_z.w[Q][godd][2 * j + 1] : 0u;
+#pragma unroll
+        for (int f = 0; f < OZ2_RT_E / 2; f++) {
+            if (j == 0)
+                oz2_mma_u8s8(d[f], el.a[f][j], b0, b1, bias.c[Q], bias.cr[Q]);
+            else
+                oz2_mma_u8s8_acc(d[f], el.a[f][j], b0, b1);
+        }
+    }
+}
+
+/* Split modulus Q's u and v from its sums d (4 bytes of u to plane 2 Q, 4
+ * of v to 2 Q + 1, swapped for op C: conjugation turns u into v), then the
+ * moduli after it, while Q < nmod. */
+template <int NW, int Q>
+__device__ __forceinline__ void oz2z_residue_mods(const oz2_frag_elems<NW> &el, const oz2z_bias &bias, int nmod,
+                                                  bool mine, int godd, const uint32_t (&d)[OZ2_RT_E / 2][4],
+                                                  int8_t *out, int64_t plane_bytes, int conj)
+{
+    if constexpr (Q < OZ2Z_SPLIT_NMODULI) {
+        if (Q >= nmod)
+            return;
+        constexpr uint32_t p = kOz2zModuli[Q];
+        uint32_t uu[4], vv[4];
+#pragma unroll
+        for (int c = 0; c < 4; c++) {
+            const float x = oz_bits_f32(d[c][0]), ry = __fadd_rn(oz_bits_f32(d[c][3]), -OZ2_MAGIC);
+            uu[c] = oz2_byte_residue_bits(oz_f32_bits(__fadd_rn(x, ry)), p);
+            vv[c] = oz2_byte_residue_bits(oz_f32_bits(__fadd_rn(x, -ry)), p);
+        }
+        *(uint32_t *)(out + (2 * Q + conj) * plane_bytes) = oz_fast_pack4(uu[0], uu[1], uu[2], uu[3]);
+        *(uint32_t *)(out + (2 * Q + 1 - conj) * plane_bytes) = oz_fast_pack4(vv[0], vv[1], vv[2], vv[3]);
+        if constexpr (Q + 1 < OZ2Z_SPLIT_NMODULI) {
+            uint32_t dn[OZ2_RT_E / 2][4];
+            oz2z_mod_sums<NW, Q + 1>(el, bias, mine, godd, dn);
+            oz2z_residue_mods<NW, Q + 1>(el, bias, nmod, mine, godd, dn, out, plane_bytes, conj);
         }
     }
 }
@@ -330,13 +353,17 @@ static_assert(OZ2_RT_LOADS == OZ2_RT_E && oz2_rt_banks_ok(), "conflict-free half
  * 8 residues go out as one 8-byte word per plane. Padding gets zeros, and
  * so do special (Inf/NaN) rows, which the fix-up kernel computes instead. */
 /* Complex calls (CX) run the same kernel on the operand seen as doubles
- * (the host's oz2z_real_view): with rows contiguous, 2 rows of doubles a
- * complex row (re, im) and the same K; with K contiguous, the same rows and
- * 2 doubles of K a complex k. The scales are per complex row, and
- * oz2_rt_store makes the split operands of the split moduli from the two
- * parts' residues, into planes of complex rows and K. */
+ * (the host's oz2z_real_view): with rows contiguous (RC), 2 rows of doubles
+ * a complex row (re, im) and the same K; with K contiguous, the same rows
+ * and 2 doubles of K a complex k. Either way a thread takes 4 complex
+ * elements, re and im in turn (oz2z_residue_mods): with K contiguous its 8
+ * doubles of K as the real kernel does; with rows contiguous lane l takes
+ * complex row l / 16 of the warp's two, k = 4 (l % 16) + c of both parts'
+ * rows (a half-warp's reads of one (c, part) hit kk = 4 l' + c: its 16
+ * places are distinct modulo 16 under oz2_rt_col's swizzle, one wavefront).
+ * The scales are per complex row; the planes have complex rows and K. */
 template <int NW, bool RC, bool AUTO, bool CX>
-__global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
+__global__ void __launch_bounds__(256, NW == 1 && !CX ? OZ2_RT_MINB : 2)
     oz2_residues_kernel(oz_view v, oz_operand_ws w, int nmod, int wbits,
                         const __grid_constant__ oz2_bias_of<CX> bias_arg, const oz2a_dev_plan *plan, int conj)
 {
@@ -365,12 +392,16 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
     oz2_res_block_of(blockIdx.x, blockIdx.y, gridDim.x, gridDim.y, kgroups, &rblk, &kg_first, &kg_step);
     const int64_t r0 = rblk * OZ2_RT_ROWS + wp * OZ2_RT_WROWS; /* the warp's rows */
     const int rr = tx >> 3, kq = (tx & 7) * OZ2_RT_E; /* this thread's row of the warp's and first k */
-    const int64_t r = r0 + rr;
+    /* complex, rows contiguous: the thread's complex row (of the planes) and its first k */
+    const int ci = tx >> 4, kq4 = 4 * (tx & 15);
+    const int64_t r = CX && RC ? (r0 >> 1) + ci : r0 + rr; /* the row of the planes and scales */
     /* the warp's buffers as a shared-memory byte address (64-byte aligned:
      * an XOR of bits 3-5 stays inside the thread's 8 doubles); element e of
      * this thread is at place R ^ e, byte address rb ^ 8 e */
     const uint32_t sbase = (uint32_t)__cvta_generic_to_shared(&stage[wp][0][0][0]);
     const uint32_t rb = sbase + 8u * (uint32_t)oz2_rt_place(rr, kq);
+    /* element e's place for complex rows contiguous: part e % 2, k kq4 + e / 2 */
+    auto cplace = [&](int e) { return sbase + 8u * (uint32_t)oz2_rt_place(2 * ci + (e & 1), kq4 + (e >> 1)); };
 
     /* tile kt's doubles of the warp's rows into buffer buf: copy i of lane
      * tx is (row, kk) = (tx % 4, tx / 4 + 8 i) where rows are contiguous,
@@ -404,8 +435,8 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
     for (int kg = kg_first; kg < kgroups; kg += kg_step) {
         fetch(kg, 0);
         /* the row's scale after the first copies are out (its load's latency under theirs) */
-        const int sc = w.scale(b)[CX && RC ? r >> 1 : r];
-        const bool live = r < v.rows && sc != OZ_SCALE_SPECIAL;
+        const int sc = w.scale(b)[r];
+        const bool live = (CX && RC ? 2 * r : r) < v.rows && sc != OZ_SCALE_SPECIAL;
         const oz2_shift shift = oz2_make_shift(live ? wbits - sc : 0);
         int kt = kg;
         for (int j = 0; j < OZ2_RT_TILES && kt < ktiles; j++, kt += kgroups) {
@@ -424,7 +455,8 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
 #pragma unroll
             for (int e = 0; e < OZ2_RT_E; e++) {
                 double xe; /* kq + e's place: e is kk's bits 0-2 */
-                asm volatile("ld.shared.f64 %0, [%1];\n" : "=d"(xe) : "r"(rbb ^ (8u * e)));
+                const uint32_t at = CX && RC ? cplace(e) + (uint32_t)buf * BUF_BYTES : rbb ^ (8u * e);
+                asm volatile("ld.shared.f64 %0, [%1];\n" : "=d"(xe) : "r"(at));
                 xe = live ? xe : 0.0;
                 uint64_t lo, hi = 0;
                 if constexpr (NW == 1)
@@ -441,12 +473,15 @@ __global__ void __launch_bounds__(256, NW == 1 ? OZ2_RT_MINB : 2)
             }
             __syncwarp(); /* this buffer is read: the fetch two tiles on may overwrite it */
             uint32_t d0[OZ2_RT_E / 2][4];
-            oz2_pair_sums<NW, 0, CX>(el, bias, mine, g & 1, d0);
-            int8_t *out = CX && RC   ? w.plane(b, 0) + (r >> 1) * w.kpad + k0 + kq
-                          : CX ? w.plane(b, 0) + r * w.kpad + (k0 + kq) / 2
-                               : w.plane(b, 0) + r * w.kpad + k0 + kq;
-            oz2_residue_pairs<NW, 0, CX, RC>(el, bias, nmod, mine, g & 1, d0, out, w.plane_rows * w.kpad, (int)(r & 1),
-                                             conj);
+            if constexpr (CX) {
+                oz2z_mod_sums<NW, 0>(el, bias, mine, g & 1, d0);
+                int8_t *out = w.plane(b, 0) + r * w.kpad + (RC ? k0 + kq4 : (k0 + kq) / 2);
+                oz2z_residue_mods<NW, 0>(el, bias, nmod, mine, g & 1, d0, out, w.plane_rows * w.kpad, conj);
+            } else {
+                oz2_pair_sums<NW, 0>(el, bias, mine, g & 1, d0);
+                oz2_residue_pairs<NW, 0>(el, bias, nmod, mine, g & 1, d0, w.plane(b, 0) + r * w.kpad + k0 + kq,
+                                         w.plane_rows * w.kpad);
+            }
         }
     }
 }
@@ -515,8 +550,11 @@ cudaError_t oz2z_launch_residues(const oz_view &v, const oz_operand_ws &w, int n
     if (rc)
         grid.x = (unsigned)(2 * w.rows_pad / OZ2_RT_ROWS);
     oz2z_bias bias = {};
-    for (int q = 0; q < nsplit; q++)
-        bias.c[q] = oz2_bias_bits(wbits, kOz2zModuli[q]);
+    for (int q = 0; q < nsplit; q++) {
+        const uint32_t p = kOz2zModuli[q];
+        bias.c[q] = oz2_bias_bits(wbits, p);
+        bias.cr[q] = OZ2_MAGIC_BITS - (uint32_t)((uint64_t)(OZ2_MAGIC_BITS - bias.c[q]) * kOz2zRoots[q] % p);
+    }
     oz2_residues_go<false, true>(v, w, nsplit, wbits, wbits <= 62 ? 1 : 2, grid, s, bias, nullptr, conj ? 1 : 0);
     return cudaGetLastError();
 }
