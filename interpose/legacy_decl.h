@@ -1,16 +1,15 @@
 /* interpose/legacy_decl.h: the legacy handle-less cuBLAS functions the shim intercepts, declared as cublas.h declares them (tests/fake/legacy_proto.c compiles these declarations after cublas.h: a mismatch fails the build).
  *
  * cublas.h and cublas_v2.h cannot be included together, and cublas_v2.h
- * makes the names cublasDgemm and cublasZgemm macros for the _v2 ones;
- * interpose/symbols.h removes those macros and includes this header for
- * the legacy names. */
+ * makes the names cublasDgemm and cublasZgemm macros for the _v2 ones:
+ * this header removes those macros (interpose/symbols.h includes it after
+ * cublas_v2.h) and declares the legacy functions under their own names. */
 #ifndef OZCRT_INTERPOSE_LEGACY_DECL_H
 #define OZCRT_INTERPOSE_LEGACY_DECL_H
 
 #include <cuda_runtime_api.h>
 #include <cublas_api.h> /* and cuComplex.h */
 
-/* cublas_v2.h, when included before, makes these names its _v2 functions' */
 #undef cublasDgemm
 #undef cublasZgemm
 

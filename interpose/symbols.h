@@ -16,9 +16,7 @@
 #pragma GCC diagnostic pop
 /* The legacy handle-less API's names (cublas.h) beside the _v2 ones:
  * cublas_v2.h maps cublasDgemm to cublasDgemm_v2 (and cublasZgemm to
- * cublasZgemm_v2), the shim needs both. */
-#undef cublasDgemm
-#undef cublasZgemm
+ * cublasZgemm_v2), the shim needs both: legacy_decl.h removes the macros. */
 #include "legacy_decl.h"
 
 /* Exported by libozcrt.so. The GEMMs first: their index is the stats row

@@ -1,9 +1,7 @@
 /* tests/fake/fake_cublas.c: the recording fake libcublas (see fake_cublas.h). */
 #include "fake_cublas.h"
 #include "interpose/gemm_params.h"
-#undef cublasDgemm /* cublas_v2.h's names for the _v2 ones: the legacy ones are defined below */
-#undef cublasZgemm
-#include "interpose/legacy_decl.h"
+#include "interpose/legacy_decl.h" /* the legacy cublasDgemm and cublasZgemm (defined below), not cublas_v2.h's macros */
 
 #include <stdlib.h>
 #include <string.h>

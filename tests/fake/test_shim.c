@@ -23,8 +23,7 @@
 
 #include "fake_cublas.h"
 #include "stderr_capture.h"
-#undef cublasDgemm /* cublas_v2.h's name for cublasDgemm_v2: t_legacy calls the legacy one */
-#include "../../interpose/legacy_decl.h"
+#include "../../interpose/legacy_decl.h" /* the legacy cublasDgemm and cublasZgemm, not cublas_v2.h's macros */
 
 #define PA ((const double *)0x1000)
 #define PB ((const double *)0x2000)
