@@ -1442,6 +1442,25 @@ static void t_complex_alpha(void **state)
     set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
 }
 
+/* The handle's math mode asks for cuBLAS's own numerics: math-mode; the
+ * handle's stream is the run's. */
+static void t_complex_handle(void **state)
+{
+    (void)state;
+    set_shadow(OZCRT_MODE_OZAKI2, 53, 0, 0, 0);
+    const zcall z = z_default();
+    assert_int_equal(cublasSetMathMode(g_h, CUBLAS_PEDANTIC_MATH), CUBLAS_STATUS_SUCCESS);
+    for (size_t i = 0; i < NZ; i++)
+        z_expect_forwarded(k_zentries[i], &z, OZCRT_R_MATH_MODE);
+    assert_int_equal(cublasSetMathMode(g_h, CUBLAS_DEFAULT_MATH), CUBLAS_STATUS_SUCCESS);
+    assert_int_equal(cublasSetStream_v2(g_h, (cudaStream_t)0x4321), CUBLAS_STATUS_SUCCESS);
+    assert_int_equal(zgemm(OZCRT_EP_cublasZgemmStridedBatched, &z, CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
+    assert_ptr_equal(g_ran.stream, (void *)0x4321);
+    assert_ptr_equal(g_ws_handle, g_h);
+    assert_int_equal(cublasSetStream_v2(g_h, NULL), CUBLAS_STATUS_SUCCESS);
+    set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
+}
+
 /* The complex plan unreachable (oz2z_gemm_moduli 0): bits-unreachable; the
  * speed rule with the complex model at the plan's split moduli. */
 static void t_complex_plan_and_speed(void **state)
@@ -1631,6 +1650,7 @@ int main(void)
         cmocka_unit_test(t_complex_types),
         cmocka_unit_test(t_complex_emulated),
         cmocka_unit_test(t_complex_alpha),
+        cmocka_unit_test(t_complex_handle),
         cmocka_unit_test(t_complex_plan_and_speed),
         cmocka_unit_test(t_complex_shadow),
         cmocka_unit_test(t_legacy_zgemm),
