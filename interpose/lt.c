@@ -256,7 +256,8 @@ typedef struct lt_call {
 
 static const double k_one = 1.0;
 
-/* D (the routed call's C) [:, j] = bias for every column: the first column by one copy, then doubling (real calls only: decode). */
+/* D (the routed call's C) [:, j] = bias for every column: the first column by one copy, then doubling
+ * (real calls only: decode). */
 static int fill_bias(const ozcrt_call *c, cudaStream_t stream)
 {
     const lt_call *l = c->ext;
@@ -353,7 +354,8 @@ static int decode(lt_call *l, ozcrt_call *c, ozcrt_reason *why, const char **det
     if (!layout_of(lt, l->Adesc, &a) || !layout_of(lt, l->Bdesc, &b) || !layout_of(lt, l->Cdesc, &cc) ||
         !layout_of(lt, l->Ddesc, &d))
         LT_NOT("a layout not FP64 column or row order");
-    if (a.type != (uint32_t)scale || b.type != (uint32_t)scale || cc.type != (uint32_t)scale || d.type != (uint32_t)scale)
+    const uint32_t st = (uint32_t)scale;
+    if (a.type != st || b.type != st || cc.type != st || d.type != st)
         LT_NOT("a layout not of the scale type");
     if (cc.order != CUBLASLT_ORDER_COL || d.order != CUBLASLT_ORDER_COL)
         LT_NOT("C or D in row order");
@@ -396,8 +398,8 @@ static int decode(lt_call *l, ozcrt_call *c, ozcrt_reason *why, const char **det
     }
     *c = (ozcrt_call){.ep = OZCRT_EP_cublasLtMatmul, .handle = (cublasHandle_t)(void *)l->handle,
                       .transa = (cublasOperation_t)ta, .transb = (cublasOperation_t)tb, .m = m, .n = n, .k = k,
-                      .elem = elem, .alpha = l->alpha, .beta = beta, .A = l->A, .B = l->B, .C = l->D, .lda = a.ld, .ldb = b.ld,
-                      .ldc = d.ld, .strideA = a.stride, .strideB = b.stride, .strideC = d.stride, .batch = batch,
+                      .elem = elem, .alpha = l->alpha, .beta = beta, .A = l->A, .B = l->B, .C = l->D, .lda = a.ld,
+                      .ldb = b.ld, .ldc = d.ld, .strideA = a.stride, .strideB = b.stride, .strideC = d.stride, .batch = batch,
                       .lt = 1, .stream = l->stream, .device_scalars = !host, .ext = l,
                       .prepare = l->bias ? fill_bias : NULL, .native = lt_native};
     *why = OZCRT_R_EMULATED;

@@ -333,7 +333,7 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
         if (min_pct > 0) {
             const double sp =
                 cplx ? ozcrt_oz2z_speedup(c->m, c->n, c->k, c->batch, *nsplit)
-                        : ozcrt_oz2_speedup(c->m, c->n, c->k, c->batch, *nmod + OZCRT_OZ2_AUTO_EXTRA_MODULI * oz2_auto);
+                     : ozcrt_oz2_speedup(c->m, c->n, c->k, c->batch, *nmod + OZCRT_OZ2_AUTO_EXTRA_MODULI * oz2_auto);
             if (sp * 100.0 < (double)min_pct) {
                 ozcrt_log(2, "ozcrt: ozaki2 m=%lld n=%lld k=%lld batch=%lld N=%d%s: predicted speed-up %.2f < %.2f",
                           (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->batch, *nmod,

@@ -1,7 +1,7 @@
 /* tests/fake/fake_cublas.c: the recording fake libcublas (see fake_cublas.h). */
 #include "fake_cublas.h"
 #include "interpose/gemm_params.h"
-#include "interpose/legacy_decl.h" /* the legacy cublasDgemm and cublasZgemm (defined below), not cublas_v2.h's macros */
+#include "interpose/legacy_decl.h" /* the legacy cublasDgemm, cublasZgemm (defined below), not the macros */
 
 #include <stdlib.h>
 #include <string.h>

@@ -216,8 +216,10 @@ static void t_speed(void **state)
     dgemm_shape_expect(2048, 2048, 2048, "-> forward: slower-than-native");
     assert_null(strstr(g_stderr, "OZCRT_MIN_SPEEDUP"));
     /* complex calls: no automatic plan; the thresholds first */
-    zgemm_shape_expect(0, 8192, 8192, 8192, "cublasZgemm_v2 m=8192 n=8192 k=8192 ops=NN batch=1 -> forward: complex-auto");
-    zgemm_shape_expect(1, 8192, 8192, 8192, "cublasGemmEx m=8192 n=8192 k=8192 ops=NN batch=1 -> forward: complex-auto");
+    zgemm_shape_expect(0, 8192, 8192, 8192, "cublasZgemm_v2 m=8192 n=8192 k=8192 ops=NN batch=1 -> forward: "
+                                            "complex-auto");
+    zgemm_shape_expect(1, 8192, 8192, 8192, "cublasGemmEx m=8192 n=8192 k=8192 ops=NN batch=1 -> forward: "
+                                            "complex-auto");
     zgemm_shape_expect(0, 256, 8192, 8192, "-> forward: below-threshold");
 }
 

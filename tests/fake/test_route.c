@@ -747,6 +747,7 @@ static const void *garr(ozcrt_entry ep, int a, int g)
 
 /* The call through the shim's entry point ep (types t for the Ex ones, a
  * NULL ldc array when drop_ldc); the fake cuBLAS answers `fake`. */
+#define G_COMPUTE(t) ((t) == CUDA_R_64F || (t) == CUDA_C_64F ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F)
 static cublasStatus_t grouped(ozcrt_entry ep, const grp *G, cudaDataType t, int drop_ldc, cublasStatus_t fake)
 {
     fake_cublas_reset();
@@ -769,12 +770,12 @@ static cublasStatus_t grouped(ozcrt_entry ep, const grp *G, cudaDataType t, int 
         return cublasGemmGroupedBatchedEx(g_h, G->ta, G->tb, gi[0], gi[1], gi[2], G->alpha,
                                           (const void *const *)g_gA, t, gi[3], (const void *const *)g_gB, t, gi[4],
                                           G->beta, (void *const *)g_gC, t, ldci, G->count, gi[6],
-                                          t == CUDA_R_64F || t == CUDA_C_64F ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F);
+                                          G_COMPUTE(t));
     default:
         return cublasGemmGroupedBatchedEx_64(g_h, G->ta, G->tb, gl[0], gl[1], gl[2], G->alpha,
                                              (const void *const *)g_gA, t, gl[3], (const void *const *)g_gB, t, gl[4],
                                              G->beta, (void *const *)g_gC, t, ldcl, G->count, gl[6],
-                                             t == CUDA_R_64F || t == CUDA_C_64F ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F);
+                                             G_COMPUTE(t));
     }
 }
 
@@ -1309,8 +1310,10 @@ static void t_complex_types(void **state)
         cudaDataType at, bt, ct;
         cublasComputeType_t compute;
     } bad[] = {
-        {CUDA_C_64F, CUDA_R_64F, CUDA_C_64F, CUBLAS_COMPUTE_64F}, {CUDA_R_64F, CUDA_C_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F},
-        {CUDA_C_64F, CUDA_C_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F}, {CUDA_R_64F, CUDA_R_64F, CUDA_C_64F, CUBLAS_COMPUTE_64F},
+        {CUDA_C_64F, CUDA_R_64F, CUDA_C_64F, CUBLAS_COMPUTE_64F},
+        {CUDA_R_64F, CUDA_C_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F},
+        {CUDA_C_64F, CUDA_C_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F},
+        {CUDA_R_64F, CUDA_R_64F, CUDA_C_64F, CUBLAS_COMPUTE_64F},
         {CUDA_C_64F, CUDA_C_64F, CUDA_C_64F, CUBLAS_COMPUTE_64F_PEDANTIC},
         {CUDA_C_64F, CUDA_C_64F, CUDA_C_64F, CUBLAS_COMPUTE_32F},
         {CUDA_C_32F, CUDA_C_32F, CUDA_C_32F, CUBLAS_COMPUTE_32F},
