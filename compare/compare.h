@@ -33,8 +33,9 @@
  * after kernels on the application's other streams without adding
  * dependencies between them.
  *
- * Not compared (and counted in the report by reason): a stream under graph
- * capture (the call is still run: emulated, or native when
+ * Not compared (and counted in the report by reason): a complex call
+ * (d->elem OZ_ELEM_COMPLEX: the metrics are real ones) and a stream under
+ * graph capture (each still run: emulated, or native when
  * OZCRT_COMPARE_RESULT=native), no scratch memory, a failing native call,
  * CUDA errors. */
 #ifndef OZCRT_COMPARE_COMPARE_H

@@ -42,7 +42,8 @@ typedef struct ozcmp_site {
     X(OZCMP_SKIP_NO_MEMORY, "not_compared_no_memory", "no scratch memory") \
     X(OZCMP_SKIP_NATIVE_FAILED, "not_compared_native_failed", "native call failed") \
     X(OZCMP_SKIP_CUDA_ERROR, "not_compared_cuda_error", "CUDA error")      \
-    X(OZCMP_SKIP_LOST, "not_compared_lost", "record lost at exit")
+    X(OZCMP_SKIP_LOST, "not_compared_lost", "record lost at exit")         \
+    X(OZCMP_SKIP_COMPLEX, "not_compared_complex", "complex")
 #define OZCMP_X_ENUM(id, name, words) id,
 typedef enum { OZCMP_SKIP_REASONS(OZCMP_X_ENUM) OZCMP_SKIP_COUNT } ozcmp_skip_reason;
 #undef OZCMP_X_ENUM

@@ -1,4 +1,4 @@
-/* interpose/exported.c: the only symbols libozcrt.so exports, a few lines each (one macro per entry-point family and its two integer widths; the legacy API's four by hand).
+/* interpose/exported.c: the only symbols libozcrt.so exports, a few lines each (one macro per entry-point family, its two integer widths and, for the D and Z families, its element type; the legacy API's by hand).
  *
  * Each wrapper packs its arguments into an ozcrt_call, lets route.c take the
  * call, and otherwise forwards the caller's own arguments, untouched, to the
@@ -26,13 +26,15 @@
     } while (0)
 
 /* Each family's wrapper, written once for its two integer widths (IT:
- * gemm_params.h's parameter lists). */
-#define OZCRT_DGEMM(NAME, IT)                                                                                        \
-    OZCRT_EXPORT cublasStatus_t NAME(OZCRT_DGEMM_PARAMS(IT))                                                         \
+ * gemm_params.h's parameter lists) and, for the D and Z families, its
+ * element type (PARAMS, ELEM: OZ_ELEM_REAL or OZ_ELEM_COMPLEX); the Ex
+ * families' element type is their A type's (ozcrt_ex_elem). */
+#define OZCRT_XGEMM(NAME, PARAMS, IT, ELEM)                                                                          \
+    OZCRT_EXPORT cublasStatus_t NAME(PARAMS(IT))                                                                     \
     {                                                                                                                \
         OZCRT_TAKE(.ep = OZCRT_EP_##NAME, .handle = handle, .transa = transa, .transb = transb, .m = m, .n = n,      \
-                   .k = k, .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = beta, .C = C,            \
-                   .ldc = ldc, .batch = 1);                                                                          \
+                   .k = k, .elem = ELEM, .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = beta,      \
+                   .C = C, .ldc = ldc, .batch = 1);                                                                  \
         OZCRT_FORWARD(NAME, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);                   \
     }
 
@@ -40,19 +42,20 @@
     OZCRT_EXPORT cublasStatus_t NAME(OZCRT_GEMMEX_PARAMS(IT))                                                        \
     {                                                                                                                \
         OZCRT_TAKE(.ep = OZCRT_EP_##NAME, .handle = handle, .transa = transa, .transb = transb, .m = m, .n = n,      \
-                   .k = k, .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = beta, .C = C,            \
-                   .ldc = ldc, .batch = 1, .typed = 1, .Atype = Atype, .Btype = Btype, .Ctype = Ctype,              \
-                   .compute = computeType, .algo = algo);                                                            \
+                   .k = k, .elem = ozcrt_ex_elem(Atype), .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb,    \
+                   .beta = beta, .C = C, .ldc = ldc, .batch = 1, .typed = 1, .Atype = Atype, .Btype = Btype,        \
+                   .Ctype = Ctype, .compute = computeType, .algo = algo);                                            \
         OZCRT_FORWARD(NAME, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype,    \
                       ldc, computeType, algo);                                                                       \
     }
 
-#define OZCRT_DGEMM_STRIDED(NAME, IT)                                                                                \
-    OZCRT_EXPORT cublasStatus_t NAME(OZCRT_DGEMM_STRIDED_PARAMS(IT))                                                 \
+#define OZCRT_XGEMM_STRIDED(NAME, PARAMS, IT, ELEM)                                                                  \
+    OZCRT_EXPORT cublasStatus_t NAME(PARAMS(IT))                                                                     \
     {                                                                                                                \
         OZCRT_TAKE(.ep = OZCRT_EP_##NAME, .handle = handle, .transa = transa, .transb = transb, .m = m, .n = n,      \
-                   .k = k, .alpha = alpha, .A = A, .lda = lda, .strideA = strideA, .B = B, .ldb = ldb,              \
-                   .strideB = strideB, .beta = beta, .C = C, .ldc = ldc, .strideC = strideC, .batch = batchCount);   \
+                   .k = k, .elem = ELEM, .alpha = alpha, .A = A, .lda = lda, .strideA = strideA, .B = B,            \
+                   .ldb = ldb, .strideB = strideB, .beta = beta, .C = C, .ldc = ldc, .strideC = strideC,             \
+                   .batch = batchCount);                                                                             \
         OZCRT_FORWARD(NAME, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,  \
                       strideC, batchCount);                                                                          \
     }
@@ -61,19 +64,19 @@
     OZCRT_EXPORT cublasStatus_t NAME(OZCRT_GEMM_STRIDED_EX_PARAMS(IT))                                               \
     {                                                                                                                \
         OZCRT_TAKE(.ep = OZCRT_EP_##NAME, .handle = handle, .transa = transa, .transb = transb, .m = m, .n = n,      \
-                   .k = k, .alpha = alpha, .A = A, .lda = lda, .strideA = strideA, .B = B, .ldb = ldb,              \
-                   .strideB = strideB, .beta = beta, .C = C, .ldc = ldc, .strideC = strideC, .batch = batchCount,    \
-                   .typed = 1, .Atype = Atype, .Btype = Btype, .Ctype = Ctype, .compute = computeType,              \
-                   .algo = algo);                                                                                    \
+                   .k = k, .elem = ozcrt_ex_elem(Atype), .alpha = alpha, .A = A, .lda = lda, .strideA = strideA,    \
+                   .B = B, .ldb = ldb, .strideB = strideB, .beta = beta, .C = C, .ldc = ldc, .strideC = strideC,     \
+                   .batch = batchCount, .typed = 1, .Atype = Atype, .Btype = Btype, .Ctype = Ctype,                  \
+                   .compute = computeType, .algo = algo);                                                            \
         OZCRT_FORWARD(NAME, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB,  \
                       beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);                                  \
     }
 
-#define OZCRT_DGEMM_BATCHED(NAME, IT)                                                                                \
-    OZCRT_EXPORT cublasStatus_t NAME(OZCRT_DGEMM_BATCHED_PARAMS(IT))                                                 \
+#define OZCRT_XGEMM_BATCHED(NAME, PARAMS, IT, ELEM)                                                                  \
+    OZCRT_EXPORT cublasStatus_t NAME(PARAMS(IT))                                                                     \
     {                                                                                                                \
         OZCRT_TAKE(.ep = OZCRT_EP_##NAME, .handle = handle, .transa = transa, .transb = transb, .m = m, .n = n,      \
-                   .k = k, .alpha = alpha, .Aarray = (const void *const *)Aarray, .lda = lda,                        \
+                   .k = k, .elem = ELEM, .alpha = alpha, .Aarray = (const void *const *)Aarray, .lda = lda,         \
                    .Barray = (const void *const *)Barray, .ldb = ldb, .beta = beta,                                  \
                    .Carray = (void *const *)Carray, .ldc = ldc, .batch = batchCount);                                \
         OZCRT_FORWARD(NAME, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc,     \
@@ -84,9 +87,10 @@
     OZCRT_EXPORT cublasStatus_t NAME(OZCRT_GEMM_BATCHED_EX_PARAMS(IT))                                               \
     {                                                                                                                \
         OZCRT_TAKE(.ep = OZCRT_EP_##NAME, .handle = handle, .transa = transa, .transb = transb, .m = m, .n = n,      \
-                   .k = k, .alpha = alpha, .Aarray = Aarray, .lda = lda, .Barray = Barray, .ldb = ldb,               \
-                   .beta = beta, .Carray = Carray, .ldc = ldc, .batch = batchCount, .typed = 1, .Atype = Atype,      \
-                   .Btype = Btype, .Ctype = Ctype, .compute = computeType, .algo = algo);                            \
+                   .k = k, .elem = ozcrt_ex_elem(Atype), .alpha = alpha, .Aarray = Aarray, .lda = lda,               \
+                   .Barray = Barray, .ldb = ldb, .beta = beta, .Carray = Carray, .ldc = ldc, .batch = batchCount,    \
+                   .typed = 1, .Atype = Atype, .Btype = Btype, .Ctype = Ctype, .compute = computeType,              \
+                   .algo = algo);                                                                                    \
         OZCRT_FORWARD(NAME, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta,    \
                       Carray, Ctype, ldc, batchCount, computeType, algo);                                            \
     }
@@ -158,6 +162,13 @@
 /* a macro argument that holds commas */
 #define OZCRT_ARGS(...) __VA_ARGS__
 
+#define OZCRT_DGEMM(NAME, IT) OZCRT_XGEMM(NAME, OZCRT_DGEMM_PARAMS, IT, OZ_ELEM_REAL)
+#define OZCRT_DGEMM_STRIDED(NAME, IT) OZCRT_XGEMM_STRIDED(NAME, OZCRT_DGEMM_STRIDED_PARAMS, IT, OZ_ELEM_REAL)
+#define OZCRT_DGEMM_BATCHED(NAME, IT) OZCRT_XGEMM_BATCHED(NAME, OZCRT_DGEMM_BATCHED_PARAMS, IT, OZ_ELEM_REAL)
+#define OZCRT_ZGEMM(NAME, IT) OZCRT_XGEMM(NAME, OZCRT_ZGEMM_PARAMS, IT, OZ_ELEM_COMPLEX)
+#define OZCRT_ZGEMM_STRIDED(NAME, IT) OZCRT_XGEMM_STRIDED(NAME, OZCRT_ZGEMM_STRIDED_PARAMS, IT, OZ_ELEM_COMPLEX)
+#define OZCRT_ZGEMM_BATCHED(NAME, IT) OZCRT_XGEMM_BATCHED(NAME, OZCRT_ZGEMM_BATCHED_PARAMS, IT, OZ_ELEM_COMPLEX)
+
 OZCRT_DGEMM(cublasDgemm_v2, int)
 OZCRT_DGEMM(cublasDgemm_v2_64, int64_t)
 OZCRT_GEMMEX(cublasGemmEx, int)
@@ -174,6 +185,16 @@ OZCRT_DGEMM_GROUPED(cublasDgemmGroupedBatched, int)
 OZCRT_DGEMM_GROUPED(cublasDgemmGroupedBatched_64, int64_t)
 OZCRT_GEMM_GROUPED_EX(cublasGemmGroupedBatchedEx, int)
 OZCRT_GEMM_GROUPED_EX(cublasGemmGroupedBatchedEx_64, int64_t)
+/* cublasZgemm3m (Gauss's three real products a complex one in cuBLAS)
+ * computes the same product: emulated like cublasZgemm_v2 */
+OZCRT_ZGEMM(cublasZgemm_v2, int)
+OZCRT_ZGEMM(cublasZgemm_v2_64, int64_t)
+OZCRT_ZGEMM(cublasZgemm3m, int)
+OZCRT_ZGEMM(cublasZgemm3m_64, int64_t)
+OZCRT_ZGEMM_STRIDED(cublasZgemmStridedBatched, int)
+OZCRT_ZGEMM_STRIDED(cublasZgemmStridedBatched_64, int64_t)
+OZCRT_ZGEMM_BATCHED(cublasZgemmBatched, int)
+OZCRT_ZGEMM_BATCHED(cublasZgemmBatched_64, int64_t)
 
 /* The handle goes to the library that created it (real.h): the caller's own
  * cuBLAS, where a process holds two; for a caller that took this function
@@ -233,56 +254,51 @@ OZCRT_EXPORT cublasStatus_t cublasSetKernelStream(cudaStream_t stream)
 }
 
 /* Scalars by value and no status: a forwarded call sets the legacy error
- * state (cublasGetError) in cuBLAS itself, as without the shim. */
-OZCRT_EXPORT void cublasDgemm(char transa, char transb, int m, int n, int k, double alpha, const double *A, int lda,
-                              const double *B, int ldb, double beta, double *C, int ldc)
-{
-    const cublasHandle_t handle = ozcrt_legacy_handle();
-    ozcrt_call c = {.ep = OZCRT_EP_cublasDgemm, .handle = handle, .transa = ozcrt_legacy_op(transa),
-                    .transb = ozcrt_legacy_op(transb), .m = m, .n = n, .k = k, .alpha = &alpha, .A = A, .lda = lda,
-                    .B = B, .ldb = ldb, .beta = &beta, .C = C, .ldc = ldc, .batch = 1};
-    cublasStatus_t st;
-    if (ozcrt_route(&c, &st)) {
-        if (st != CUBLAS_STATUS_SUCCESS)
-            ozcrt_error("ozcrt: cublasDgemm (legacy API) m=%d n=%d k=%d: the emulated call failed with cuBLAS "
-                        "status %d, which the legacy API cannot return",
-                        m, n, k, (int)st);
-        return;
+ * state (cublasGetError) in cuBLAS itself, as without the shim. Written
+ * once for cublasDgemm and cublasZgemm (T the element type). */
+#define OZCRT_LEGACY_GEMM(NAME, T, ELEM)                                                                            \
+    OZCRT_EXPORT void NAME(char transa, char transb, int m, int n, int k, T alpha, const T *A, int lda, const T *B,  \
+                           int ldb, T beta, T *C, int ldc)                                                           \
+    {                                                                                                                \
+        const cublasHandle_t handle = ozcrt_legacy_handle();                                                         \
+        ozcrt_call c = {.ep = OZCRT_EP_##NAME, .handle = handle, .transa = ozcrt_legacy_op(transa),                  \
+                        .transb = ozcrt_legacy_op(transb), .m = m, .n = n, .k = k, .elem = ELEM, .alpha = &alpha,   \
+                        .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = &beta, .C = C, .ldc = ldc, .batch = 1};      \
+        cublasStatus_t st;                                                                                           \
+        if (ozcrt_route(&c, &st)) {                                                                                  \
+            if (st != CUBLAS_STATUS_SUCCESS)                                                                         \
+                ozcrt_error("ozcrt: " #NAME " (legacy API) m=%d n=%d k=%d: the emulated call failed with cuBLAS "    \
+                            "status %d, which the legacy API cannot return",                                         \
+                            m, n, k, (int)st);                                                                       \
+            return;                                                                                                  \
+        }                                                                                                            \
+        const ozcrt_real_table *real = ozcrt_real_for(handle);                                                       \
+        if (!real->NAME) {                                                                                           \
+            (void)ozcrt_real_missing(#NAME);                                                                         \
+            return;                                                                                                  \
+        }                                                                                                            \
+        ozcrt_in_real++;                                                                                             \
+        real->NAME(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);                                    \
+        ozcrt_in_real--;                                                                                             \
     }
-    const ozcrt_real_table *real = ozcrt_real_for(handle);
-    if (!real->cublasDgemm) {
-        (void)ozcrt_real_missing("cublasDgemm");
-        return;
-    }
-    ozcrt_in_real++;
-    real->cublasDgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    ozcrt_in_real--;
-}
+OZCRT_LEGACY_GEMM(cublasDgemm, double, OZ_ELEM_REAL)
+OZCRT_LEGACY_GEMM(cublasZgemm, cuDoubleComplex, OZ_ELEM_COMPLEX)
 
 /* ---- what the dlsym hook hands out (dlhook.h) ---- */
 
-/* The shim's own definitions, whatever else the global scope defines. */
+/* The shim's own definitions, whatever else the global scope defines: the
+ * GEMMs (all but cublasLtMatmul: lt.c), cublasDestroy_v2 and the legacy
+ * context's calls but cublasInit (tied to a library, below). */
+#define OZCRT_SELF_NAMES(X)                                                                                          \
+    X(cublasDgemm_v2) X(cublasDgemm_v2_64) X(cublasGemmEx) X(cublasGemmEx_64) X(cublasDgemmStridedBatched)           \
+    X(cublasDgemmStridedBatched_64) X(cublasGemmStridedBatchedEx) X(cublasGemmStridedBatchedEx_64)                   \
+    X(cublasDgemmBatched) X(cublasDgemmBatched_64) X(cublasGemmBatchedEx) X(cublasGemmBatchedEx_64)                  \
+    X(cublasDgemmGroupedBatched) X(cublasDgemmGroupedBatched_64) X(cublasGemmGroupedBatchedEx)                       \
+    X(cublasGemmGroupedBatchedEx_64) X(cublasZgemm_v2) X(cublasZgemm_v2_64) X(cublasZgemm3m) X(cublasZgemm3m_64)      \
+    X(cublasZgemmStridedBatched) X(cublasZgemmStridedBatched_64) X(cublasZgemmBatched) X(cublasZgemmBatched_64)      \
+    X(cublasDestroy_v2) X(cublasShutdown) X(cublasSetKernelStream) X(cublasDgemm) X(cublasZgemm)
 #define OZCRT_SELF(name) extern __typeof__(name) ozcrt_self_##name __attribute__((alias(#name), visibility("hidden")));
-OZCRT_SELF(cublasDgemm_v2)
-OZCRT_SELF(cublasDgemm_v2_64)
-OZCRT_SELF(cublasGemmEx)
-OZCRT_SELF(cublasGemmEx_64)
-OZCRT_SELF(cublasDgemmStridedBatched)
-OZCRT_SELF(cublasDgemmStridedBatched_64)
-OZCRT_SELF(cublasGemmStridedBatchedEx)
-OZCRT_SELF(cublasGemmStridedBatchedEx_64)
-OZCRT_SELF(cublasDgemmBatched)
-OZCRT_SELF(cublasDgemmBatched_64)
-OZCRT_SELF(cublasGemmBatchedEx)
-OZCRT_SELF(cublasGemmBatchedEx_64)
-OZCRT_SELF(cublasDgemmGroupedBatched)
-OZCRT_SELF(cublasDgemmGroupedBatched_64)
-OZCRT_SELF(cublasGemmGroupedBatchedEx)
-OZCRT_SELF(cublasGemmGroupedBatchedEx_64)
-OZCRT_SELF(cublasDestroy_v2)
-OZCRT_SELF(cublasShutdown)
-OZCRT_SELF(cublasSetKernelStream)
-OZCRT_SELF(cublasDgemm)
+OZCRT_SELF_NAMES(OZCRT_SELF)
 #undef OZCRT_SELF
 
 /* The cuBLAS libraries of the handed-out cublasCreate_v2 and cublasInit,
@@ -324,26 +340,7 @@ void *ozcrt_dl_cublas_function(ozcrt_entry ep, uintptr_t base, const char *path)
 #define OZCRT_SELF_CASE(name)                                                                                        \
     case OZCRT_EP_##name:                                                                                            \
         return (void *)ozcrt_self_##name;
-        OZCRT_SELF_CASE(cublasDgemm_v2)
-        OZCRT_SELF_CASE(cublasDgemm_v2_64)
-        OZCRT_SELF_CASE(cublasGemmEx)
-        OZCRT_SELF_CASE(cublasGemmEx_64)
-        OZCRT_SELF_CASE(cublasDgemmStridedBatched)
-        OZCRT_SELF_CASE(cublasDgemmStridedBatched_64)
-        OZCRT_SELF_CASE(cublasGemmStridedBatchedEx)
-        OZCRT_SELF_CASE(cublasGemmStridedBatchedEx_64)
-        OZCRT_SELF_CASE(cublasDgemmBatched)
-        OZCRT_SELF_CASE(cublasDgemmBatched_64)
-        OZCRT_SELF_CASE(cublasGemmBatchedEx)
-        OZCRT_SELF_CASE(cublasGemmBatchedEx_64)
-        OZCRT_SELF_CASE(cublasDgemmGroupedBatched)
-        OZCRT_SELF_CASE(cublasDgemmGroupedBatched_64)
-        OZCRT_SELF_CASE(cublasGemmGroupedBatchedEx)
-        OZCRT_SELF_CASE(cublasGemmGroupedBatchedEx_64)
-        OZCRT_SELF_CASE(cublasDestroy_v2)
-        OZCRT_SELF_CASE(cublasShutdown)
-        OZCRT_SELF_CASE(cublasSetKernelStream)
-        OZCRT_SELF_CASE(cublasDgemm)
+        OZCRT_SELF_NAMES(OZCRT_SELF_CASE)
 #undef OZCRT_SELF_CASE
     case OZCRT_EP_cublasCreate_v2:
     case OZCRT_EP_cublasInit: {

@@ -1,8 +1,11 @@
-/* interpose/gemm_params.h: the parameter lists of the eight intercepted GEMM families, written once for both integer widths.
+/* interpose/gemm_params.h: the parameter lists of the intercepted GEMM families, written once for both integer widths (and, for the typed families, both element types).
  *
  * IT is int for the classic entry points and int64_t for their _64 twins
  * (cuBLAS 12+); strides are long long in both; the grouped entry points'
- * sizes are host arrays of IT, one element a group. The shim's wrappers
+ * sizes are host arrays of IT, one element a group. T is the element type of
+ * the D and Z families (double, cuDoubleComplex): cublasZgemm_v2 and
+ * cublasZgemm3m take cublasDgemm_v2's list with T = cuDoubleComplex, the
+ * Z batched and strided ones the D ones' likewise. The shim's wrappers
  * (exported.c) and the fake cuBLAS of the CPU tests define their functions
  * with these lists; a list that does not match cuBLAS's own prototype
  * (cublas_v2.h) fails to compile in both. */
@@ -12,19 +15,23 @@
 #include <stdint.h>
 #include <cublas_v2.h>
 
-#define OZCRT_DGEMM_PARAMS(IT)                                                                                        \
-    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m, IT n, IT k, const double *alpha, \
-        const double *A, IT lda, const double *B, IT ldb, const double *beta, double *C, IT ldc
+#define OZCRT_XGEMM_PARAMS(IT, T)                                                                                     \
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m, IT n, IT k, const T *alpha,      \
+        const T *A, IT lda, const T *B, IT ldb, const T *beta, T *C, IT ldc
+#define OZCRT_DGEMM_PARAMS(IT) OZCRT_XGEMM_PARAMS(IT, double)
+#define OZCRT_ZGEMM_PARAMS(IT) OZCRT_XGEMM_PARAMS(IT, cuDoubleComplex)
 
 #define OZCRT_GEMMEX_PARAMS(IT)                                                                                       \
     cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m, IT n, IT k, const void *alpha,   \
         const void *A, cudaDataType Atype, IT lda, const void *B, cudaDataType Btype, IT ldb, const void *beta,        \
         void *C, cudaDataType Ctype, IT ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo
 
-#define OZCRT_DGEMM_STRIDED_PARAMS(IT)                                                                                \
-    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m, IT n, IT k, const double *alpha, \
-        const double *A, IT lda, long long int strideA, const double *B, IT ldb, long long int strideB,               \
-        const double *beta, double *C, IT ldc, long long int strideC, IT batchCount
+#define OZCRT_XGEMM_STRIDED_PARAMS(IT, T)                                                                             \
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m, IT n, IT k, const T *alpha,      \
+        const T *A, IT lda, long long int strideA, const T *B, IT ldb, long long int strideB, const T *beta, T *C,    \
+        IT ldc, long long int strideC, IT batchCount
+#define OZCRT_DGEMM_STRIDED_PARAMS(IT) OZCRT_XGEMM_STRIDED_PARAMS(IT, double)
+#define OZCRT_ZGEMM_STRIDED_PARAMS(IT) OZCRT_XGEMM_STRIDED_PARAMS(IT, cuDoubleComplex)
 
 #define OZCRT_GEMM_STRIDED_EX_PARAMS(IT)                                                                              \
     cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m, IT n, IT k, const void *alpha,   \
@@ -32,10 +39,12 @@
         long long int strideB, const void *beta, void *C, cudaDataType Ctype, IT ldc, long long int strideC,          \
         IT batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo
 
-#define OZCRT_DGEMM_BATCHED_PARAMS(IT)                                                                                \
-    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m, IT n, IT k, const double *alpha, \
-        const double *const Aarray[], IT lda, const double *const Barray[], IT ldb, const double *beta,               \
-        double *const Carray[], IT ldc, IT batchCount
+#define OZCRT_XGEMM_BATCHED_PARAMS(IT, T)                                                                             \
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m, IT n, IT k, const T *alpha,      \
+        const T *const Aarray[], IT lda, const T *const Barray[], IT ldb, const T *beta, T *const Carray[], IT ldc,   \
+        IT batchCount
+#define OZCRT_DGEMM_BATCHED_PARAMS(IT) OZCRT_XGEMM_BATCHED_PARAMS(IT, double)
+#define OZCRT_ZGEMM_BATCHED_PARAMS(IT) OZCRT_XGEMM_BATCHED_PARAMS(IT, cuDoubleComplex)
 
 #define OZCRT_GEMM_BATCHED_EX_PARAMS(IT)                                                                              \
     cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, IT m, IT n, IT k, const void *alpha,   \

@@ -11,13 +11,15 @@
  * the FP64 ones goes straight there too, uncounted (not a DGEMM); an FP64
  * call is decoded and taken when all of this holds (else forwarded,
  * lt-unsupported, or type for 64F_PEDANTIC / 64F_EMULATED_FIXEDPOINT):
- * compute CUBLAS_COMPUTE_64F, scale CUDA_R_64F, pointer mode host or
- * device, TRANSC N, epilogue DEFAULT, or BIAS with a 64F bias, host scalars
- * and beta 0 (D is filled with the bias on the stream, then the product is
- * added to it with beta 1); no scale, amax or emulation descriptor; all four
- * layouts CUDA_R_64F, C and D in column order, A and B in column or row
+ * compute CUBLAS_COMPUTE_64F, scale CUDA_R_64F (or CUDA_C_64F: a complex
+ * product, ZGEMM), pointer mode host or device, TRANSC N, epilogue
+ * DEFAULT, or (real only) BIAS with a 64F bias, host scalars and beta 0 (D
+ * is filled with the bias on the stream, then the product is added to it
+ * with beta 1); no scale, amax or emulation descriptor; all four layouts of
+ * the scale type, C and D in column order, A and B in column or row
  * order (a row-order one is its column-order transpose under the other
- * op: XLA's layouts), shapes that agree; one matrix, or a
+ * op: XLA's layouts; not a complex one under C, a conjugate without
+ * transpose), shapes that agree; one matrix, or a
  * strided batch without bias; D the same matrix as C (pointer, ld, stride),
  * or beta 0 in host mode (C is not read). Then ozcrt_route decides as for
  * any entry point (thresholds, mode, GPU, workspace), on the call's own
@@ -217,7 +219,8 @@ static int layout_of(const lt_real *lt, cublasLtMatrixLayout_t l, lt_layout *o)
     (void)lt->layout_get(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &o->stride, sizeof o->stride, &w);
     (void)lt->layout_get(l, CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, &o->plane, sizeof o->plane, &w);
     (void)lt->layout_get(l, CUBLASLT_MATRIX_LAYOUT_BATCH_MODE, &o->batch_mode, sizeof o->batch_mode, &w);
-    return o->type == CUDA_R_64F && (o->order == CUBLASLT_ORDER_COL || o->order == CUBLASLT_ORDER_ROW) &&
+    return (o->type == CUDA_R_64F || o->type == CUDA_C_64F) &&
+           (o->order == CUBLASLT_ORDER_COL || o->order == CUBLASLT_ORDER_ROW) &&
            o->plane == 0 && o->batch_mode == 0 && o->rows <= INT64_MAX && o->cols <= INT64_MAX;
 }
 
@@ -253,7 +256,8 @@ typedef struct lt_call {
 
 static const double k_one = 1.0;
 
-/* D (the routed call's C) [:, j] = bias for every column: the first column by one copy, then doubling. */
+/* D (the routed call's C) [:, j] = bias for every column: the first column by one copy, then doubling
+ * (real calls only: decode). */
 static int fill_bias(const ozcrt_call *c, cudaStream_t stream)
 {
     const lt_call *l = c->ext;
@@ -275,7 +279,8 @@ static int lt_native(const ozcrt_call *c, const oz_gemm_desc *into)
     cublasLtMatrixLayout_t dl = NULL;
     if (!lt->layout_create || !lt->layout_set || !lt->layout_destroy)
         return CUBLAS_STATUS_NOT_SUPPORTED;
-    cublasStatus_t st = lt->layout_create(&dl, CUDA_R_64F, (uint64_t)c->m, (uint64_t)c->n, into->ldc);
+    const cudaDataType type = c->elem == OZ_ELEM_COMPLEX ? CUDA_C_64F : CUDA_R_64F;
+    cublasStatus_t st = lt->layout_create(&dl, type, (uint64_t)c->m, (uint64_t)c->n, into->ldc);
     if (st != CUBLAS_STATUS_SUCCESS)
         return st;
     const int64_t stride = into->strideC;
@@ -314,8 +319,9 @@ static int decode(lt_call *l, ozcrt_call *c, ozcrt_reason *why, const char **det
         return 0;
     *why = OZCRT_R_TYPE;
     if (compute != CUBLAS_COMPUTE_64F || !desc_attr(lt, l->desc, CUBLASLT_MATMUL_DESC_SCALE_TYPE, &scale, sizeof scale) ||
-        scale != CUDA_R_64F)
+        (scale != CUDA_R_64F && scale != CUDA_C_64F))
         LT_NOT(compute != CUBLAS_COMPUTE_64F ? "cuBLAS's own FP64 numerics" : "scale type");
+    const int elem = scale == CUDA_C_64F ? OZ_ELEM_COMPLEX : OZ_ELEM_REAL; /* the layouts must agree */
     *why = OZCRT_R_LT_UNSUPPORTED;
     desc_attr(lt, l->desc, CUBLASLT_MATMUL_DESC_POINTER_MODE, &pmode, sizeof pmode);
     desc_attr(lt, l->desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
@@ -348,8 +354,15 @@ static int decode(lt_call *l, ozcrt_call *c, ozcrt_reason *why, const char **det
     if (!layout_of(lt, l->Adesc, &a) || !layout_of(lt, l->Bdesc, &b) || !layout_of(lt, l->Cdesc, &cc) ||
         !layout_of(lt, l->Ddesc, &d))
         LT_NOT("a layout not FP64 column or row order");
+    const uint32_t st = (uint32_t)scale;
+    if (a.type != st || b.type != st || cc.type != st || d.type != st)
+        LT_NOT("a layout not of the scale type");
     if (cc.order != CUBLASLT_ORDER_COL || d.order != CUBLASLT_ORDER_COL)
         LT_NOT("C or D in row order");
+    /* a complex row-order operand under C is its transpose conjugated, untransposed: no op says that */
+    if (elem == OZ_ELEM_COMPLEX && ((a.order == CUBLASLT_ORDER_ROW && ta == CUBLAS_OP_C) ||
+                                    (b.order == CUBLASLT_ORDER_ROW && tb == CUBLAS_OP_C)))
+        LT_NOT("a complex row-order operand under C");
     as_column_order(&a, &ta);
     as_column_order(&b, &tb);
     const int64_t m = (int64_t)d.rows, n = (int64_t)d.cols;
@@ -368,12 +381,14 @@ static int decode(lt_call *l, ozcrt_call *c, ozcrt_reason *why, const char **det
     if (l->C == l->D && (cc.ld != d.ld || (batch > 1 && cc.stride != d.stride)))
         LT_NOT("in place with C's and D's layouts differing");
     /* C is D (in place), or not read (beta 0 in host mode) */
-    const int beta0 = host && l->beta && *(const double *)l->beta == 0.0;
+    const int beta0 = host && l->beta && ozcrt_scalar_is_zero(l->beta, elem);
     const int same = l->C == l->D && cc.ld == d.ld && (batch == 1 || cc.stride == d.stride);
     if (!same && !beta0)
         LT_NOT("C not D with beta not 0");
     const void *beta = l->beta;
     if (epilogue == CUBLASLT_EPILOGUE_BIAS) {
+        if (elem == OZ_ELEM_COMPLEX) /* the fill of D copies real columns; cuBLASLt judges it */
+            LT_NOT("BIAS on complex layouts");
         if (!bias || !beta0 || batch != 1 || (bias_type != -1 && bias_type != CUDA_R_64F))
             LT_NOT("BIAS without a 64F bias, host scalars, beta 0 and one matrix");
         l->bias = bias;
@@ -383,8 +398,8 @@ static int decode(lt_call *l, ozcrt_call *c, ozcrt_reason *why, const char **det
     }
     *c = (ozcrt_call){.ep = OZCRT_EP_cublasLtMatmul, .handle = (cublasHandle_t)(void *)l->handle,
                       .transa = (cublasOperation_t)ta, .transb = (cublasOperation_t)tb, .m = m, .n = n, .k = k,
-                      .alpha = l->alpha, .beta = beta, .A = l->A, .B = l->B, .C = l->D, .lda = a.ld, .ldb = b.ld,
-                      .ldc = d.ld, .strideA = a.stride, .strideB = b.stride, .strideC = d.stride, .batch = batch,
+                      .elem = elem, .alpha = l->alpha, .beta = beta, .A = l->A, .B = l->B, .C = l->D, .lda = a.ld,
+                      .ldb = b.ld, .ldc = d.ld, .strideA = a.stride, .strideB = b.stride, .strideC = d.stride, .batch = batch,
                       .lt = 1, .stream = l->stream, .device_scalars = !host, .ext = l,
                       .prepare = l->bias ? fill_bias : NULL, .native = lt_native};
     *why = OZCRT_R_EMULATED;

@@ -12,7 +12,14 @@
  * engine moduli (ozaki2.md step 1: OZCRT_BITS too high for its k) is
  * forwarded (bits-unreachable), checked right after the thresholds, and
  * then so is a call whose predicted speed-up over native DGEMM is below
- * OZCRT_MIN_SPEEDUP (slower-than-native: speed_model.h). A call of the
+ * OZCRT_MIN_SPEEDUP (slower-than-native: speed_model.h). A complex call
+ * (ZGEMM: the Z entry points, the Ex ones with CUDA_C_64F, cublasLtMatmul
+ * on complex layouts) is routed the same way, its element type a parameter
+ * of the checks, the plan (oz2z_gemm_moduli), the speed prediction
+ * (ozcrt_oz2z_speedup) and the descriptor; only the ozaki2 mode at a fixed
+ * OZCRT_BITS computes it: right after the thresholds, the phase22 mode
+ * forwards it (complex-phase22) and so does automatic precision
+ * (complex-auto), which does not cover complex products yet. A call of the
  * legacy API (route.h) has no handle to ask: host scalars, default math,
  * and the legacy context's state as the shim saw it set up
  * (legacy-context). A grouped call is routed group by group after a gate
@@ -60,8 +67,9 @@ static int known_algo(int algo)
 
 ozcrt_reason ozcrt_check_args(const ozcrt_call *c)
 {
-    if (c->typed && (c->Atype != CUDA_R_64F || c->Btype != CUDA_R_64F || c->Ctype != CUDA_R_64F ||
-                     c->compute != CUBLAS_COMPUTE_64F))
+    /* the Ex types: all three the call's element type (ozcrt_ex_elem), FP64 compute */
+    const cudaDataType want = c->elem == OZ_ELEM_COMPLEX ? CUDA_C_64F : CUDA_R_64F;
+    if (c->typed && (c->Atype != want || c->Btype != want || c->Ctype != want || c->compute != CUBLAS_COMPUTE_64F))
         return OZCRT_R_TYPE;
     if (!c->handle || !valid_op(c->transa) || !valid_op(c->transb))
         return OZCRT_R_INVALID_ARGS;
@@ -215,6 +223,7 @@ static oz_gemm_desc make_desc(const ozcrt_call *c, int on_device)
         .batch = c->batch,
         .alpha = c->alpha, .beta = c->beta,
         .scalars_on_device = on_device,
+        .elem = c->elem,
     };
     return d;
 }
@@ -289,34 +298,46 @@ static ozcrt_reason launch_failed(const ozcrt_call *c, const char *what, int err
 }
 
 /* Everything after the pure checks; *status set when the call is taken.
- * *nmod: the ozaki2 plan's moduli count (0: Phase 22, or not planned). */
+ * *nmod: the ozaki2 plan's moduli count (0: Phase 22, or not planned);
+ * *nsplit: a complex plan's split moduli (0 otherwise). */
 static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const ozcrt_real_table *real,
-                            cublasStatus_t *status, int *nmod)
+                            cublasStatus_t *status, int *nmod, int *nsplit)
 {
     if (c->m < s->min_m || c->n < s->min_n || c->k < s->min_k)
         return OZCRT_R_SMALL;
     const int ozaki2 = s->mode == OZCRT_MODE_OZAKI2;
+    const int cplx = c->elem == OZ_ELEM_COMPLEX;
     int oz2_w = 0; /* the ozaki2 plan's integer width (shadow mode's bound) */
     const int oz2_auto = ozaki2 && s->bits < 0;
+    if (cplx && !ozaki2)
+        return OZCRT_R_COMPLEX_PHASE22; /* Phase 22 has no complex path */
+    if (cplx && oz2_auto)
+        return OZCRT_R_COMPLEX_AUTO; /* no automatic plan for complex products yet (kernels/oz2_gemm.h) */
     if (ozaki2) {
         /* automatic precision: N is chosen on the GPU; the prediction takes
          * the fixed plan at the same bits (what uniform data gets) and the
          * estimate's cost as OZCRT_OZ2_AUTO_EXTRA_MODULI moduli more */
-        *nmod = oz2_auto ? oz2_gemm_moduli(c->k, -s->bits, &oz2_w) : oz2_gemm_moduli(c->k, s->bits, &oz2_w);
+        if (cplx)
+            *nmod = oz2z_gemm_moduli(c->k, s->bits, &oz2_w, nsplit);
+        else
+            *nmod = oz2_auto ? oz2_gemm_moduli(c->k, -s->bits, &oz2_w) : oz2_gemm_moduli(c->k, s->bits, &oz2_w);
         if (oz2_auto && c->k >= (INT64_C(1) << 33))
             *nmod = 0;
         if (*nmod == 0) {
-            ozcrt_log(2, "ozcrt: ozaki2 bits=%d k=%lld: more than 20 moduli needed", s->bits, (long long)c->k);
+            ozcrt_log(2, "ozcrt: ozaki2 bits=%d k=%lld%s: more than 20 moduli needed", s->bits, (long long)c->k,
+                      cplx ? " (complex)" : "");
             return OZCRT_R_BITS_UNREACHABLE;
         }
         /* ozaki2 is for speed at FP64 accuracy: a call it would slow down runs natively */
         const int64_t min_pct = ozcrt_min_speedup_pct(s);
         if (min_pct > 0) {
-            const double sp = ozcrt_oz2_speedup(c->m, c->n, c->k, c->batch, *nmod + OZCRT_OZ2_AUTO_EXTRA_MODULI * oz2_auto);
+            const double sp =
+                cplx ? ozcrt_oz2z_speedup(c->m, c->n, c->k, c->batch, *nsplit)
+                     : ozcrt_oz2_speedup(c->m, c->n, c->k, c->batch, *nmod + OZCRT_OZ2_AUTO_EXTRA_MODULI * oz2_auto);
             if (sp * 100.0 < (double)min_pct) {
-                ozcrt_log(2, "ozcrt: ozaki2 m=%lld n=%lld k=%lld batch=%lld N=%d: predicted speed-up %.2f < %.2f",
-                          (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->batch, *nmod, sp,
-                          (double)min_pct / 100.0);
+                ozcrt_log(2, "ozcrt: ozaki2 m=%lld n=%lld k=%lld batch=%lld N=%d%s: predicted speed-up %.2f < %.2f",
+                          (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->batch, *nmod,
+                          cplx ? " (complex)" : "", sp, (double)min_pct / 100.0);
                 return OZCRT_R_SLOWER;
             }
         }
@@ -327,7 +348,7 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
     if (ask && real->cublasGetPointerMode_v2(c->handle, &pm) != CUBLAS_STATUS_SUCCESS)
         return OZCRT_R_HANDLE_QUERY;
     int on_device = pm == CUBLAS_POINTER_MODE_DEVICE;
-    if (!on_device && *(const double *)c->alpha == 0.0)
+    if (!on_device && ozcrt_scalar_is_zero(c->alpha, c->elem))
         return OZCRT_R_TRIVIAL;
     /* The handle asks for exact FP64 or for cuBLAS's own emulation: its call.
      * (cublasGetMathMode is optional: a cuBLAS without it has neither mode.) */
@@ -394,7 +415,7 @@ int ozcrt_route(const ozcrt_call *c, cublasStatus_t *status)
     const ozcrt_policy *p = ozcrt_policy_get();
     const ozcrt_settings *s = ozcrt_effective_policy(); /* this thread's values now (api.c) */
     ozcrt_reason r;
-    int nmod = 0;
+    int nmod = 0, nsplit = 0;
     const ozcrt_real_table *real = NULL; /* the handle's cuBLAS, looked up once per call */
     if (ozcrt_in_real)
         r = OZCRT_R_NESTED;
@@ -403,18 +424,23 @@ int ozcrt_route(const ozcrt_call *c, cublasStatus_t *status)
     else if (!c->lt && !has_real(real = ozcrt_real_for(c->handle), c->ep))
         return 0; /* the forward reports the missing symbol */
     else if ((r = ozcrt_check_args(c)) == OZCRT_R_EMULATED)
-        r = execute(c, s, real, status, &nmod);
+        r = execute(c, s, real, status, &nmod, &nsplit);
     int taken = r == OZCRT_R_EMULATED || r == OZCRT_R_FAILED;
-    double flop = 2.0 * (double)c->m * (double)c->n * (double)c->k * (double)c->batch;
+    /* real operations: a complex multiply-add is four real ones */
+    double flop = (c->elem == OZ_ELEM_COMPLEX ? 8.0 : 2.0) * (double)c->m * (double)c->n * (double)c->k *
+                  (double)c->batch;
     ozcrt_stats_record(c->ep, r, flop);
     if (r == OZCRT_R_EMULATED)
-        ozcrt_stats_record_path(nmod && s->bits < 0 ? OZCRT_PATH_AUTO : nmod);
+        ozcrt_stats_record_path(nmod && s->bits < 0 ? OZCRT_PATH_AUTO : nmod, c->elem);
     if (p->log_level >= 1) {
-        /* taken calls name the path: "(phase22)" or "(ozaki2 N=16 bits=53)" */
+        /* taken calls name the path: "(phase22)", "(ozaki2 N=16 bits=53)",
+         * complex ones "(ozaki2 complex N=16 split=18 bits=53)" */
         char path[64] = "";
         char bn[16];
         if (taken && nmod && s->bits < 0) /* N is the device's choice: not known here */
             snprintf(path, sizeof path, " (ozaki2 %s)", ozcrt_bits_name(s->bits, bn, sizeof bn));
+        else if (taken && nmod && c->elem == OZ_ELEM_COMPLEX)
+            snprintf(path, sizeof path, " (ozaki2 complex N=%d split=%d bits=%d)", nmod, nsplit, s->bits);
         else if (taken && nmod)
             snprintf(path, sizeof path, " (ozaki2 N=%d bits=%d)", nmod, s->bits);
         else if (taken)

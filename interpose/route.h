@@ -17,7 +17,12 @@ typedef struct ozcrt_call {
     cublasHandle_t handle;
     cublasOperation_t transa, transb;
     int64_t m, n, k;
-    const void *alpha, *beta;         /* double, host or device per pointer mode */
+    /* OZ_ELEM_REAL, or OZ_ELEM_COMPLEX (kernels/ozcrt_gemm.h): the Z entry
+     * points, the Ex ones with CUDA_C_64F (ozcrt_ex_elem), cublasLtMatmul
+     * with CUDA_C_64F layouts; the scalars and matrices below then hold
+     * cuDoubleComplex, ld and strides count complex elements */
+    int elem;
+    const void *alpha, *beta;         /* double (cuDoubleComplex), host or device per pointer mode */
     const void *A, *B;                /* strided and single calls */
     void *C;
     int64_t lda, ldb, ldc;
@@ -44,6 +49,21 @@ typedef struct ozcrt_call {
     int (*native)(const struct ozcrt_call *c, const oz_gemm_desc *into);
 } ozcrt_call;
 
+/* The element type an Ex call asks for by A's type: the pure checks
+ * (ozcrt_check_args) hold B, C and the compute type to it. */
+static inline int ozcrt_ex_elem(cudaDataType a_type)
+{
+    return a_type == CUDA_C_64F ? OZ_ELEM_COMPLEX : OZ_ELEM_REAL;
+}
+
+/* Whether a host scalar of the element type is zero: a complex one when
+ * both of its parts are (-0.0 included). */
+static inline int ozcrt_scalar_is_zero(const void *s, int elem)
+{
+    const double *d = (const double *)s;
+    return d[0] == 0.0 && (elem != OZ_ELEM_COMPLEX || d[1] == 0.0);
+}
+
 /* Decides and, when the call is taken, enqueues it on the handle's stream.
  * Returns 1 with *status set (SUCCESS or EXECUTION_FAILED) when taken,
  * 0 when the caller must forward the call untouched to the real cuBLAS.
@@ -58,7 +78,7 @@ ozcrt_reason ozcrt_check_args(const ozcrt_call *c);
 void ozcrt_on_destroy(cublasHandle_t handle);
 
 /* The legacy handle-less API (cublas.h: cublasInit, cublasSetKernelStream,
- * cublasDgemm with scalars by value, cublasShutdown). Its context is a
+ * cublasDgemm and cublasZgemm with scalars by value, cublasShutdown). Its context is a
  * stand-in handle, ozcrt_legacy_handle(), that the wrappers tie at
  * cublasInit to the cuBLAS its caller links (as cublasCreate_v2 ties a
  * handle) and whose workspaces go at cublasShutdown. A legacy call is
@@ -86,7 +106,8 @@ void ozcrt_legacy_on_stream(cudaStream_t stream);
  * it); then, when a group fails the pure checks with invalid arguments or
  * types other than FP64 (ozcrt_check_args), the whole call goes to cuBLAS
  * untouched too, so that cuBLAS gives its own status before any product
- * runs (ozcrt_forward_counted counts and logs it once). Otherwise each
+ * runs (ozcrt_forward_counted counts and logs it once; cuBLAS's grouped
+ * entry points take real types only, so CUDA_C_64F is `type` there). Otherwise each
  * group is one call of ozcrt_route (counted, logged, taken or not: a grouped
  * call counts once a group) and a group not taken goes alone to the same
  * real entry point (group_count 1, the arrays from that group on), in

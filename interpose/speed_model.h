@@ -14,7 +14,16 @@
  *            the operands' scaling and residues)
  *   native   ~ t0' + batch f m n k
  * The numbers are the H200's; on other GPUs the model is only a guide (the
- * thresholds and OZCRT_MIN_SPEEDUP still apply). */
+ * thresholds and OZCRT_MIN_SPEEDUP still apply).
+ *
+ * Complex calls (ZGEMM, ozcrt_oz2z_speedup) are predicted from the same
+ * constants, not from measurements of their own: PROVISIONAL, to be refitted
+ * on the H200 once the complex GPU path runs. The emulated call is the real
+ * model's with 2 N' moduli (N' split moduli, two INT8 GEMMs each:
+ * docs/ozaki2-complex.md), its per-element term (C) and per-operand term
+ * (op(A), op(B)) each doubled, since a complex element is twice the bytes;
+ * native ZGEMM is 4x native DGEMM's multiply-add term (four real products a
+ * complex one), with the same t0. */
 #ifndef OZCRT_INTERPOSE_SPEED_MODEL_H
 #define OZCRT_INTERPOSE_SPEED_MODEL_H
 
@@ -39,6 +48,25 @@ static inline double ozcrt_oz2_speedup(int64_t m, int64_t n, int64_t k, int64_t 
     const double emulated = OZCRT_OZ2_T0_MS +
                             B * Q * (OZCRT_OZ2_MNK_MS * M * N * K + OZCRT_OZ2_MN_MS * M * N + OZCRT_OZ2_MNK_IN_MS * (M + N) * K);
     const double native = OZCRT_NATIVE_T0_MS + B * OZCRT_NATIVE_MNK_MS * M * N * K;
+    return native / emulated;
+}
+
+/* The complex model's factors over the real one: PROVISIONAL (derived, not
+ * measured; see above). */
+#define OZCRT_OZ2Z_GEMMS_PER_SPLIT 2.0 /* INT8 GEMMs a split modulus */
+#define OZCRT_OZ2Z_BYTES 2.0           /* the per-element and per-operand terms: twice the bytes */
+#define OZCRT_NATIVE_Z_MNK 4.0         /* native ZGEMM's multiply-add term over DGEMM's */
+
+/* Predicted native ZGEMM time / emulated time of a complex ozaki2 call with
+ * n_split split moduli. */
+static inline double ozcrt_oz2z_speedup(int64_t m, int64_t n, int64_t k, int64_t batch, int n_split)
+{
+    const double M = (double)m, N = (double)n, K = (double)k, B = (double)batch;
+    const double Q = OZCRT_OZ2Z_GEMMS_PER_SPLIT * (double)n_split;
+    const double emulated = OZCRT_OZ2_T0_MS + B * Q * (OZCRT_OZ2_MNK_MS * M * N * K +
+                                                       OZCRT_OZ2Z_BYTES * OZCRT_OZ2_MN_MS * M * N +
+                                                       OZCRT_OZ2Z_BYTES * OZCRT_OZ2_MNK_IN_MS * (M + N) * K);
+    const double native = OZCRT_NATIVE_T0_MS + B * OZCRT_NATIVE_Z_MNK * OZCRT_NATIVE_MNK_MS * M * N * K;
     return native / emulated;
 }
 

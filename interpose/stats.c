@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "crt/moduli.h"
+#include "kernels/ozcrt_gemm.h"
 #include "lifecycle.h"
 #include "policy.h"
 
@@ -44,9 +45,11 @@ static entry_stats g_stats[OZCRT_EP_COUNT];
 static pthread_mutex_t g_stats_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t g_atexit_once = PTHREAD_ONCE_INIT;
 static atomic_int g_counting; /* ozcrt_stats_set_counting (the API), beside OZCRT_STATS */
-/* Emulated calls by path: [0] Phase 22, [N] ozaki2 with N moduli. */
+/* Emulated calls by path: [0] Phase 22, [N] ozaki2 with N moduli; complex
+ * calls (ozaki2 at a fixed N only) in a row of their own. */
 _Static_assert(OZCRT_PATH_AUTO == OZ2_MAX_MODULI + 1, "the auto path follows the moduli counts");
-static uint64_t g_paths[OZCRT_PATH_AUTO + 1]; /* 0 phase22, N, OZCRT_PATH_AUTO */
+static uint64_t g_paths[OZCRT_PATH_AUTO + 1];   /* 0 phase22, N, OZCRT_PATH_AUTO */
+static uint64_t g_paths_z[OZCRT_PATH_AUTO + 1]; /* the same for complex calls */
 
 /* The table to `path`, NULL: OZCRT_STATS_FILE or the log. -1 when `path` given
  * and not writable. */
@@ -96,16 +99,21 @@ int ozcrt_stats_write_table(const char *path)
     /* the modes that ran the emulated calls (a thread may switch modes: ozcrt.h) */
     fprintf(f, "emulated calls by mode:");
     int any_path = 0;
-    for (int q = 0; q <= OZCRT_PATH_AUTO; q++)
-        if (g_paths[q]) {
-            if (q == 0)
-                fprintf(f, "%s phase22=%llu", any_path ? "," : "", (unsigned long long)g_paths[q]);
-            else if (q == OZCRT_PATH_AUTO) /* N chosen on the GPU, per call */
-                fprintf(f, "%s ozaki2(auto)=%llu", any_path ? "," : "", (unsigned long long)g_paths[q]);
-            else
-                fprintf(f, "%s ozaki2(N=%d)=%llu", any_path ? "," : "", q, (unsigned long long)g_paths[q]);
-            any_path = 1;
-        }
+    for (int z = 0; z < 2; z++) {
+        const uint64_t *paths = z ? g_paths_z : g_paths;
+        const char *ozaki2 = z ? "ozaki2-complex" : "ozaki2";
+        for (int q = 0; q <= OZCRT_PATH_AUTO; q++)
+            if (paths[q]) {
+                if (q == 0)
+                    fprintf(f, "%s %s=%llu", any_path ? "," : "", z ? "phase22-complex" : "phase22",
+                            (unsigned long long)paths[q]);
+                else if (q == OZCRT_PATH_AUTO) /* N chosen on the GPU, per call */
+                    fprintf(f, "%s %s(auto)=%llu", any_path ? "," : "", ozaki2, (unsigned long long)paths[q]);
+                else
+                    fprintf(f, "%s %s(N=%d)=%llu", any_path ? "," : "", ozaki2, q, (unsigned long long)paths[q]);
+                any_path = 1;
+            }
+    }
     fprintf(f, "%s\n", any_path ? "" : " -");
     pthread_mutex_unlock(&g_stats_lock);
     if (close_it)
@@ -148,13 +156,13 @@ void ozcrt_stats_record(ozcrt_entry ep, ozcrt_reason r, double flop)
     pthread_mutex_unlock(&g_stats_lock);
 }
 
-void ozcrt_stats_record_path(int nmod)
+void ozcrt_stats_record_path(int nmod, int elem)
 {
     if (!(ozcrt_policy_get()->stats || atomic_load_explicit(&g_counting, memory_order_relaxed)) || nmod < 0 ||
         nmod > OZCRT_PATH_AUTO)
         return;
     pthread_mutex_lock(&g_stats_lock);
-    g_paths[nmod]++;
+    (elem == OZ_ELEM_COMPLEX ? g_paths_z : g_paths)[nmod]++;
     pthread_mutex_unlock(&g_stats_lock);
 }
 
@@ -181,5 +189,6 @@ void ozcrt_stats_reset_all(void)
     pthread_mutex_lock(&g_stats_lock);
     memset(g_stats, 0, sizeof g_stats);
     memset(g_paths, 0, sizeof g_paths);
+    memset(g_paths_z, 0, sizeof g_paths_z);
     pthread_mutex_unlock(&g_stats_lock);
 }

@@ -32,7 +32,9 @@
     X(SLOWER, "slower-than-native")                        \
     X(LEGACY_CONTEXT, "legacy-context")                    \
     X(GROUPED_DEVICE_MODE, "grouped-device-pointer-mode") \
-    X(LT_UNSUPPORTED, "lt-unsupported")
+    X(LT_UNSUPPORTED, "lt-unsupported")                    \
+    X(COMPLEX_PHASE22, "complex-phase22")                  \
+    X(COMPLEX_AUTO, "complex-auto")
 
 typedef enum ozcrt_reason {
 #define OZCRT_X_REASON(id, str) OZCRT_R_##id,
@@ -49,10 +51,13 @@ const char *ozcrt_reason_name(ozcrt_reason r);
 void ozcrt_stats_record(ozcrt_entry ep, ozcrt_reason r, double flop);
 
 /* Counts one emulated call by the path that ran it: nmod == 0 for Phase 22,
- * else the ozaki2 mode with nmod moduli (2..20). Printed under the table. */
-/* nmod: 0 phase22, 2..20 ozaki2 at N moduli, OZCRT_PATH_AUTO ozaki2 with automatic precision */
+ * else the ozaki2 mode with nmod moduli (2..20), or OZCRT_PATH_AUTO for
+ * ozaki2 with automatic precision. `elem` is the call's element type
+ * (OZ_ELEM_REAL, OZ_ELEM_COMPLEX: kernels/ozcrt_gemm.h): complex calls are
+ * counted apart, by their plan's N (the engine moduli that fix its w).
+ * Printed under the table. */
 #define OZCRT_PATH_AUTO 21 /* OZ2_MAX_MODULI + 1 (crt/moduli.h) */
-void ozcrt_stats_record_path(int nmod);
+void ozcrt_stats_record_path(int nmod, int elem);
 
 /* For the public API (api.c): counting on/off (returns the previous state),
  * one entry point's counters read together (-1 when ep is out of range),

@@ -15,15 +15,18 @@
 #include <cublasLt.h>
 #pragma GCC diagnostic pop
 /* The legacy handle-less API's names (cublas.h) beside the _v2 ones:
- * cublas_v2.h maps cublasDgemm to cublasDgemm_v2, the shim needs both. */
-#undef cublasDgemm
+ * cublas_v2.h maps cublasDgemm to cublasDgemm_v2 (and cublasZgemm to
+ * cublasZgemm_v2), the shim needs both: legacy_decl.h removes the macros. */
 #include "legacy_decl.h"
 
 /* Exported by libozcrt.so. The GEMMs first: their index is the stats row
  * (the 64-bit-integer twins of the batched and Ex entry points after the
  * others, then the legacy API's cublasDgemm, then the grouped ones, so that
  * the older rows keep their index; a grouped call counts once a group;
- * then cuBLASLt's cublasLtMatmul, whose FP64 calls are routed (lt.c)). cublasCreate_v2 ties the new handle to the caller's cuBLAS
+ * then cuBLASLt's cublasLtMatmul, whose FP64 calls are routed (lt.c); then
+ * the complex ones (ZGEMM), each beside its _64 twin, the legacy cublasZgemm
+ * last: their calls are routed like the real ones, as complex products).
+ * cublasCreate_v2 ties the new handle to the caller's cuBLAS
  * (real.h); cublasInit, cublasShutdown and cublasSetKernelStream follow the
  * legacy API's context (route.h); cublasLtDestroy frees an Lt handle's
  * workspaces. The cuBLASLt functions are called in the cuBLASLt the caller
@@ -47,6 +50,15 @@
     X(cublasGemmGroupedBatchedEx)   \
     X(cublasGemmGroupedBatchedEx_64) \
     X(cublasLtMatmul)               \
+    X(cublasZgemm_v2)               \
+    X(cublasZgemm_v2_64)            \
+    X(cublasZgemm3m)                \
+    X(cublasZgemm3m_64)             \
+    X(cublasZgemmStridedBatched)    \
+    X(cublasZgemmStridedBatched_64) \
+    X(cublasZgemmBatched)           \
+    X(cublasZgemmBatched_64)        \
+    X(cublasZgemm)                  \
     X(cublasDestroy_v2)             \
     X(cublasCreate_v2)              \
     X(cublasInit)                   \
@@ -91,14 +103,15 @@ static inline int ozcrt_entry_grouped(ozcrt_entry ep)
 static inline int ozcrt_entry_arrays(ozcrt_entry ep)
 {
     return ep == OZCRT_EP_cublasDgemmBatched || ep == OZCRT_EP_cublasGemmBatchedEx ||
-           ep == OZCRT_EP_cublasDgemmBatched_64 || ep == OZCRT_EP_cublasGemmBatchedEx_64 || ozcrt_entry_grouped(ep);
+           ep == OZCRT_EP_cublasDgemmBatched_64 || ep == OZCRT_EP_cublasGemmBatchedEx_64 ||
+           ep == OZCRT_EP_cublasZgemmBatched || ep == OZCRT_EP_cublasZgemmBatched_64 || ozcrt_entry_grouped(ep);
 }
 
 /* Whether the entry point is the legacy handle-less API's (cublas.h): its
  * handle is the shim's stand-in for the legacy context (route.h). */
 static inline int ozcrt_entry_legacy(ozcrt_entry ep)
 {
-    return ep == OZCRT_EP_cublasDgemm;
+    return ep == OZCRT_EP_cublasDgemm || ep == OZCRT_EP_cublasZgemm;
 }
 
 /* The entry point's name, "?" when out of range. */

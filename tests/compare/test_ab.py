@@ -120,6 +120,10 @@ with open(empty, "w") as f:
     json.dump({"ozcrt_report": 1, "sites": [], "total": dict(none_total, not_compared_capture=2)}, f)
 rc, text = run_ab(["--rtol", "1e-6"], AB_FAKE_REPORT=empty)
 check(rc == 0 and "not compared: capture 2" in text, "calls emulated but not compared (capture) count as emulated")
+with open(empty, "w") as f:
+    json.dump({"ozcrt_report": 1, "sites": [], "total": dict(none_total, not_compared_complex=2)}, f)
+rc, text = run_ab(["--rtol", "1e-6"], AB_FAKE_REPORT=empty)
+check(rc == 0 and "not compared: complex 2" in text, "complex calls (run, never compared) say so and count as emulated")
 rc, text = run_ab(["--rtol", "1e-6"], OZCRT_MODE="Fast", AB_EXPECT_MODE="Fast")
 check("emulated run: OZCRT_MODE=Fast: not a mode, so the shim runs off" in text, "a bad OZCRT_MODE: said to run off")
 rc, text = run_ab(["--rtol", "1e-6"], OZCRT_MODE="OZAKI2", OZCRT_BITS="40", AB_EXPECT_MODE="OZAKI2 40")

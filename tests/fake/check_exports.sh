@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/fake/check_exports.sh: libozcrt.so exports exactly the 24 intercepted names, dlsym and dlvsym (the hook of dlhook.c, x86_64) and the ozcrt_* API of its map, and needs neither libcublas nor the shared cudart.
+# tests/fake/check_exports.sh: libozcrt.so exports exactly the 33 intercepted names, dlsym and dlvsym (the hook of dlhook.c, x86_64) and the ozcrt_* API of its map, and needs neither libcublas nor the shared cudart.
 # usage: check_exports.sh LIBOZCRT [NM] [READELF]
 set -u
 lib=$1
@@ -28,7 +28,16 @@ cublasInit
 cublasLtDestroy
 cublasLtMatmul
 cublasSetKernelStream
-cublasShutdown'
+cublasShutdown
+cublasZgemm
+cublasZgemm3m
+cublasZgemm3m_64
+cublasZgemmBatched
+cublasZgemmBatched_64
+cublasZgemmStridedBatched
+cublasZgemmStridedBatched_64
+cublasZgemm_v2
+cublasZgemm_v2_64'
 # the dlsym hook (interpose/dlhook.c) is built on x86_64 only
 case $(uname -m) in
 x86_64) expected="$expected
@@ -48,7 +57,7 @@ if [ -z "$want_api" ] || [ "$api" != "$want_api" ]; then
 fi
 actual=$(printf '%s\n' "$all" | grep -v '^ozcrt_')
 if [ "$actual" != "$(printf '%s\n' "$expected" | LC_ALL=C sort)" ]; then
-    echo "FAIL: exports of $lib differ from the 24 intercepted names (and dlsym, dlvsym):"
+    echo "FAIL: exports of $lib differ from the 33 intercepted names (and dlsym, dlvsym):"
     echo "expected:"; printf '%s\n' "$expected"
     echo "actual:"; printf '%s\n' "$actual"
     exit 1

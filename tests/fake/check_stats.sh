@@ -13,6 +13,7 @@ awk '$1 == "cublasDgemm_v2" {
         ok = $2 > 0 && $3 == 0 && $4 == 0 && $5 == $2 && $6 == 0.0 && /no-gpu=/ && /invalid-args=/ && /empty=/ && /k0-or-alpha0=/ && /below-threshold=/
         found = 1
      }
-     $1 == "cublasGemmEx" { ok2 = $2 == 6 && /type=5/ && /no-gpu=1/ }
-     END { exit !(found && ok && ok2) }' "$stats" || { echo "FAIL: unexpected counts"; exit 1; }
+     $1 == "cublasGemmEx" { ok2 = $2 == 8 && /type=6/ && /no-gpu=1/ && /complex-phase22=1/ }
+     $1 == "cublasZgemm_v2" { ok3 = $2 == 3 && $5 == 3 && /invalid-args=2,complex-phase22=1$/ }
+     END { exit !(found && ok && ok2 && ok3) }' "$stats" || { echo "FAIL: unexpected counts"; exit 1; }
 echo "PASS: stats table"

@@ -1,8 +1,7 @@
 /* tests/fake/fake_cublas.c: the recording fake libcublas (see fake_cublas.h). */
 #include "fake_cublas.h"
 #include "interpose/gemm_params.h"
-#undef cublasDgemm /* cublas_v2.h's name for cublasDgemm_v2: the legacy one is defined below */
-#include "interpose/legacy_decl.h"
+#include "interpose/legacy_decl.h" /* the legacy cublasDgemm, cublasZgemm (defined below), not the macros */
 
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +145,10 @@ FAKE_EXPORT cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t
     r->Aarray = cast_in Aarray, r->Barray = cast_in Barray, r->Carray = cast_out Carray, r->batch = batchCount
 
 #define FAKE_DGEMM(NAME, IT) FAKE_GEMM_ENTRY(NAME, OZCRT_DGEMM_PARAMS, IT, FAKE_PTRS)
+#define FAKE_ZGEMM(NAME, IT) FAKE_GEMM_ENTRY(NAME, OZCRT_ZGEMM_PARAMS, IT, FAKE_PTRS)
+#define FAKE_ZGEMM_STRIDED(NAME, IT) FAKE_GEMM_ENTRY(NAME, OZCRT_ZGEMM_STRIDED_PARAMS, IT, FAKE_PTRS, FAKE_STRIDES)
+#define FAKE_ZGEMM_BATCHED(NAME, IT)                                                                                 \
+    FAKE_GEMM_ENTRY(NAME, OZCRT_ZGEMM_BATCHED_PARAMS, IT, FAKE_ARRAYS((const void *const *), (void *const *)))
 #define FAKE_GEMMEX(NAME, IT) FAKE_GEMM_ENTRY(NAME, OZCRT_GEMMEX_PARAMS, IT, FAKE_PTRS, FAKE_TYPES)
 #define FAKE_DGEMM_STRIDED(NAME, IT) FAKE_GEMM_ENTRY(NAME, OZCRT_DGEMM_STRIDED_PARAMS, IT, FAKE_PTRS, FAKE_STRIDES)
 #define FAKE_GEMM_STRIDED_EX(NAME, IT)                                                                               \
@@ -192,6 +195,14 @@ FAKE_GROUPED(cublasDgemmGroupedBatched, OZCRT_DGEMM_GROUPED_PARAMS, int, (void)0
 FAKE_GROUPED(cublasDgemmGroupedBatched_64, OZCRT_DGEMM_GROUPED_PARAMS, int64_t, (void)0)
 FAKE_GROUPED(cublasGemmGroupedBatchedEx, OZCRT_GEMM_GROUPED_EX_PARAMS, int, FAKE_GROUPED_TYPES)
 FAKE_GROUPED(cublasGemmGroupedBatchedEx_64, OZCRT_GEMM_GROUPED_EX_PARAMS, int64_t, FAKE_GROUPED_TYPES)
+FAKE_ZGEMM(cublasZgemm_v2, int)
+FAKE_ZGEMM(cublasZgemm_v2_64, int64_t)
+FAKE_ZGEMM(cublasZgemm3m, int)
+FAKE_ZGEMM(cublasZgemm3m_64, int64_t)
+FAKE_ZGEMM_STRIDED(cublasZgemmStridedBatched, int)
+FAKE_ZGEMM_STRIDED(cublasZgemmStridedBatched_64, int64_t)
+FAKE_ZGEMM_BATCHED(cublasZgemmBatched, int)
+FAKE_ZGEMM_BATCHED(cublasZgemmBatched_64, int64_t)
 
 /* The legacy handle-less API (cublas.h). */
 FAKE_EXPORT cublasStatus_t cublasInit(void)
@@ -227,6 +238,20 @@ FAKE_EXPORT void cublasDgemm(char transa, char transb, int m, int n, int k, doub
     r->transa = transa, r->transb = transb;
     r->m = m, r->n = n, r->k = k;
     r->alpha_v = alpha, r->beta_v = beta;
+    r->A = A, r->B = B, r->C = C;
+    r->lda = lda, r->ldb = ldb, r->ldc = ldc;
+    g_legacy_error = g_status;
+}
+
+FAKE_EXPORT void cublasZgemm(char transa, char transb, int m, int n, int k, cuDoubleComplex alpha,
+                             const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, cuDoubleComplex beta,
+                             cuDoubleComplex *C, int ldc)
+{
+    fake_call *r = record("cublasZgemm", NULL);
+    r->transa = transa, r->transb = transb;
+    r->m = m, r->n = n, r->k = k;
+    r->alpha_v = cuCreal(alpha), r->alpha_vi = cuCimag(alpha);
+    r->beta_v = cuCreal(beta), r->beta_vi = cuCimag(beta);
     r->A = A, r->B = B, r->C = C;
     r->lda = lda, r->ldb = ldb, r->ldc = ldc;
     g_legacy_error = g_status;

@@ -3,8 +3,9 @@
  * Built as libcublas.so.13 (and libcublas.so.99, a copy with its own state).
  * Every exported cuBLAS function records its name and all its arguments and
  * returns the status set by fake_cublas_set_status (default SUCCESS); it
- * never touches the matrices. The legacy API's functions (cublas.h) too,
- * its cublasDgemm leaving that status in the legacy error state. */
+ * never touches the matrices. The complex GEMMs (cublasZgemm*) alike. The
+ * legacy API's functions (cublas.h) too, its cublasDgemm and cublasZgemm
+ * leaving that status in the legacy error state. */
 #ifndef OZCRT_TESTS_FAKE_CUBLAS_H
 #define OZCRT_TESTS_FAKE_CUBLAS_H
 
@@ -36,6 +37,8 @@ typedef struct fake_call {
      * batch its size) */
     int64_t group_count;
     const void *m_array, *group_size;
+    /* the legacy cublasZgemm: its scalars' imaginary parts (the real ones in alpha_v, beta_v) */
+    double alpha_vi, beta_vi;
 } fake_call;
 
 /* The last recorded call, and how many calls were recorded since the reset. */

@@ -8,7 +8,9 @@ int main(void)
     /* the shim's stand-ins must be the very functions cublas.h declares */
     void (*dgemm)(char, char, int, int, int, double, const double *, int, const double *, int, double, double *, int) =
         cublasDgemm;
+    void (*zgemm)(char, char, int, int, int, cuDoubleComplex, const cuDoubleComplex *, int, const cuDoubleComplex *,
+                  int, cuDoubleComplex, cuDoubleComplex *, int) = cublasZgemm;
     cublasStatus_t (*init)(void) = cublasInit, (*shutdown)(void) = cublasShutdown, (*error)(void) = cublasGetError;
     cublasStatus_t (*stream)(cudaStream_t) = cublasSetKernelStream;
-    return !(dgemm && init && shutdown && error && stream);
+    return !(dgemm && zgemm && init && shutdown && error && stream);
 }

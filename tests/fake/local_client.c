@@ -12,6 +12,9 @@ static const double one = 1.0, half = 0.5;
  * library's cuBLAS. */
 LOCAL_EXPORT cublasStatus_t local_client_dgemm(int m, int n, int k, const void *A, const void *B, void *C,
                                                cublasHandle_t *handle_out);
+/* The same with cublasZgemm_v2 on handle h (this library's). */
+LOCAL_EXPORT cublasStatus_t local_client_zgemm(cublasHandle_t h, int m, int n, int k, const void *A, const void *B,
+                                               void *C);
 LOCAL_EXPORT const fake_call *local_client_last(void);
 /* This library's fake: calls recorded and handle queries answered since its last reset. */
 LOCAL_EXPORT int local_client_count(void);
@@ -30,6 +33,14 @@ cublasStatus_t local_client_dgemm(int m, int n, int k, const void *A, const void
     fake_cublas_reset();
     fake_cublas_set_status(CUBLAS_STATUS_MAPPING_ERROR);
     return cublasDgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &one, A, m, B, n, &half, C, m);
+}
+
+cublasStatus_t local_client_zgemm(cublasHandle_t h, int m, int n, int k, const void *A, const void *B, void *C)
+{
+    static const cuDoubleComplex zone = {1.0, 0.0}, zhalf = {0.5, 0.5};
+    fake_cublas_reset();
+    fake_cublas_set_status(CUBLAS_STATUS_MAPPING_ERROR);
+    return cublasZgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &zone, A, m, B, n, &zhalf, C, m);
 }
 
 const fake_call *local_client_last(void)

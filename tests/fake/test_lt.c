@@ -6,7 +6,8 @@
  * bias epilogue's beta 0 too: the shim's beta 1 is for its own run only).
  * A non-FP64 call and one that cuBLAS itself makes (through the fake
  * libcublas, as libcublas calls cuBLASLt for its GEMMs) pass straight
- * through: not logged, not counted. */
+ * through: not logged, not counted. Complex products (scale and layouts
+ * CUDA_C_64F) are routed too: complex-phase22 in the phase22 mode. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -52,7 +53,9 @@ static void assert_logged(const char *reason, const char *detail)
             snprintf(last, sizeof last, "%s", line);
     if (f)
         fclose(f);
-    snprintf(want, sizeof want, "-> forward: %s\n", g_off && strcmp(reason, "no-gpu") == 0 ? "mode-off" : reason);
+    /* the mode off: every call that reaches the router is mode-off (the decoding's reasons come first) */
+    const int routed = strcmp(reason, "no-gpu") == 0 || strcmp(reason, "complex-phase22") == 0;
+    snprintf(want, sizeof want, "-> forward: %s\n", g_off && routed ? "mode-off" : reason);
     if (!strstr(last, want) || !strstr(last, detail))
         fail_msg("last cublasLtMatmul log line \"%s\" lacks \"%s\" or \"%s\"", last, want, detail);
 }
@@ -63,19 +66,24 @@ typedef struct op {
     cublasLtMatrixLayout_t a, b, c, d;
 } op;
 
-static op make(cublasComputeType_t compute, cudaDataType scale, int ta, uint64_t m, uint64_t n, uint64_t k)
+static op make_typed(cublasComputeType_t compute, cudaDataType scale, cudaDataType dt, int ta, uint64_t m, uint64_t n,
+                     uint64_t k)
 {
     op o;
     assert_int_equal(cublasLtMatmulDescCreate(&o.desc, compute, scale), CUBLAS_STATUS_SUCCESS);
     const int32_t t = ta;
     assert_int_equal(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t), 0);
-    const cudaDataType dt = compute == CUBLAS_COMPUTE_32F ? CUDA_R_32F : CUDA_R_64F;
     const uint64_t ra = ta == CUBLAS_OP_N ? m : k, ca = ta == CUBLAS_OP_N ? k : m;
     assert_int_equal(cublasLtMatrixLayoutCreate(&o.a, dt, ra, ca, (int64_t)ra), 0);
     assert_int_equal(cublasLtMatrixLayoutCreate(&o.b, dt, k, n, (int64_t)k), 0);
     assert_int_equal(cublasLtMatrixLayoutCreate(&o.c, dt, m, n, (int64_t)m), 0);
     assert_int_equal(cublasLtMatrixLayoutCreate(&o.d, dt, m, n, (int64_t)m), 0);
     return o;
+}
+
+static op make(cublasComputeType_t compute, cudaDataType scale, int ta, uint64_t m, uint64_t n, uint64_t k)
+{
+    return make_typed(compute, scale, compute == CUBLAS_COMPUTE_32F ? CUDA_R_32F : CUDA_R_64F, ta, m, n, k);
 }
 
 static void drop(op *o)
@@ -246,6 +254,71 @@ static void t_unsupported(void **state)
     }
 }
 
+/* Complex products (ZGEMM): scale and all four layouts CUDA_C_64F are
+ * routed like cublasZgemm_v2 (the phase22 mode forwards them,
+ * complex-phase22); a complex zero beta is both parts 0; mixed types, the
+ * BIAS epilogue and a row-order operand under C (a conjugate without a
+ * transpose) are lt-unsupported. */
+static void t_complex(void **state)
+{
+    (void)state;
+    static const double zzero[2] = {0.0, -0.0}, zimag[2] = {0.0, 1.0};
+    op o = make_typed(CUBLAS_COMPUTE_64F, CUDA_C_64F, CUDA_C_64F, CUBLAS_OP_C, 768, 640, 700);
+    call(&o, zzero, PD); /* C not read: beta 0 in both parts */
+    assert_untouched(&o, zzero, PD);
+    assert_logged("complex-phase22", "m=768 n=640 k=700 ops=CN batch=1");
+    call(&o, zimag, PC); /* in place: D is C */
+    assert_untouched(&o, zimag, PC);
+    assert_logged("complex-phase22", "ops=CN");
+    call(&o, zimag, PD); /* an imaginary beta is no zero: C would be read */
+    assert_untouched(&o, zimag, PD);
+    assert_logged("lt-unsupported", "(C not D with beta not 0)");
+    /* the BIAS epilogue: the shim's fill of D is a real one */
+    const uint32_t bias_ep = CUBLASLT_EPILOGUE_BIAS;
+    const void *bias = PBIAS;
+    assert_int_equal(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &bias_ep, sizeof bias_ep), 0);
+    assert_int_equal(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias), 0);
+    call(&o, zzero, PD);
+    assert_untouched(&o, zzero, PD);
+    assert_logged("lt-unsupported", "(BIAS on complex layouts)");
+    drop(&o);
+    /* A in row order: under T it is its column-order self (routed), under C a conjugate alone (not) */
+    const int32_t row = CUBLASLT_ORDER_ROW;
+    const int ops[2] = {CUBLAS_OP_T, CUBLAS_OP_C};
+    for (int i = 0; i < 2; i++) {
+        o = make_typed(CUBLAS_COMPUTE_64F, CUDA_C_64F, CUDA_C_64F, ops[i], 768, 640, 700);
+        const int64_t lda = 768; /* A, 700 x 768, in row order: in memory its 768 x 700 transpose */
+        assert_int_equal(cublasLtMatrixLayoutSetAttribute(o.a, CUBLASLT_MATRIX_LAYOUT_ORDER, &row, sizeof row), 0);
+        assert_int_equal(cublasLtMatrixLayoutSetAttribute(o.a, CUBLASLT_MATRIX_LAYOUT_LD, &lda, sizeof lda), 0);
+        call(&o, zzero, PD);
+        assert_untouched(&o, zzero, PD);
+        if (i == 0)
+            assert_logged("complex-phase22", "m=768 n=640 k=700 ops=NN batch=1");
+        else
+            assert_logged("lt-unsupported", "(a complex row-order operand under C)");
+        drop(&o);
+    }
+    /* types that disagree: the scale's and a layout's */
+    o = make_typed(CUBLAS_COMPUTE_64F, CUDA_C_64F, CUDA_C_64F, CUBLAS_OP_N, 768, 640, 700);
+    const int32_t real64 = CUDA_R_64F;
+    assert_int_equal(cublasLtMatrixLayoutSetAttribute(o.b, CUBLASLT_MATRIX_LAYOUT_TYPE, &real64, sizeof real64), 0);
+    call(&o, zzero, PD);
+    assert_untouched(&o, zzero, PD);
+    assert_logged("lt-unsupported", "(a layout not of the scale type)");
+    drop(&o);
+    o = make_typed(CUBLAS_COMPUTE_64F, CUDA_R_64F, CUDA_C_64F, CUBLAS_OP_N, 768, 640, 700);
+    call(&o, &zero, PD);
+    assert_untouched(&o, &zero, PD);
+    assert_logged("lt-unsupported", "(a layout not of the scale type)");
+    drop(&o);
+    /* cuBLAS's own numerics on complex data: type */
+    o = make_typed(CUBLAS_COMPUTE_64F_PEDANTIC, CUDA_C_64F, CUDA_C_64F, CUBLAS_OP_N, 768, 640, 700);
+    call(&o, zzero, PD);
+    assert_untouched(&o, zzero, PD);
+    assert_logged("type", "(cuBLAS's own FP64 numerics)");
+    drop(&o);
+}
+
 /* Not FP64, or cuBLAS's own call: straight through, not logged. */
 static void t_passed_through(void **state)
 {
@@ -292,6 +365,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(t_routed),
         cmocka_unit_test(t_unsupported),
+        cmocka_unit_test(t_complex),
         cmocka_unit_test(t_passed_through),
         cmocka_unit_test(t_destroy),
     };

@@ -20,7 +20,12 @@
  *    or forwarded untouched, its shadow native run;
  *  - the grouped entry points: group by group, a group not taken alone to
  *    cuBLAS, the whole call untouched when cuBLAS must judge it, a group's
- *    shadow native run. */
+ *    shadow native run;
+ *  - the complex entry points (cublasZgemm*, the Ex ones with CUDA_C_64F):
+ *    forwarded in the phase22 mode (complex-phase22) and with automatic
+ *    precision (complex-auto), emulated by oz2_gemm_run on a complex
+ *    descriptor at a fixed OZCRT_BITS, planned by oz2z_gemm_moduli and
+ *    judged by the complex speed model; their shadow native runs. */
 #include "../../interpose/route.c"
 
 #include <setjmp.h>
@@ -84,22 +89,30 @@ void oz_gemm_workspace_sizes(const oz_gemm_desc *d, size_t cap, size_t sizes[OZ_
     g_sizes_cap = cap;
     memcpy(sizes, k_p22_sizes, sizeof k_p22_sizes);
 }
-/* what the last run of either path was given: stream, alpha's value (host scalars) or pointer */
+/* what the last run of either path was given: stream, alpha's value (host
+ * scalars; a complex one's imaginary part too), the descriptor */
 static struct {
     void *stream;
     int on_device;
-    double alpha, beta;
+    double alpha, beta, alpha_im, beta_im;
+    oz_gemm_desc d;
 } g_ran;
 static void record_run(const oz_gemm_desc *d, void *stream)
 {
     g_ran.stream = stream;
     g_ran.on_device = d->scalars_on_device;
-    g_ran.alpha = d->scalars_on_device ? 0.0 : *(const double *)d->alpha;
-    g_ran.beta = d->scalars_on_device ? 0.0 : *(const double *)d->beta;
+    g_ran.alpha = d->scalars_on_device ? 0.0 : d->alpha[0];
+    g_ran.beta = d->scalars_on_device ? 0.0 : d->beta[0];
+    const int im = !d->scalars_on_device && d->elem == OZ_ELEM_COMPLEX;
+    g_ran.alpha_im = im ? d->alpha[1] : 0.0;
+    g_ran.beta_im = im ? d->beta[1] : 0.0;
+    g_ran.d = *d;
 }
 int oz_gemm_run(const oz_gemm_desc *d, void *ws, size_t bytes, void *stream)
 {
     (void)ws, (void)bytes;
+    if (d->elem != OZ_ELEM_REAL)
+        fail_msg("oz_gemm_run (Phase 22) given a complex call");
     record_run(d, stream);
     g_runs++;
     return g_run_err;
@@ -114,9 +127,27 @@ int oz2_gemm_moduli(int64_t k, int bits, int *w)
         *w = FAKE_OZ2_W;
     return FAKE_OZ2_N;
 }
+/* the complex plan: only in the ozaki2 mode at a fixed bits; g_oz2z_n its N (0: unreachable) */
+#define FAKE_OZ2Z_SPLIT 18
+static int g_oz2z_n = FAKE_OZ2_N, g_oz2z_calls, g_oz2z_bits;
+int oz2z_gemm_moduli(int64_t k, int bits, int *w, int *n_split)
+{
+    (void)k;
+    if (g_settings.mode != OZCRT_MODE_OZAKI2 || bits < 1)
+        fail_msg("oz2z_gemm_moduli called in mode %d with bits %d", (int)g_settings.mode, bits);
+    g_oz2z_calls++;
+    g_oz2z_bits = bits;
+    if (w)
+        *w = g_oz2z_n ? FAKE_OZ2_W - 1 : 0;
+    if (n_split)
+        *n_split = g_oz2z_n ? FAKE_OZ2Z_SPLIT : 0;
+    return g_oz2z_n;
+}
+static int g_sizes_elem = -1; /* the element type the workspace sizes were last asked for */
 void oz2_gemm_workspace_sizes(const oz_gemm_desc *d, int bits, size_t cap, size_t sizes[OZ_GEMM_WS_SIZES])
 {
-    (void)d, (void)bits;
+    (void)bits;
+    g_sizes_elem = d->elem;
     if (g_settings.mode != OZCRT_MODE_OZAKI2)
         fail_msg("oz2_gemm_workspace_sizes called in the phase22 mode");
     g_sizes_cap = cap;
@@ -155,7 +186,7 @@ void ozcrt_workspace_destroy_handle(cublasHandle_t h)
 }
 /* shadow mode: what ozcmp_gemm was given (the path's mode copied), and its answer */
 static struct {
-    int calls, status, path_run, run_native, native_status;
+    int calls, status, path_run, run_native, native_status, elem;
     char entry[64], mode[OZCMP_SITE_MODE_MAX];
     int64_t m, n, k, batch;
     ozcmp_bound bound;
@@ -176,6 +207,7 @@ int ozcmp_gemm(const ozcmp_site *site, const ozcmp_path *path, const oz_gemm_des
     g_cmp.bound = path->bound;
     g_cmp.result = result;
     g_cmp.d = d;
+    g_cmp.elem = d->elem;
     g_cmp.native = native;
     if (g_cmp.run_native) { /* the native call into a scratch C (the real ozcmp_gemm's step 4) */
         oz_gemm_desc into = *d;
@@ -715,6 +747,7 @@ static const void *garr(ozcrt_entry ep, int a, int g)
 
 /* The call through the shim's entry point ep (types t for the Ex ones, a
  * NULL ldc array when drop_ldc); the fake cuBLAS answers `fake`. */
+#define G_COMPUTE(t) ((t) == CUDA_R_64F || (t) == CUDA_C_64F ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F)
 static cublasStatus_t grouped(ozcrt_entry ep, const grp *G, cudaDataType t, int drop_ldc, cublasStatus_t fake)
 {
     fake_cublas_reset();
@@ -737,12 +770,12 @@ static cublasStatus_t grouped(ozcrt_entry ep, const grp *G, cudaDataType t, int 
         return cublasGemmGroupedBatchedEx(g_h, G->ta, G->tb, gi[0], gi[1], gi[2], G->alpha,
                                           (const void *const *)g_gA, t, gi[3], (const void *const *)g_gB, t, gi[4],
                                           G->beta, (void *const *)g_gC, t, ldci, G->count, gi[6],
-                                          t == CUDA_R_64F ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F);
+                                          G_COMPUTE(t));
     default:
         return cublasGemmGroupedBatchedEx_64(g_h, G->ta, G->tb, gl[0], gl[1], gl[2], G->alpha,
                                              (const void *const *)g_gA, t, gl[3], (const void *const *)g_gB, t, gl[4],
                                              G->beta, (void *const *)g_gC, t, ldcl, G->count, gl[6],
-                                             t == CUDA_R_64F ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F);
+                                             G_COMPUTE(t));
     }
 }
 
@@ -871,6 +904,12 @@ static void t_grouped_whole(void **state)
             assert_grouped_whole(ep, &G);
             assert_int_equal(fake_cublas_last()->Atype, CUDA_R_32F);
             assert_int_equal(grouped_count_of(ep, OZCRT_R_TYPE, NULL), type + 1);
+            /* complex: cuBLAS's grouped entry point takes real types only, so cuBLAS judges it */
+            assert_int_equal(grouped(ep, &G, CUDA_C_64F, 0, CUBLAS_STATUS_NOT_SUPPORTED), CUBLAS_STATUS_NOT_SUPPORTED);
+            assert_grouped_whole(ep, &G);
+            assert_int_equal(fake_cublas_last()->Atype, CUDA_C_64F);
+            assert_int_equal(fake_cublas_last()->compute, CUBLAS_COMPUTE_64F);
+            assert_int_equal(grouped_count_of(ep, OZCRT_R_TYPE, NULL), type + 2);
         }
         assert_int_equal(g_runs, runs);
     }
@@ -1022,6 +1061,563 @@ static void t_lt_route(void **state)
     set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
 }
 
+/* ---- the complex entry points (ZGEMM) ---- */
+static const ozcrt_entry k_zentries[] = {
+    OZCRT_EP_cublasZgemm_v2,          OZCRT_EP_cublasZgemm_v2_64,        OZCRT_EP_cublasZgemm3m,
+    OZCRT_EP_cublasZgemm3m_64,        OZCRT_EP_cublasZgemmStridedBatched, OZCRT_EP_cublasZgemmStridedBatched_64,
+    OZCRT_EP_cublasZgemmBatched,      OZCRT_EP_cublasZgemmBatched_64,    OZCRT_EP_cublasGemmEx,
+    OZCRT_EP_cublasGemmEx_64,         OZCRT_EP_cublasGemmStridedBatchedEx, OZCRT_EP_cublasGemmStridedBatchedEx_64,
+    OZCRT_EP_cublasGemmBatchedEx,     OZCRT_EP_cublasGemmBatchedEx_64};
+#define NZ (sizeof k_zentries / sizeof k_zentries[0])
+static const cuDoubleComplex z_alpha = {1.5, -0.5}, z_beta = {0.25, 2.0}, z_zero = {0.0, -0.0}, z_imag = {0.0, 1.0};
+#define ZA ((const cuDoubleComplex *)0x1000)
+#define ZB ((const cuDoubleComplex *)0x2000)
+#define ZC ((cuDoubleComplex *)0x3000)
+static const cuDoubleComplex *const g_zA[3] = {ZA, ZA + 10, ZA + 20};
+static const cuDoubleComplex *const g_zB[3] = {ZB, ZB + 10, ZB + 20};
+static cuDoubleComplex *const g_zC[3] = {ZC, ZC + 10, ZC + 20};
+
+/* One complex call: ops, sizes, lds, alpha; the Ex ones with these types. */
+typedef struct zcall {
+    cublasOperation_t ta, tb;
+    int64_t m, n, k, lda, ldb, ldc;
+    const cuDoubleComplex *alpha;
+    cudaDataType at, bt, ct;
+    cublasComputeType_t compute;
+} zcall;
+
+/* 300 x 200 x 100, A conjugate-transposed (lda >= k), B transposed (ldb >= n), all CUDA_C_64F */
+static zcall z_default(void)
+{
+    zcall z = {CUBLAS_OP_C, CUBLAS_OP_T, 300, 200, 100, 100, 200, 301, &z_alpha,
+               CUDA_C_64F, CUDA_C_64F, CUDA_C_64F, CUBLAS_COMPUTE_64F};
+    return z;
+}
+
+static int z_strided(ozcrt_entry ep)
+{
+    return ep == OZCRT_EP_cublasZgemmStridedBatched || ep == OZCRT_EP_cublasZgemmStridedBatched_64 ||
+           ep == OZCRT_EP_cublasGemmStridedBatchedEx || ep == OZCRT_EP_cublasGemmStridedBatchedEx_64;
+}
+
+static int z_typed(ozcrt_entry ep)
+{
+    return ep == OZCRT_EP_cublasGemmEx || ep == OZCRT_EP_cublasGemmEx_64 || ep == OZCRT_EP_cublasGemmStridedBatchedEx ||
+           ep == OZCRT_EP_cublasGemmStridedBatchedEx_64 || ep == OZCRT_EP_cublasGemmBatchedEx ||
+           ep == OZCRT_EP_cublasGemmBatchedEx_64;
+}
+
+static int64_t z_batch(ozcrt_entry ep)
+{
+    return z_strided(ep) || ozcrt_entry_arrays(ep) ? 3 : 1;
+}
+
+/* The call through the shim's entry point ep (strides 1000, 2000, 3000 and
+ * batch 3 where it has them); the fake cuBLAS answers `fake`. */
+static cublasStatus_t zgemm(ozcrt_entry ep, const zcall *z, cublasStatus_t fake)
+{
+    fake_cublas_reset();
+    fake_cublas_set_status(fake);
+    const int ta = z->ta, tb = z->tb, m = (int)z->m, n = (int)z->n, k = (int)z->k;
+    const int lda = (int)z->lda, ldb = (int)z->ldb, ldc = (int)z->ldc;
+    const void *const *vA = (const void *const *)g_zA, *const *vB = (const void *const *)g_zB;
+    void *const *vC = (void *const *)g_zC;
+    switch (ep) {
+    case OZCRT_EP_cublasZgemm_v2:
+        return cublasZgemm_v2(g_h, ta, tb, m, n, k, z->alpha, ZA, lda, ZB, ldb, &z_beta, ZC, ldc);
+    case OZCRT_EP_cublasZgemm_v2_64:
+        return cublasZgemm_v2_64(g_h, ta, tb, z->m, z->n, z->k, z->alpha, ZA, z->lda, ZB, z->ldb, &z_beta, ZC, z->ldc);
+    case OZCRT_EP_cublasZgemm3m:
+        return cublasZgemm3m(g_h, ta, tb, m, n, k, z->alpha, ZA, lda, ZB, ldb, &z_beta, ZC, ldc);
+    case OZCRT_EP_cublasZgemm3m_64:
+        return cublasZgemm3m_64(g_h, ta, tb, z->m, z->n, z->k, z->alpha, ZA, z->lda, ZB, z->ldb, &z_beta, ZC, z->ldc);
+    case OZCRT_EP_cublasZgemmStridedBatched:
+        return cublasZgemmStridedBatched(g_h, ta, tb, m, n, k, z->alpha, ZA, lda, 1000, ZB, ldb, 2000, &z_beta, ZC,
+                                         ldc, 3000, 3);
+    case OZCRT_EP_cublasZgemmStridedBatched_64:
+        return cublasZgemmStridedBatched_64(g_h, ta, tb, z->m, z->n, z->k, z->alpha, ZA, z->lda, 1000, ZB, z->ldb, 2000,
+                                            &z_beta, ZC, z->ldc, 3000, 3);
+    case OZCRT_EP_cublasZgemmBatched:
+        return cublasZgemmBatched(g_h, ta, tb, m, n, k, z->alpha, g_zA, lda, g_zB, ldb, &z_beta, g_zC, ldc, 3);
+    case OZCRT_EP_cublasZgemmBatched_64:
+        return cublasZgemmBatched_64(g_h, ta, tb, z->m, z->n, z->k, z->alpha, g_zA, z->lda, g_zB, z->ldb, &z_beta, g_zC,
+                                     z->ldc, 3);
+    case OZCRT_EP_cublasGemmEx:
+        return cublasGemmEx(g_h, ta, tb, m, n, k, z->alpha, ZA, z->at, lda, ZB, z->bt, ldb, &z_beta, ZC, z->ct, ldc,
+                            z->compute, CUBLAS_GEMM_DEFAULT);
+    case OZCRT_EP_cublasGemmEx_64:
+        return cublasGemmEx_64(g_h, ta, tb, z->m, z->n, z->k, z->alpha, ZA, z->at, z->lda, ZB, z->bt, z->ldb, &z_beta,
+                               ZC, z->ct, z->ldc, z->compute, CUBLAS_GEMM_DEFAULT);
+    case OZCRT_EP_cublasGemmStridedBatchedEx:
+        return cublasGemmStridedBatchedEx(g_h, ta, tb, m, n, k, z->alpha, ZA, z->at, lda, 1000, ZB, z->bt, ldb, 2000,
+                                          &z_beta, ZC, z->ct, ldc, 3000, 3, z->compute, CUBLAS_GEMM_DEFAULT);
+    case OZCRT_EP_cublasGemmStridedBatchedEx_64:
+        return cublasGemmStridedBatchedEx_64(g_h, ta, tb, z->m, z->n, z->k, z->alpha, ZA, z->at, z->lda, 1000, ZB,
+                                             z->bt, z->ldb, 2000, &z_beta, ZC, z->ct, z->ldc, 3000, 3, z->compute,
+                                             CUBLAS_GEMM_DEFAULT);
+    case OZCRT_EP_cublasGemmBatchedEx:
+        return cublasGemmBatchedEx(g_h, ta, tb, m, n, k, z->alpha, vA, z->at, lda, vB, z->bt, ldb, &z_beta, vC, z->ct,
+                                   ldc, 3, z->compute, CUBLAS_GEMM_DEFAULT);
+    default:
+        return cublasGemmBatchedEx_64(g_h, ta, tb, z->m, z->n, z->k, z->alpha, vA, z->at, z->lda, vB, z->bt, z->ldb,
+                                      &z_beta, vC, z->ct, z->ldc, 3, z->compute, CUBLAS_GEMM_DEFAULT);
+    }
+}
+
+static uint64_t ep_count_of(ozcrt_entry ep, ozcrt_reason r)
+{
+    uint64_t calls, by[OZCRT_R_COUNT];
+    double flop;
+    assert_int_equal(ozcrt_stats_read(ep, &calls, by, &flop), 0);
+    return by[r];
+}
+
+/* The fake's only call is ep's, with exactly the caller's arguments. */
+static void assert_z_forwarded(ozcrt_entry ep, const zcall *z)
+{
+    const fake_call *r = fake_cublas_last();
+    assert_int_equal(fake_cublas_count(), 1);
+    assert_string_equal(r->name, ozcrt_entry_name(ep));
+    assert_ptr_equal(r->handle, g_h);
+    assert_int_equal(r->transa, z->ta);
+    assert_int_equal(r->transb, z->tb);
+    assert_int_equal(r->m, z->m);
+    assert_int_equal(r->n, z->n);
+    assert_int_equal(r->k, z->k);
+    assert_int_equal(r->lda, z->lda);
+    assert_int_equal(r->ldb, z->ldb);
+    assert_int_equal(r->ldc, z->ldc);
+    assert_ptr_equal(r->alpha, z->alpha);
+    assert_ptr_equal(r->beta, &z_beta);
+    if (ozcrt_entry_arrays(ep)) {
+        assert_ptr_equal(r->Aarray, g_zA);
+        assert_ptr_equal(r->Barray, g_zB);
+        assert_ptr_equal(r->Carray, g_zC);
+    } else {
+        assert_ptr_equal(r->A, ZA);
+        assert_ptr_equal(r->B, ZB);
+        assert_ptr_equal(r->C, ZC);
+    }
+    if (z_strided(ep)) {
+        assert_int_equal(r->strideA, 1000);
+        assert_int_equal(r->strideB, 2000);
+        assert_int_equal(r->strideC, 3000);
+    }
+    assert_int_equal(r->batch, z_batch(ep));
+    if (z_typed(ep)) {
+        assert_int_equal(r->Atype, z->at);
+        assert_int_equal(r->Btype, z->bt);
+        assert_int_equal(r->Ctype, z->ct);
+        assert_int_equal(r->compute, z->compute);
+    }
+}
+
+/* ep's call forwarded untouched for reason r (counted once), cuBLAS's status back, nothing run. */
+static void z_expect_forwarded(ozcrt_entry ep, const zcall *z, ozcrt_reason r)
+{
+    const uint64_t before = ep_count_of(ep, r);
+    const int runs = g_runs, oz2 = g_oz2_runs;
+    assert_int_equal(zgemm(ep, z, CUBLAS_STATUS_INVALID_VALUE), CUBLAS_STATUS_INVALID_VALUE);
+    assert_z_forwarded(ep, z);
+    assert_int_equal(ep_count_of(ep, r), before + 1);
+    assert_int_equal(g_runs, runs);
+    assert_int_equal(g_oz2_runs, oz2);
+    assert_int_equal(g_leases, 0);
+}
+
+/* The phase22 mode has no complex path: every complex entry point is
+ * forwarded (complex-phase22), the arguments untouched. */
+static void t_complex_phase22(void **state)
+{
+    (void)state;
+    set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
+    const zcall z = z_default();
+    for (size_t i = 0; i < NZ; i++)
+        z_expect_forwarded(k_zentries[i], &z, OZCRT_R_COMPLEX_PHASE22);
+    assert_logged("ozcrt: cublasZgemm3m_64 m=300 n=200 k=100 ops=CT batch=1 -> forward: complex-phase22");
+    /* the sizes first: a small complex call is below-threshold */
+    g_settings.min_m = 301;
+    z_expect_forwarded(OZCRT_EP_cublasZgemm_v2, &z, OZCRT_R_SMALL);
+    g_settings.min_m = 1;
+}
+
+/* Automatic precision has no complex plan: forwarded (complex-auto), the plan never asked. */
+static void t_complex_auto(void **state)
+{
+    (void)state;
+    set_shadow(OZCRT_MODE_OZAKI2, -53, 0, 0, 0);
+    const zcall z = z_default();
+    const int asked = g_oz2z_calls;
+    for (size_t i = 0; i < NZ; i++)
+        z_expect_forwarded(k_zentries[i], &z, OZCRT_R_COMPLEX_AUTO);
+    assert_int_equal(g_oz2z_calls, asked);
+    assert_logged("ozcrt: cublasGemmBatchedEx_64 m=300 n=200 k=100 ops=CT batch=3 -> forward: complex-auto");
+    /* a real call in the same mode still goes on */
+    const int oz2 = g_oz2_runs;
+    assert_int_equal(dgemm(CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
+    assert_int_equal(g_oz2_runs, oz2 + 1);
+    set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
+}
+
+/* cuBLAS's argument rules, for every complex entry point (and in every
+ * mode: before the mode's own reasons): bad ops, negative sizes, lds below
+ * the minimum, NULL scalars or matrices go to cuBLAS (invalid-args), whose
+ * status comes back; m or n == 0 is empty, k == 0 k0-or-alpha0. */
+static void t_complex_invalid(void **state)
+{
+    (void)state;
+    const ozcrt_mode modes[2] = {OZCRT_MODE_PHASE22, OZCRT_MODE_OZAKI2};
+    for (int md = 0; md < 2; md++) {
+        set_shadow(modes[md], md ? 53 : -53, 0, 0, 0);
+        for (size_t i = 0; i < NZ; i++) {
+            const ozcrt_entry ep = k_zentries[i];
+            zcall z = z_default();
+            z.ta = (cublasOperation_t)7;
+            z_expect_forwarded(ep, &z, OZCRT_R_INVALID_ARGS);
+            z = z_default(), z.tb = CUBLAS_OP_CONJG; /* the op after C: not one of N, T, C */
+            z_expect_forwarded(ep, &z, OZCRT_R_INVALID_ARGS);
+            z = z_default(), z.m = -1;
+            z_expect_forwarded(ep, &z, OZCRT_R_INVALID_ARGS);
+            z = z_default(), z.k = -2;
+            z_expect_forwarded(ep, &z, OZCRT_R_INVALID_ARGS);
+            z = z_default(), z.lda = 99; /* < k under C */
+            z_expect_forwarded(ep, &z, OZCRT_R_INVALID_ARGS);
+            z = z_default(), z.ta = CUBLAS_OP_N, z.lda = 299; /* < m under N */
+            z_expect_forwarded(ep, &z, OZCRT_R_INVALID_ARGS);
+            z = z_default(), z.ldb = 199; /* < n under T */
+            z_expect_forwarded(ep, &z, OZCRT_R_INVALID_ARGS);
+            z = z_default(), z.ldc = 299; /* < m */
+            z_expect_forwarded(ep, &z, OZCRT_R_INVALID_ARGS);
+            z = z_default(), z.alpha = NULL;
+            z_expect_forwarded(ep, &z, OZCRT_R_INVALID_ARGS);
+            z = z_default(), z.m = 0, z.ldc = 1;
+            z_expect_forwarded(ep, &z, OZCRT_R_EMPTY);
+            z = z_default(), z.k = 0, z.lda = 1;
+            z_expect_forwarded(ep, &z, OZCRT_R_TRIVIAL);
+        }
+    }
+    set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
+}
+
+/* The Ex entry points: all three CUDA_C_64F with compute 64F is a complex
+ * call; mixed types, another compute type (the pedantic one too) or
+ * single-precision complex stay `type`. */
+static void t_complex_types(void **state)
+{
+    (void)state;
+    set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
+    static const struct {
+        cudaDataType at, bt, ct;
+        cublasComputeType_t compute;
+    } bad[] = {
+        {CUDA_C_64F, CUDA_R_64F, CUDA_C_64F, CUBLAS_COMPUTE_64F},
+        {CUDA_R_64F, CUDA_C_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F},
+        {CUDA_C_64F, CUDA_C_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F},
+        {CUDA_R_64F, CUDA_R_64F, CUDA_C_64F, CUBLAS_COMPUTE_64F},
+        {CUDA_C_64F, CUDA_C_64F, CUDA_C_64F, CUBLAS_COMPUTE_64F_PEDANTIC},
+        {CUDA_C_64F, CUDA_C_64F, CUDA_C_64F, CUBLAS_COMPUTE_32F},
+        {CUDA_C_32F, CUDA_C_32F, CUDA_C_32F, CUBLAS_COMPUTE_32F},
+    };
+    for (size_t i = 0; i < NZ; i++) {
+        const ozcrt_entry ep = k_zentries[i];
+        if (!z_typed(ep))
+            continue;
+        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+            zcall z = z_default();
+            z.at = bad[b].at, z.bt = bad[b].bt, z.ct = bad[b].ct, z.compute = bad[b].compute;
+            z_expect_forwarded(ep, &z, OZCRT_R_TYPE);
+        }
+    }
+    /* the pure checks name the element type */
+    ozcrt_call c = {.ep = OZCRT_EP_cublasGemmEx, .handle = g_h, .transa = CUBLAS_OP_N, .transb = CUBLAS_OP_N, .m = 4,
+                    .n = 4, .k = 4, .alpha = &z_alpha, .beta = &z_beta, .A = ZA, .B = ZB, .C = ZC, .lda = 4, .ldb = 4,
+                    .ldc = 4, .batch = 1, .typed = 1, .Atype = CUDA_C_64F, .Btype = CUDA_C_64F, .Ctype = CUDA_C_64F,
+                    .compute = CUBLAS_COMPUTE_64F, .algo = CUBLAS_GEMM_DEFAULT};
+    c.elem = ozcrt_ex_elem(c.Atype);
+    assert_int_equal(c.elem, OZ_ELEM_COMPLEX);
+    assert_int_equal(ozcrt_check_args(&c), OZCRT_R_EMULATED);
+    c.elem = OZ_ELEM_REAL; /* complex types on a real call: not FP64 */
+    assert_int_equal(ozcrt_check_args(&c), OZCRT_R_TYPE);
+    assert_int_equal(ozcrt_ex_elem(CUDA_R_64F), OZ_ELEM_REAL);
+    assert_int_equal(ozcrt_ex_elem(CUDA_C_32F), OZ_ELEM_REAL);
+}
+
+/* The ozaki2 mode at a fixed OZCRT_BITS: every complex entry point is
+ * emulated by oz2_gemm_run on a complex descriptor of the caller's
+ * arguments, with the settings' bits, the plan from oz2z_gemm_moduli;
+ * cuBLAS is not called; the log names the complex plan. */
+static void t_complex_emulated(void **state)
+{
+    (void)state;
+    set_shadow(OZCRT_MODE_OZAKI2, 53, 0, 0, 0);
+    const zcall z = z_default();
+    for (size_t i = 0; i < NZ; i++) {
+        const ozcrt_entry ep = k_zentries[i];
+        const uint64_t emu = ep_count_of(ep, OZCRT_R_EMULATED);
+        const int oz2 = g_oz2_runs, runs = g_runs, asked = g_oz2z_calls;
+        g_sizes_elem = -1;
+        memset(&g_ran, 0, sizeof g_ran);
+        assert_int_equal(zgemm(ep, &z, CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
+        assert_int_equal(fake_cublas_count(), 0);
+        assert_int_equal(g_oz2_runs, oz2 + 1);
+        assert_int_equal(g_runs, runs);
+        assert_int_equal(g_oz2z_calls, asked + 1);
+        assert_int_equal(g_oz2z_bits, 53);
+        assert_int_equal(g_oz2_bits, 53);
+        assert_int_equal(g_sizes_elem, OZ_ELEM_COMPLEX);
+        const oz_gemm_desc *d = &g_ran.d;
+        assert_int_equal(d->elem, OZ_ELEM_COMPLEX);
+        assert_int_equal(d->transa, CUBLAS_OP_C);
+        assert_int_equal(d->transb, CUBLAS_OP_T);
+        assert_true(d->m == 300 && d->n == 200 && d->k == 100);
+        assert_true(d->lda == 100 && d->ldb == 200 && d->ldc == 301);
+        assert_int_equal(d->batch, z_batch(ep));
+        if (ozcrt_entry_arrays(ep)) {
+            assert_ptr_equal(d->Aarray, g_zA);
+            assert_ptr_equal(d->Barray, g_zB);
+            assert_ptr_equal(d->Carray, g_zC);
+        } else {
+            assert_ptr_equal(d->A, ZA);
+            assert_ptr_equal(d->B, ZB);
+            assert_ptr_equal(d->C, ZC);
+        }
+        if (z_strided(ep))
+            assert_true(d->strideA == 1000 && d->strideB == 2000 && d->strideC == 3000);
+        assert_ptr_equal(d->alpha, &z_alpha);
+        assert_false(g_ran.on_device);
+        assert_true(g_ran.alpha == 1.5 && g_ran.alpha_im == -0.5 && g_ran.beta == 0.25 && g_ran.beta_im == 2.0);
+        assert_int_equal(ep_count_of(ep, OZCRT_R_EMULATED), emu + 1);
+        assert_int_equal(g_leases, 0);
+    }
+    assert_logged("ozcrt: cublasZgemmBatched m=300 n=200 k=100 ops=CT batch=3 -> emulated (ozaki2 complex N=16 "
+                  "split=18 bits=53)");
+    /* a real call's descriptor stays real */
+    assert_int_equal(dgemm(CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
+    assert_int_equal(g_ran.d.elem, OZ_ELEM_REAL);
+    /* the emulated flops are complex ones: 8 m n k a product */
+    uint64_t calls, by[OZCRT_R_COUNT];
+    double flop0, flop1;
+    assert_int_equal(ozcrt_stats_read(OZCRT_EP_cublasZgemm_v2, &calls, by, &flop0), 0);
+    assert_int_equal(zgemm(OZCRT_EP_cublasZgemm_v2, &z, CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
+    assert_int_equal(ozcrt_stats_read(OZCRT_EP_cublasZgemm_v2, &calls, by, &flop1), 0);
+    assert_true(flop1 - flop0 == 8.0 * 300 * 200 * 100);
+    /* the table counts them apart from the real calls */
+    char path[512];
+    snprintf(path, sizeof path, "%s.complex-stats", getenv("OZCRT_LOG_FILE"));
+    assert_int_equal(ozcrt_stats_write_table(path), 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char table[16384];
+    const size_t n = fread(table, 1, sizeof table - 1, f);
+    table[n] = '\0';
+    fclose(f);
+    if (!strstr(table, "ozaki2-complex(N=16)=") || !strstr(table, "cublasZgemmStridedBatched_64") ||
+        !strstr(table, "complex-phase22="))
+        fail_msg("the stats table does not show the complex calls:\n%s", table);
+    set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
+}
+
+/* alpha == 0 in host pointer mode is both parts 0 (-0.0 included): k0-or-alpha0;
+ * an imaginary alpha is no zero; device scalars are never read. */
+static void t_complex_alpha(void **state)
+{
+    (void)state;
+    set_shadow(OZCRT_MODE_OZAKI2, 53, 0, 0, 0);
+    for (size_t i = 0; i < NZ; i++) {
+        const ozcrt_entry ep = k_zentries[i];
+        zcall z = z_default();
+        z.alpha = &z_zero;
+        z_expect_forwarded(ep, &z, OZCRT_R_TRIVIAL);
+        z.alpha = &z_imag;
+        const int oz2 = g_oz2_runs;
+        assert_int_equal(zgemm(ep, &z, CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
+        assert_int_equal(g_oz2_runs, oz2 + 1);
+        assert_true(g_ran.alpha == 0.0 && g_ran.alpha_im == 1.0);
+    }
+    assert_int_equal(cublasSetPointerMode_v2(g_h, CUBLAS_POINTER_MODE_DEVICE), CUBLAS_STATUS_SUCCESS);
+    zcall z = z_default();
+    z.alpha = (const cuDoubleComplex *)0x10; /* a device address: reading it on the host would crash */
+    const int oz2 = g_oz2_runs;
+    assert_int_equal(zgemm(OZCRT_EP_cublasZgemm_v2, &z, CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
+    assert_int_equal(g_oz2_runs, oz2 + 1);
+    assert_true(g_ran.on_device);
+    assert_int_equal(cublasSetPointerMode_v2(g_h, CUBLAS_POINTER_MODE_HOST), CUBLAS_STATUS_SUCCESS);
+    set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
+}
+
+/* The handle's math mode asks for cuBLAS's own numerics: math-mode; the
+ * handle's stream is the run's. */
+static void t_complex_handle(void **state)
+{
+    (void)state;
+    set_shadow(OZCRT_MODE_OZAKI2, 53, 0, 0, 0);
+    const zcall z = z_default();
+    assert_int_equal(cublasSetMathMode(g_h, CUBLAS_PEDANTIC_MATH), CUBLAS_STATUS_SUCCESS);
+    for (size_t i = 0; i < NZ; i++)
+        z_expect_forwarded(k_zentries[i], &z, OZCRT_R_MATH_MODE);
+    assert_int_equal(cublasSetMathMode(g_h, CUBLAS_DEFAULT_MATH), CUBLAS_STATUS_SUCCESS);
+    assert_int_equal(cublasSetStream_v2(g_h, (cudaStream_t)0x4321), CUBLAS_STATUS_SUCCESS);
+    assert_int_equal(zgemm(OZCRT_EP_cublasZgemmStridedBatched, &z, CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
+    assert_ptr_equal(g_ran.stream, (void *)0x4321);
+    assert_ptr_equal(g_ws_handle, g_h);
+    assert_int_equal(cublasSetStream_v2(g_h, NULL), CUBLAS_STATUS_SUCCESS);
+    set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
+}
+
+/* The complex plan unreachable (oz2z_gemm_moduli 0): bits-unreachable; the
+ * speed rule with the complex model at the plan's split moduli. */
+static void t_complex_plan_and_speed(void **state)
+{
+    (void)state;
+    set_shadow(OZCRT_MODE_OZAKI2, 64, 0, 0, 0);
+    const zcall z = z_default();
+    g_oz2z_n = 0;
+    for (size_t i = 0; i < NZ; i++)
+        z_expect_forwarded(k_zentries[i], &z, OZCRT_R_BITS_UNREACHABLE);
+    g_oz2z_n = FAKE_OZ2_N;
+    /* OZCRT_MIN_SPEEDUP 1: each shape emulated exactly when the complex
+     * model at N' = FAKE_OZ2Z_SPLIT says so; among them shapes that the
+     * real model at N, or the complex one at N instead of N', judges the
+     * other way (so the rule is seen to take the complex model at N') */
+    g_settings.min_speedup = 100;
+    static const int64_t dims[][3] = {{2048, 2048, 2048}, {2560, 2560, 2560}, {3072, 3072, 3072},
+                                      {4096, 4096, 1024}, {8192, 8192, 2048}, {8192, 8192, 8192}};
+    int fast = 0, slow = 0, not_real = 0, not_at_n = 0;
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+        zcall zs = z_default();
+        zs.ta = zs.tb = CUBLAS_OP_N;
+        zs.m = dims[i][0], zs.n = dims[i][1], zs.k = dims[i][2];
+        zs.lda = zs.m, zs.ldb = zs.k, zs.ldc = zs.m;
+        const int want = ozcrt_oz2z_speedup(zs.m, zs.n, zs.k, 1, FAKE_OZ2Z_SPLIT) >= 1.0;
+        fast += want, slow += !want;
+        not_real += want != (ozcrt_oz2_speedup(zs.m, zs.n, zs.k, 1, FAKE_OZ2_N) >= 1.0);
+        not_at_n += want != (ozcrt_oz2z_speedup(zs.m, zs.n, zs.k, 1, FAKE_OZ2_N) >= 1.0);
+        if (want) {
+            const int oz2 = g_oz2_runs;
+            assert_int_equal(zgemm(OZCRT_EP_cublasZgemm_v2, &zs, CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
+            assert_int_equal(g_oz2_runs, oz2 + 1);
+        } else {
+            z_expect_forwarded(OZCRT_EP_cublasZgemm_v2, &zs, OZCRT_R_SLOWER);
+        }
+    }
+    assert_true(fast > 0 && slow > 0 && not_real > 0 && not_at_n > 0);
+    g_settings.min_speedup = 0;
+    set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
+}
+
+/* Shadow mode: a complex call goes to ozcmp_gemm (which leaves it
+ * uncompared, compare/shadow.c) on the complex descriptor; its native run
+ * is the caller's own call, C redirected. */
+static void t_complex_shadow(void **state)
+{
+    (void)state;
+    const zcall z = z_default();
+    for (size_t i = 0; i < NZ; i++) {
+        const ozcrt_entry ep = k_zentries[i];
+        set_shadow(OZCRT_MODE_OZAKI2, 53, 1, 0, CUBLAS_STATUS_SUCCESS);
+        g_cmp.run_native = 1;
+        assert_int_equal(zgemm(ep, &z, CUBLAS_STATUS_SUCCESS), CUBLAS_STATUS_SUCCESS);
+        assert_int_equal(g_cmp.calls, 1);
+        assert_string_equal(g_cmp.entry, ozcrt_entry_name(ep));
+        assert_int_equal(g_cmp.elem, OZ_ELEM_COMPLEX);
+        assert_int_equal(g_cmp.native_status, CUBLAS_STATUS_SUCCESS);
+        const fake_call *r = fake_cublas_last();
+        assert_int_equal(fake_cublas_count(), 1);
+        assert_string_equal(r->name, ozcrt_entry_name(ep));
+        assert_int_equal(r->transa, CUBLAS_OP_C);
+        assert_int_equal(r->k, 100);
+        assert_int_equal(r->ldc, 302); /* shadow mode's C */
+        assert_ptr_equal(r->alpha, &z_alpha);
+        if (!ozcrt_entry_arrays(ep))
+            assert_ptr_equal(r->C, (void *)0x7000);
+        if (z_typed(ep))
+            assert_int_equal(r->Ctype, CUDA_C_64F);
+        assert_int_equal(r->batch, z_batch(ep));
+        assert_int_equal(g_leases, 0);
+    }
+    set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
+}
+
+/* The legacy cublasZgemm (scalars by value): as cublasDgemm, forwarded with
+ * the caller's letters and scalars; emulated between cublasInit and
+ * cublasShutdown at a fixed OZCRT_BITS, the scalars copied from the host. */
+static void legacy_zgemm(char ta, cuDoubleComplex alpha)
+{
+    fake_cublas_reset();
+    cublasZgemm(ta, 't', 300, 200, 100, alpha, ZA, 100, ZB, 200, z_beta, ZC, 300);
+}
+
+static void assert_legacy_z_forwarded(char ta, cuDoubleComplex alpha)
+{
+    const fake_call *r = fake_cublas_last();
+    assert_int_equal(fake_cublas_count(), 1);
+    assert_string_equal(r->name, "cublasZgemm");
+    assert_int_equal(r->transa, ta);
+    assert_int_equal(r->transb, 't');
+    assert_true(r->m == 300 && r->n == 200 && r->k == 100);
+    assert_true(r->alpha_v == cuCreal(alpha) && r->alpha_vi == cuCimag(alpha));
+    assert_true(r->beta_v == 0.25 && r->beta_vi == 2.0);
+    assert_ptr_equal(r->A, ZA);
+    assert_ptr_equal(r->B, ZB);
+    assert_ptr_equal(r->C, ZC);
+    assert_true(r->lda == 100 && r->ldb == 200 && r->ldc == 300);
+}
+
+static void t_legacy_zgemm(void **state)
+{
+    (void)state;
+    set_shadow(OZCRT_MODE_OZAKI2, 53, 0, 0, 0);
+    const uint64_t context = ep_count_of(OZCRT_EP_cublasZgemm, OZCRT_R_LEGACY_CONTEXT);
+    int oz2 = g_oz2_runs;
+    legacy_zgemm('C', z_alpha); /* no cublasInit seen (the last test shut it down) */
+    assert_legacy_z_forwarded('C', z_alpha);
+    assert_int_equal(ep_count_of(OZCRT_EP_cublasZgemm, OZCRT_R_LEGACY_CONTEXT), context + 1);
+    assert_int_equal(cublasInit(), CUBLAS_STATUS_SUCCESS);
+    legacy_zgemm('c', z_alpha);
+    assert_int_equal(fake_cublas_count(), 0);
+    assert_int_equal(g_oz2_runs, oz2 + 1);
+    assert_int_equal(g_ran.d.elem, OZ_ELEM_COMPLEX);
+    assert_int_equal(g_ran.d.transa, CUBLAS_OP_C);
+    assert_true(g_ran.alpha == 1.5 && g_ran.alpha_im == -0.5 && g_ran.beta == 0.25 && g_ran.beta_im == 2.0);
+    assert_ptr_equal(g_ws_handle, ozcrt_legacy_handle());
+    /* A is 100 x 300 (lda 100): under N (m = 300 rows) its lda is too small */
+    const ozcrt_reason why[4] = {OZCRT_R_INVALID_ARGS, OZCRT_R_INVALID_ARGS, OZCRT_R_TRIVIAL, OZCRT_R_COMPLEX_PHASE22};
+    const char letter[4] = {'x', 'N', 'T', 't'};
+    for (int i = 0; i < 4; i++) {
+        const uint64_t before = ep_count_of(OZCRT_EP_cublasZgemm, why[i]);
+        const cuDoubleComplex a = i == 2 ? z_zero : z_alpha;
+        g_settings.mode = i == 3 ? OZCRT_MODE_PHASE22 : OZCRT_MODE_OZAKI2;
+        legacy_zgemm(letter[i], a);
+        assert_legacy_z_forwarded(letter[i], a);
+        assert_int_equal(ep_count_of(OZCRT_EP_cublasZgemm, why[i]), before + 1);
+    }
+    assert_int_equal(g_oz2_runs, oz2 + 1);
+    /* automatic precision: forwarded */
+    g_settings.mode = OZCRT_MODE_OZAKI2;
+    g_settings.bits = -53;
+    const uint64_t aut = ep_count_of(OZCRT_EP_cublasZgemm, OZCRT_R_COMPLEX_AUTO);
+    legacy_zgemm('T', z_alpha);
+    assert_legacy_z_forwarded('T', z_alpha);
+    assert_int_equal(ep_count_of(OZCRT_EP_cublasZgemm, OZCRT_R_COMPLEX_AUTO), aut + 1);
+    /* shadow mode's native run: the legacy call, scalars by value, into the scratch C */
+    set_shadow(OZCRT_MODE_OZAKI2, 53, 1, 0, CUBLAS_STATUS_SUCCESS);
+    g_cmp.run_native = 1;
+    g_cmp.native_status = -1;
+    legacy_zgemm('c', z_alpha);
+    assert_int_equal(g_cmp.calls, 1);
+    assert_int_equal(g_cmp.native_status, CUBLAS_STATUS_SUCCESS);
+    const fake_call *r = fake_cublas_last();
+    assert_int_equal(fake_cublas_count(), 1);
+    assert_string_equal(r->name, "cublasZgemm");
+    assert_int_equal(r->transa, 'C');
+    assert_int_equal(r->transb, 'T');
+    assert_true(r->alpha_v == 1.5 && r->alpha_vi == -0.5 && r->beta_v == 0.25 && r->beta_vi == 2.0);
+    assert_ptr_equal(r->C, (void *)0x7000);
+    assert_int_equal(r->ldc, 301);
+    assert_int_equal(cublasShutdown(), CUBLAS_STATUS_SUCCESS);
+    set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
+}
+
 int main(void)
 {
     const char *log = getenv("OZCRT_LOG_FILE"); /* appended to by the shim: start it empty */
@@ -1051,6 +1647,16 @@ int main(void)
         cmocka_unit_test(t_grouped_failures),
         cmocka_unit_test(t_grouped_shadow),
         cmocka_unit_test(t_lt_route),
+        cmocka_unit_test(t_complex_phase22),
+        cmocka_unit_test(t_complex_auto),
+        cmocka_unit_test(t_complex_invalid),
+        cmocka_unit_test(t_complex_types),
+        cmocka_unit_test(t_complex_emulated),
+        cmocka_unit_test(t_complex_alpha),
+        cmocka_unit_test(t_complex_handle),
+        cmocka_unit_test(t_complex_plan_and_speed),
+        cmocka_unit_test(t_complex_shadow),
+        cmocka_unit_test(t_legacy_zgemm),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     cublasDestroy_v2(g_h);

@@ -23,8 +23,7 @@
 
 #include "fake_cublas.h"
 #include "stderr_capture.h"
-#undef cublasDgemm /* cublas_v2.h's name for cublasDgemm_v2: t_legacy calls the legacy one */
-#include "../../interpose/legacy_decl.h"
+#include "../../interpose/legacy_decl.h" /* the legacy cublasDgemm and cublasZgemm, not cublas_v2.h's macros */
 
 #define PA ((const double *)0x1000)
 #define PB ((const double *)0x2000)
@@ -36,6 +35,7 @@ static const double one = 1.0, zero = 0.0, half = 0.5;
 static const char *g_suite = "route";
 static int g_off, g_bad_override;
 static const char *g_valid_reason = "no-gpu";
+static const char *g_z_reason = "complex-phase22"; /* a valid 512^3 complex call's (t_zgemm) */
 static cublasHandle_t g_h;
 static cublasStatus_t g_create_status; /* of g_h's cublasCreate_v2, the first intercepted call */
 static char g_stderr[16384];
@@ -561,6 +561,84 @@ static void t_legacy(void **state)
     legacy_forwarded('N', 300, unless_small("legacy-context"));
 }
 
+/* The complex entry points (ZGEMM) of the preloaded library: each reaches
+ * cuBLAS with the caller's exact arguments and status; a valid call is
+ * forwarded as complex-phase22 (the phase22 mode has no complex path), a
+ * bad op as invalid-args; the legacy cublasZgemm with its scalars by value. */
+static const cuDoubleComplex z_one = {1.0, -1.0}, z_half = {0.5, 0.25};
+#define ZA ((const cuDoubleComplex *)PA)
+#define ZB ((const cuDoubleComplex *)PB)
+#define ZC ((cuDoubleComplex *)PC)
+static const cuDoubleComplex *const g_zA[2] = {ZA, ZA};
+static const cuDoubleComplex *const g_zB[2] = {ZB, ZB};
+static cuDoubleComplex *const g_zC[2] = {ZC, ZC};
+
+static cublasStatus_t zcall(int which, cublasOperation_t ta, int64_t lda)
+{
+    const int l = (int)lda;
+    before();
+    switch (which) {
+    case 0: return cublasZgemm_v2(g_h, ta, CUBLAS_OP_T, 512, 512, 512, &z_one, ZA, l, ZB, 512, &z_half, ZC, 512);
+    case 1: return cublasZgemm_v2_64(g_h, ta, CUBLAS_OP_T, 512, 512, 512, &z_one, ZA, lda, ZB, 512, &z_half, ZC, 512);
+    case 2: return cublasZgemm3m(g_h, ta, CUBLAS_OP_T, 512, 512, 512, &z_one, ZA, l, ZB, 512, &z_half, ZC, 512);
+    case 3: return cublasZgemm3m_64(g_h, ta, CUBLAS_OP_T, 512, 512, 512, &z_one, ZA, lda, ZB, 512, &z_half, ZC, 512);
+    case 4:
+        return cublasZgemmStridedBatched(g_h, ta, CUBLAS_OP_T, 512, 512, 512, &z_one, ZA, l, 7, ZB, 512, 8, &z_half, ZC,
+                                         512, 9, 2);
+    case 5:
+        return cublasZgemmStridedBatched_64(g_h, ta, CUBLAS_OP_T, 512, 512, 512, &z_one, ZA, lda, 7, ZB, 512, 8,
+                                            &z_half, ZC, 512, 9, 2);
+    case 6:
+        return cublasZgemmBatched(g_h, ta, CUBLAS_OP_T, 512, 512, 512, &z_one, g_zA, l, g_zB, 512, &z_half, g_zC, 512,
+                                  2);
+    default:
+        return cublasZgemmBatched_64(g_h, ta, CUBLAS_OP_T, 512, 512, 512, &z_one, g_zA, lda, g_zB, 512, &z_half, g_zC,
+                                     512, 2);
+    }
+}
+
+static void t_zgemm(void **state)
+{
+    (void)state;
+    static const char *const names[8] = {"cublasZgemm_v2", "cublasZgemm_v2_64", "cublasZgemm3m", "cublasZgemm3m_64",
+                                         "cublasZgemmStridedBatched", "cublasZgemmStridedBatched_64",
+                                         "cublasZgemmBatched", "cublasZgemmBatched_64"};
+    for (int i = 0; i < 8; i++) {
+        assert_int_equal(zcall(i, CUBLAS_OP_C, 512), FAKE_STATUS);
+        assert_gemm(names[i], g_h, CUBLAS_OP_C, CUBLAS_OP_T, 512, 512, 512, &z_one, 512, 512, &z_half, 512);
+        if (i >= 6) {
+            assert_ptr_equal(fk_last()->Aarray, g_zA);
+            assert_ptr_equal(fk_last()->Carray, g_zC);
+        } else {
+            assert_matrices(ZA, ZB, ZC);
+        }
+        if (i == 4 || i == 5)
+            assert_true(fk_last()->strideA == 7 && fk_last()->strideB == 8 && fk_last()->strideC == 9);
+        assert_int_equal(fk_last()->batch, i >= 4 ? 2 : 1);
+        assert_logged(names[i], expect(g_z_reason));
+        assert_int_equal(zcall(i, (cublasOperation_t)7, 512), FAKE_STATUS);
+        assert_logged(names[i], expect("invalid-args"));
+        assert_int_equal(zcall(i, CUBLAS_OP_N, 511), FAKE_STATUS); /* lda < m */
+        assert_logged(names[i], expect("invalid-args"));
+    }
+    /* the Ex entry point with CUDA_C_64F: a complex call, no longer `type` */
+    gemmex_forwarded(CUDA_C_64F, CUDA_C_64F, CUDA_C_64F, CUBLAS_COMPUTE_64F, unless_small("complex-phase22"));
+    gemmex_forwarded(CUDA_C_64F, CUDA_R_64F, CUDA_C_64F, CUBLAS_COMPUTE_64F, "type");
+    /* the legacy API: before cublasInit too, the mode's reason comes first */
+    before();
+    cublasZgemm('c', 'T', 512, 512, 512, z_one, ZA, 512, ZB, 512, z_half, ZC, 512);
+    const fake_call *r = fk_last();
+    assert_int_equal(fk_count(), 1);
+    assert_string_equal(r->name, "cublasZgemm");
+    assert_int_equal(r->transa, 'c');
+    assert_int_equal(r->transb, 'T');
+    assert_true(r->m == 512 && r->n == 512 && r->k == 512);
+    assert_true(r->alpha_v == 1.0 && r->alpha_vi == -1.0 && r->beta_v == 0.5 && r->beta_vi == 0.25);
+    assert_true(r->lda == 512 && r->ldb == 512 && r->ldc == 512);
+    assert_matrices(ZA, ZB, ZC);
+    assert_logged("cublasZgemm", expect(g_z_reason));
+}
+
 static int count_of(const char *hay, const char *needle)
 {
     int n = 0;
@@ -672,6 +750,8 @@ int main(int argc, char **argv)
     }
     if (eff > 300)
         g_valid_reason = "below-threshold";
+    if (eff > 512)
+        g_z_reason = "below-threshold";
     cublasStatus_t st = first_call_capturing_stderr();
     if (!g_bad_override && g_create_status != CUBLAS_STATUS_SUCCESS) {
         fprintf(stderr, "cublasCreate_v2 returned %d\n", (int)g_create_status);
@@ -704,6 +784,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(t_batched_64),
         cmocka_unit_test(t_destroy),
         cmocka_unit_test(t_legacy),
+        cmocka_unit_test(t_zgemm),
     };
     const struct CMUnitTest override_bad[] = {cmocka_unit_test(t_override_bad)};
     const struct CMUnitTest override_ok[] = {cmocka_unit_test(t_override_took_all)};

@@ -3,7 +3,8 @@
  * The fake libcublas.so.13 and libcublas.so.99 are each linked by a client
  * library (local_client.c) that this program dlopens with RTLD_LOCAL, as
  * Python does with torch and cupy. Each client creates its handle through
- * the shim's cublasCreate_v2 and calls cublasDgemm_v2: the call, the handle
+ * the shim's cublasCreate_v2 and calls cublasDgemm_v2 (then cublasZgemm_v2,
+ * forwarded by the phase22 mode: the call alone): the call, the handle
  * queries the router makes on the way (cublasGetPointerMode_v2, ...) and
  * cublasDestroy_v2 must all reach the client's own fake, never the other
  * one. argv: the client of .so.13, the client of .so.99. Run under the shim
@@ -26,6 +27,7 @@ typedef struct client {
     int id; /* the fake's id the calls must carry */
     void *lib;
     cublasStatus_t (*dgemm)(int, int, int, const void *, const void *, void *, cublasHandle_t *);
+    cublasStatus_t (*zgemm)(cublasHandle_t, int, int, int, const void *, const void *, void *);
     const fake_call *(*last)(void);
     int (*count)(void);
     int (*queries)(void);
@@ -41,11 +43,12 @@ static void open_client(client *c)
     if (!c->lib)
         fail_msg("dlopen %s: %s", c->path, dlerror());
     *(void **)&c->dgemm = dlsym(c->lib, "local_client_dgemm");
+    *(void **)&c->zgemm = dlsym(c->lib, "local_client_zgemm");
     *(void **)&c->last = dlsym(c->lib, "local_client_last");
     *(void **)&c->count = dlsym(c->lib, "local_client_count");
     *(void **)&c->queries = dlsym(c->lib, "local_client_queries");
     *(void **)&c->destroy = dlsym(c->lib, "local_client_destroy");
-    if (!c->dgemm || !c->last || !c->count || !c->queries || !c->destroy)
+    if (!c->dgemm || !c->zgemm || !c->last || !c->count || !c->queries || !c->destroy)
         fail_msg("%s lacks the local_client_* functions", c->path);
 }
 
@@ -70,6 +73,15 @@ static void dgemm_reaches_own_fake(int i)
                  (void *)c->h, c->id);
     assert_int_equal(other->count(), other_count);
     assert_int_equal(other->queries(), other_queries);
+    /* a complex call on the same handle: forwarded to the same cuBLAS */
+    assert_int_equal(c->zgemm(c->h, 300, 200, 256, A, B, C), CUBLAS_STATUS_MAPPING_ERROR);
+    r = c->last();
+    assert_int_equal(c->count(), 1);
+    assert_int_equal(r->id, c->id);
+    assert_string_equal(r->name, "cublasZgemm_v2");
+    assert_ptr_equal(r->handle, c->h);
+    assert_ptr_equal(r->C, C);
+    assert_int_equal(other->count(), other_count);
 }
 
 static void t_two_copies(void **state)

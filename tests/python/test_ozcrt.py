@@ -48,6 +48,12 @@ shim_dgemm.restype = ctypes.c_int
 shim_dgemm.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
                        ctypes.POINTER(ctypes.c_double), ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_int,
                        ctypes.POINTER(ctypes.c_double), ctypes.c_void_p, ctypes.c_int]
+# the shim's cublasZgemm_v2 (complex scalars: two doubles each)
+shim_zgemm = ctypes.CDLL(None).cublasZgemm_v2
+shim_zgemm.restype = ctypes.c_int
+shim_zgemm.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                       ctypes.POINTER(ctypes.c_double), ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_int,
+                       ctypes.POINTER(ctypes.c_double), ctypes.c_void_p, ctypes.c_int]
 HANDLE = ctypes.c_void_p()
 assert fake.cublasCreate_v2(ctypes.byref(HANDLE)) == 0
 ONE = ctypes.c_double(1.0)
@@ -272,6 +278,25 @@ class Modes(unittest.TestCase):
         for bad in ("auto:19", "auto:65", "fast", -53):
             with self.assertRaises((ValueError, TypeError)):
                 ozcrt.set(bits=bad)
+
+    def test_complex_calls(self):
+        # cublasZgemm_v2 (the shim's, a handle of the fake): its own stats row and reasons per mode
+        z = (ctypes.c_double * 2)(1.0, -1.0)
+
+        def zgemm():
+            fake.fake_cublas_reset()
+            return shim_zgemm(HANDLE, 2, 0, 300, 200, 100, z, 0x1000, 100, 0x2000, 100, z, 0x3000, 300)
+
+        self.assertEqual(zgemm(), 0)  # forwarded: the fake's SUCCESS
+        with ozcrt.region(mode="ozaki2"):  # automatic precision, the default: not for complex products yet
+            self.assertEqual(zgemm(), 0)
+            with ozcrt.region(bits=53):
+                self.assertEqual(zgemm(), 0)
+        self.assertEqual(fake.fake_cublas_count(), 1)
+        row = ozcrt.stats()["cublasZgemm_v2"]
+        self.assertEqual((row["calls"], row["emulated"], row["forwarded"]), (3, 0, 3))
+        self.assertEqual(row["reasons"], {"complex-phase22": 1, "complex-auto": 1, "no-gpu": 1})
+        self.assertNotIn("cublasDgemm_v2", ozcrt.stats())
 
     def test_region_thresholds(self):
         with ozcrt.region(min_m=301):

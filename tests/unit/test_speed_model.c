@@ -1,4 +1,4 @@
-/* tests/unit/test_speed_model.c: interpose/speed_model.h against the H200 size sweep it was fitted to (BENCHMARKS.md, session 7 calls 5 and 8): each time within the stated error, and the routing decision it makes on each measured shape. */
+/* tests/unit/test_speed_model.c: interpose/speed_model.h against the H200 size sweep it was fitted to (BENCHMARKS.md, session 7 calls 5 and 8): each time within the stated error, and the routing decision it makes on each measured shape; the provisional complex model's monotonicity. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "crt/oz2.h"
+#include "crt/oz2_complex.h"
 #include "interpose/speed_model.h"
 
 /* m, n, k; native, ozaki2 53 bits, ozaki2 34 bits (ms, medians of time_dgemm) */
@@ -85,8 +86,34 @@ static void test_decisions(void **state)
     assert_true(ozcrt_oz2_speedup(1024, 1024, 1024, 1000, 15) > ozcrt_oz2_speedup(1024, 1024, 1024, 1, 15));
 }
 
+/* The complex model (provisional: no complex measurements yet), held to
+ * what any model of it must do: the predicted speed-up grows with each of
+ * m, n, k and the batch, and falls with the split moduli; 8192^3 at 53
+ * bits (N' = 18) is predicted faster than native ZGEMM. */
+static void test_complex(void **state)
+{
+    (void)state;
+    static const int64_t sizes[] = {512, 1024, 2048, 4096, 8192, 16384, 32768};
+    const int ns = (int)(sizeof sizes / sizeof sizes[0]);
+    for (int a = 0; a < ns; a++)
+        for (int b = 0; b < ns; b++)
+            for (int i = 0; i + 1 < ns; i++) {
+                const int64_t x = sizes[a], y = sizes[b], lo = sizes[i], hi = sizes[i + 1];
+                assert_true(ozcrt_oz2z_speedup(lo, x, y, 1, 18) < ozcrt_oz2z_speedup(hi, x, y, 1, 18));
+                assert_true(ozcrt_oz2z_speedup(x, lo, y, 1, 18) < ozcrt_oz2z_speedup(x, hi, y, 1, 18));
+                assert_true(ozcrt_oz2z_speedup(x, y, lo, 1, 18) < ozcrt_oz2z_speedup(x, y, hi, 1, 18));
+            }
+    for (int q = 2; q < OZ2Z_SPLIT_NMODULI; q++)
+        assert_true(ozcrt_oz2z_speedup(4096, 4096, 4096, 1, q + 1) < ozcrt_oz2z_speedup(4096, 4096, 4096, 1, q));
+    assert_true(ozcrt_oz2z_speedup(1024, 1024, 1024, 100, 18) > ozcrt_oz2z_speedup(1024, 1024, 1024, 1, 18));
+    const oz2z_plan p = oz2z_make_plan(8192, 53);
+    assert_int_equal(p.n_split, 18);
+    assert_true(ozcrt_oz2z_speedup(8192, 8192, 8192, 1, p.n_split) > 1.0);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_times), cmocka_unit_test(test_decisions)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_times), cmocka_unit_test(test_decisions),
+                                       cmocka_unit_test(test_complex)};
     return cmocka_run_group_tests_name("speed_model", tests, NULL, NULL);
 }

@@ -140,7 +140,9 @@ static const char *const g_blas_names[] = {
     "cublasDgemmBatched", "cublasDgemmBatched_64", "cublasGemmBatchedEx", "cublasGemmBatchedEx_64",
     "cublasDgemmGroupedBatched", "cublasDgemmGroupedBatched_64", "cublasGemmGroupedBatchedEx",
     "cublasGemmGroupedBatchedEx_64", "cublasDgemm", "cublasCreate_v2", "cublasDestroy_v2", "cublasInit",
-    "cublasShutdown", "cublasSetKernelStream"};
+    "cublasShutdown", "cublasSetKernelStream", "cublasZgemm_v2", "cublasZgemm_v2_64", "cublasZgemm3m",
+    "cublasZgemm3m_64", "cublasZgemmStridedBatched", "cublasZgemmStridedBatched_64", "cublasZgemmBatched",
+    "cublasZgemmBatched_64", "cublasZgemm"};
 static const char *const g_lt_names[] = {"cublasLtMatmul", "cublasLtDestroy"};
 
 /* Every intercepted name on the client's handles: the shim's function
