@@ -1,21 +1,42 @@
-/* tests/gpu/shim/time_dgemm.c: an ordinary cuBLAS program that times cublasDgemm_v2 (sustained, CUDA events, the median of 11 groups of calls); run plain and under the shim to get the user's speed-up. */
+/* tests/gpu/shim/time_dgemm.c: an ordinary cuBLAS program that times cublasDgemm_v2, or with --complex cublasZgemm_v2 (sustained, CUDA events, the median of 11 groups of calls); run plain and under the shim to get the user's speed-up. */
 #include "shim_util.h"
 
-/* usage: time_dgemm SHAPE... (SHAPE: n or mxnxk); prints "shape ms TFLOPS checksum" per shape */
+/* One call: C = A B, m x n x k, column-major, lds the rows; complex: the
+ * doubles are interleaved re/im pairs. */
+static cublasStatus_t gemm(cublasHandle_t h, int complex_, long long m, long long n, long long k, const double *A,
+                           const double *B, double *C)
+{
+    if (complex_) {
+        const cuDoubleComplex one = {1.0, 0.0}, zero = {0.0, 0.0};
+        return cublasZgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &one, (const cuDoubleComplex *)A,
+                           (int)m, (const cuDoubleComplex *)B, (int)k, &zero, (cuDoubleComplex *)C, (int)m);
+    }
+    const double one = 1.0, zero = 0.0;
+    return cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &one, A, (int)m, B, (int)k, &zero, C, (int)m);
+}
+
+/* usage: time_dgemm [--complex] SHAPE... (SHAPE: n or mxnxk); prints "shape ms TFLOPS checksum" per
+ * shape (TFLOPS: 2 mnk real or 8 mnk complex flops a call) */
 int main(int argc, char **argv)
 {
     rng_state = 0x853c49e6748fea9bULL; /* the data (and checksums) of the recorded runs */
     cublasHandle_t h;
     if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS)
         return 2;
-    for (int a = 1; a < argc; a++) {
+    int a0 = 1, cx = 0;
+    if (argc > 1 && strcmp(argv[1], "--complex") == 0) {
+        cx = 1;
+        a0 = 2;
+    }
+    const size_t es = cx ? 2 : 1; /* doubles an element */
+    for (int a = a0; a < argc; a++) {
         long long m = 0, n = 0, k = 0;
         if (sscanf(argv[a], "%lldx%lldx%lld", &m, &n, &k) != 3) {
             if (sscanf(argv[a], "%lld", &m) != 1)
                 return 2;
             n = k = m;
         }
-        size_t na = (size_t)(m * k), nb = (size_t)(k * n), nc = (size_t)(m * n);
+        size_t na = es * (size_t)(m * k), nb = es * (size_t)(k * n), nc = es * (size_t)(m * n);
         double *H = malloc(8 * (na > nb ? na : nb)), *dA, *dB, *dC;
         if (!H)
             return 2;
@@ -26,7 +47,6 @@ int main(int argc, char **argv)
         CUDA_CHECK(cudaMemcpy(dA, H, 8 * na, cudaMemcpyHostToDevice));
         for (size_t i = 0; i < nb; i++) H[i] = rng_sym();
         CUDA_CHECK(cudaMemcpy(dB, H, 8 * nb, cudaMemcpyHostToDevice));
-        const double one = 1.0, zero = 0.0;
         /* warm-up and an estimate; then OZ_TD_GROUPS groups of back-to-back
          * calls (about 1.5 s in all, at least one call a group), each group timed
          * by CUDA events; the time per call is the median of the groups' means */
@@ -37,8 +57,7 @@ int main(int argc, char **argv)
         float est = 0;
         for (int i = 0; i < 3; i++) {
             CUDA_CHECK(cudaEventRecord(ev[0], 0));
-            if (cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &one, dA, (int)m, dB, (int)k, &zero, dC,
-                            (int)m) != CUBLAS_STATUS_SUCCESS)
+            if (gemm(h, cx, m, n, k, dA, dB, dC) != CUBLAS_STATUS_SUCCESS)
                 return 1;
             CUDA_CHECK(cudaEventRecord(ev[1], 0));
             CUDA_CHECK(cudaEventSynchronize(ev[1]));
@@ -49,8 +68,7 @@ int main(int argc, char **argv)
         CUDA_CHECK(cudaEventRecord(ev[0], 0));
         for (int g = 0; g < OZ_TD_GROUPS; g++) {
             for (int i = 0; i < per; i++)
-                if (cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &one, dA, (int)m, dB, (int)k, &zero,
-                                dC, (int)m) != CUBLAS_STATUS_SUCCESS)
+                if (gemm(h, cx, m, n, k, dA, dB, dC) != CUBLAS_STATUS_SUCCESS)
                     return 1;
             CUDA_CHECK(cudaEventRecord(ev[g + 1], 0));
         }
@@ -72,7 +90,7 @@ int main(int argc, char **argv)
             return 2;
         CUDA_CHECK(cudaMemcpy(C, dC, 8 * nc, cudaMemcpyDeviceToHost));
         for (size_t i = 0; i < nc; i++) sum += C[i];
-        printf("%lldx%lldx%lld %.4f %.2f %.10e\n", m, n, k, t, 2.0 * m * n * k / t / 1e9, sum);
+        printf("%lldx%lldx%lld %.4f %.2f %.10e\n", m, n, k, t, (cx ? 8.0 : 2.0) * m * n * k / t / 1e9, sum);
         fflush(stdout);
         free(C);
         free(H);
