@@ -17,8 +17,10 @@
  * a row is the max over all its K).
  *
  * What a plan costs: the residues of A are computed once per column block
- * (ceil(n / nb) times), those of B once per row block (ceil(m / mb) times),
- * and every slab boundary writes and reads slab_bytes per element of C. */
+ * (ceil(n / nb) times), those of B once per row block (ceil(m / mb) times;
+ * once where the path keeps them, b_once, and C's columns are whole and K is
+ * one slab: then row blocks cost nothing more), and every slab boundary
+ * writes and reads slab_bytes per element of C. */
 #ifndef OZCRT_KERNELS_P22_PLAN_H
 #define OZCRT_KERNELS_P22_PLAN_H
 
@@ -55,6 +57,7 @@ typedef struct oz_bp_call {
     int acc_bytes;  /* bytes per element of the accumulators between slabs where C cannot hold them (0: none needed) */
     int slab_bytes; /* bytes read and written per element of C at a slab boundary */
     int64_t carry_k; /* > 0: accumulators carry across K chunks of this size even within a slab (Phase 22 unfused) */
+    int b_once;      /* B's residues made once for all row blocks when nb covers n and ks covers k (ozaki2) */
 } oz_bp_call;
 
 /* The calls of the two modes. Phase 22 (6 moduli, hi and lo; double
@@ -67,18 +70,18 @@ typedef struct oz_bp_call {
 static inline oz_bp_call oz_bp_call_p22_fused(int64_t m, int64_t n, int64_t k, int64_t batch, int c_unread,
                                               int64_t (*scratch)(int64_t, int64_t, int64_t))
 {
-    oz_bp_call c = {m, n, k, batch, c_unread, scratch, 2 * OZ_P22G_NMODULI, 0, 8, 16, 0};
+    oz_bp_call c = {m, n, k, batch, c_unread, scratch, 2 * OZ_P22G_NMODULI, 0, 8, 16, 0, 0};
     return c;
 }
 static inline oz_bp_call oz_bp_call_p22_unfused(int64_t m, int64_t n, int64_t k, int64_t batch, int c_unread)
 {
     oz_bp_call c = {m,  n, k, batch, c_unread, (int64_t(*)(int64_t, int64_t, int64_t))0, 2 * OZ_P22G_NMODULI,
-                    4 * OZ_P22G_NMODULI, 8, 16, OZ_P22_KCHUNK};
+                    4 * OZ_P22G_NMODULI, 8, 16, OZ_P22_KCHUNK, 0};
     return c;
 }
 static inline oz_bp_call oz_bp_call_oz2(int64_t m, int64_t n, int64_t k, int64_t batch, int nmod)
 {
-    oz_bp_call c = {m, n, k, batch, 0, (int64_t(*)(int64_t, int64_t, int64_t))0, nmod, nmod, 0, 2 * nmod, 0};
+    oz_bp_call c = {m, n, k, batch, 0, (int64_t(*)(int64_t, int64_t, int64_t))0, nmod, nmod, 0, 2 * nmod, 0, 1};
     return c;
 }
 
@@ -188,7 +191,9 @@ static inline double oz_bp_plan_cost(const oz_bp_call *c, const oz_bp_plan *p)
 {
     const double m = (double)c->m, n = (double)c->n, k = (double)c->k;
     const double per_elem = 8.0 + (double)c->res_bytes;
-    const double res = per_elem * k * (m * (double)oz_bp_count(c->n, p->nb) + n * (double)oz_bp_count(c->m, p->mb));
+    const int b_kept = c->b_once && p->nb >= c->n && p->ks >= c->k;
+    const double res =
+        per_elem * k * (m * (double)oz_bp_count(c->n, p->nb) + n * (double)(b_kept ? 1 : oz_bp_count(c->m, p->mb)));
     return res + (double)c->slab_bytes * m * n * (double)(oz_bp_count(c->k, p->ks) - 1);
 }
 
@@ -229,8 +234,9 @@ static inline oz_bp_plan oz_bp_plan_min(const oz_bp_call *c)
 /* The plan for a workspace of `budget` bytes; 0 when none fits. In order of
  * preference: (a) whole items, as many per group as fit (the batch halved
  * until a group fits); (b) one item at a time, C whole, the largest slab
- * that fits; (c) blocks of C too, the least cost (then the fewest steps,
- * then the fewest bytes). A plan that fits `budget` is chosen again for its
+ * that fits (not for b_once paths, whose row blocks over all of K may cost
+ * less: (c) weighs them); (c) blocks of C too, the least cost (then the
+ * fewest steps, then the fewest bytes). A plan that fits `budget` is chosen again for its
  * own bytes (the caller sizes the workspace from one and runs with it). */
 static inline int oz_bp_plan_make(const oz_bp_call *c, int64_t budget, oz_bp_plan *out)
 {
@@ -248,7 +254,7 @@ static inline int oz_bp_plan_make(const oz_bp_call *c, int64_t budget, oz_bp_pla
         g = (g + 1) / 2;
     }
     /* (b) C whole, the largest slab that fits */
-    for (int i = 1; oz_bp_slab(c, i) > 0; i++) {
+    for (int i = 1; !c->b_once && oz_bp_slab(c, i) > 0; i++) {
         oz_bp_plan p = oz_bp_plan_of(c, 1, Mpad, Npad, oz_bp_slab(c, i));
         if (p.bytes <= budget) {
             *out = p;

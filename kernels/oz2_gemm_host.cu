@@ -260,12 +260,16 @@ static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t work
                     const oz_operand_ws ba = oz_operand_block(wa, 0, m0, rows, OZ_PAD_ROWS_A, kl, 1);
                     const oz_operand_ws bb = oz_operand_block(wb, P.off_res_b, n0, cols, OZ_PAD_ROWS_B, kl, 1);
                     const oz_view pa = oz_view_part(va, m0, rows, k0, kl), pb = oz_view_part(vb, n0, cols, k0, kl);
+                    /* B's residues over all of K for all columns stay from the first row block (block_plan.h's b_once) */
+                    const bool b_kept = m0 > 0 && P.nb >= d->n && P.ks >= d->k;
                     if (cx) {
                         OZ2_TRY(oz2z_launch_residues(oz2z_real_view(pa), ba, plan.nsplit, plan.w, conj_a, group, s));
-                        OZ2_TRY(oz2z_launch_residues(oz2z_real_view(pb), bb, plan.nsplit, plan.w, conj_b, group, s));
+                        if (!b_kept)
+                            OZ2_TRY(oz2z_launch_residues(oz2z_real_view(pb), bb, plan.nsplit, plan.w, conj_b, group, s));
                     } else {
                         OZ2_TRY(oz2_launch_residues(pa, ba, plan.planes, plan.w, group, s, dplan));
-                        OZ2_TRY(oz2_launch_residues(pb, bb, plan.planes, plan.w, group, s, dplan));
+                        if (!b_kept)
+                            OZ2_TRY(oz2_launch_residues(pb, bb, plan.planes, plan.w, group, s, dplan));
                     }
                     if (stage == 1)
                         continue;

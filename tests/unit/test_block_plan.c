@@ -274,6 +274,31 @@ static void test_ozaki2(void **state)
     }
 }
 
+/* ozaki2 keeps B's residues across row blocks when C's columns are whole and
+ * K is one slab (b_once): a call whose whole plan does not fit then takes row
+ * blocks over all of K (each operand's residues made once, no slab round
+ * trips) over slabs of K with C whole. The complex 16384^3 call at 53 bits
+ * (36 planes) under the default 16 GiB cap is the case that needed it: its
+ * plan has nb = n, ks = k, and costs exactly one residue pass per operand. */
+static void test_ozaki2_b_once(void **state)
+{
+    (void)state;
+    const int64_t s = 16384, cap = (int64_t)16384 << 20;
+    const oz_bp_call c = oz_bp_call_oz2(s, s, s, 1, 36);
+    oz_bp_plan p;
+    assert_true(oz_bp_plan_make(&c, cap, &p));
+    assert_true(p.bytes <= cap);
+    assert_true(p.mb < s);
+    assert_int_equal(p.nb, s);
+    assert_int_equal(p.ks, s);
+    const double once = (8.0 + 36.0) * (double)s * (2.0 * (double)s);
+    assert_true(oz_bp_plan_cost(&c, &p) == once);
+    /* the same plan without b_once pays B's residues per row block */
+    oz_bp_call c2 = c;
+    c2.b_once = 0;
+    assert_true(oz_bp_plan_cost(&c2, &p) > once);
+}
+
 /* Phase 22's fused/unfused rule (oz_bp_p22_unfused) on the H200's 132 SMs
  * with the engine's tiles (model_scratch's tiling): the path that was faster
  * under the shim for each shape of BENCHMARKS.md session 9, calls 3 and 4,
@@ -354,6 +379,7 @@ int main(void)
         cmocka_unit_test_setup(test_thin_odd_batched, setup_unfused),
         cmocka_unit_test_setup(test_random_budgets, setup_unfused),
         cmocka_unit_test(test_ozaki2),
+        cmocka_unit_test(test_ozaki2_b_once),
         cmocka_unit_test(test_p22_path_rule),
         cmocka_unit_test(test_res_tile_rule),
     };
