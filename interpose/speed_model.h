@@ -51,11 +51,20 @@ static inline double ozcrt_oz2_speedup(int64_t m, int64_t n, int64_t k, int64_t 
     return native / emulated;
 }
 
-/* The complex model's factors over the real one: PROVISIONAL (derived, not
- * measured; see above). */
-#define OZCRT_OZ2Z_GEMMS_PER_SPLIT 2.0 /* INT8 GEMMs a split modulus */
-#define OZCRT_OZ2Z_BYTES 2.0           /* the per-element and per-operand terms: twice the bytes */
-#define OZCRT_NATIVE_Z_MNK 4.0         /* native ZGEMM's multiply-add term over DGEMM's */
+/* The complex model over the real one: a split modulus is two planes, each
+ * costing what a real modulus does (its residues, engine GEMM and CRT share
+ * are per plane of bytes, the same count per element as a real plane), and
+ * native ZGEMM's multiply-add term is 4.2x DGEMM's. Checked on the H200
+ * (BENCHMARKS.md session 21: cublasZgemm_v2 under the shim, 53 bits, N' =
+ * 18): 8192^3 predicted 33.0 ms, measured 33.1; 16384^3 predicted 230 ms,
+ * measured 246 (the chip's power cap, as for the real fit); native 83 and
+ * 700 ms measured against 83 and 666 predicted. Speed-up 2.51x / 2.84x
+ * measured, 2.52x / 2.90x predicted; 4096^3 (tests/gpu/bench_oz2z, the
+ * kernels alone) 1.62x measured, 1.99x predicted: optimistic at the small
+ * end, where the fixed costs the model lacks weigh more. */
+#define OZCRT_OZ2Z_GEMMS_PER_SPLIT 2.0 /* INT8 GEMMs (planes) a split modulus */
+#define OZCRT_OZ2Z_BYTES 1.0           /* the per-element and per-operand terms per plane, over the real model's */
+#define OZCRT_NATIVE_Z_MNK 4.2         /* native ZGEMM's multiply-add term over DGEMM's (151e-12 ms at 8192^3) */
 
 /* Predicted native ZGEMM time / emulated time of a complex ozaki2 call with
  * n_split split moduli. */
