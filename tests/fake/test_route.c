@@ -1480,8 +1480,8 @@ static void t_complex_plan_and_speed(void **state)
      * real model at N, or the complex one at N instead of N', judges the
      * other way (so the rule is seen to take the complex model at N') */
     g_settings.min_speedup = 100;
-    static const int64_t dims[][3] = {{2048, 2048, 2048}, {2560, 2560, 2560}, {3072, 3072, 3072},
-                                      {4096, 4096, 1024}, {8192, 8192, 2048}, {8192, 8192, 8192}};
+    static const int64_t dims[][3] = {{1024, 1024, 1024}, {1280, 1280, 1280}, {2048, 2048, 2048},
+                                      {2560, 2560, 2560}, {4096, 4096, 1024}, {8192, 8192, 8192}};
     int fast = 0, slow = 0, not_real = 0, not_at_n = 0;
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
         zcall zs = z_default();
