@@ -13,7 +13,9 @@
  * it obeys). On the caller's stream, in order:
  *   1. scratch from a stream-ordered pool of ozcrt's own (cudaMallocFromPoolAsync;
  *      the application's default pool is not touched), laid out like C (same
- *      ldc and strideC, same address mod 256, so cuBLAS picks the same kernel);
+ *      element type: 8 bytes an element, 16 for a complex call (d->elem
+ *      OZ_ELEM_COMPLEX, ZGEMM); same ldc and strideC in elements, same
+ *      address mod 256, so cuBLAS picks the same kernel);
  *   2. C copied into scratch when beta may be non-zero (always in device
  *      pointer mode); for pointer-array batches the scratch pointer array is
  *      built on the device;
@@ -21,9 +23,11 @@
  *   4. native(native_ctx, &into): the real cuBLAS call with C replaced by
  *      scratch (into.C/ldc/strideC, or into.Carray for pointer arrays);
  *   5. the path's run() into the caller's C;
- *   6. the metric kernel (emulated C vs scratch, with the path's bound) into a device record, copied
- *      into a pinned host ring slot with an event;
- *   7. OZCRT_COMPARE_RESULT=native: scratch copied back into C;
+ *   6. the metric kernel (emulated C vs scratch, with the path's bound; on
+ *      the complex modulus for a complex call, compare/metrics.h) into a
+ *      device record, copied into a pinned host ring slot with an event;
+ *   7. OZCRT_COMPARE_RESULT=native: scratch copied back into C (all of each
+ *      element: both parts of a complex one);
  *   8. cudaFreeAsync of the scratch.
  * No host synchronisation: finished records are harvested into the report
  * (compare/report.h) opportunistically (cudaEventQuery) on later calls; when half
@@ -33,11 +37,12 @@
  * after kernels on the application's other streams without adding
  * dependencies between them.
  *
- * Not compared (and counted in the report by reason): a complex call
- * (d->elem OZ_ELEM_COMPLEX: the metrics are real ones) and a stream under
- * graph capture (each still run: emulated, or native when
- * OZCRT_COMPARE_RESULT=native), no scratch memory, a failing native call,
- * CUDA errors. */
+ * Complex calls are compared like real ones (their report rows are their
+ * entry points', cublasZgemm_v2 etc.). Not compared (and counted in the
+ * report by reason): a stream under graph capture (still run: emulated, or
+ * native when OZCRT_COMPARE_RESULT=native), no scratch memory, a failing
+ * native call, CUDA errors. (OZCMP_SKIP_COMPLEX, the reason complex calls
+ * had before they were compared, is no longer counted: report.h.) */
 #ifndef OZCRT_COMPARE_COMPARE_H
 #define OZCRT_COMPARE_COMPARE_H
 

@@ -1,4 +1,4 @@
-/* compare/kernel_metrics.cu: the shadow-mode metrics of one call (compare/metrics.h), reduced on the GPU into one record. */
+/* compare/kernel_metrics.cu: the shadow-mode metrics of one call (compare/metrics.h), real or complex, reduced on the GPU into one record. */
 #include "compare/kernel_check.cuh"
 #include "compare/kernels.h"
 
@@ -14,9 +14,9 @@ struct metrics_args {
     ozcmp_mat_view e, n;
     int64_t m, ncols, k, batch;
     const unsigned long long *absmax_a, *absmax_b; /* NULL: no bound check */
-    ozcmp_bound bound;                             /* the emulated path's (ozcmp_allowed) */
-    double alpha, beta;
-    const double *alpha_dev, *beta_dev;            /* device pointer mode */
+    ozcmp_bound bound;                             /* the emulated path's (ozcmp_allowed_elem) */
+    double alpha[2], beta[2];                      /* (re, im) for complex calls; [0] for real ones */
+    const double *alpha_dev, *beta_dev;            /* device pointer mode: as many doubles */
     ozcmp_accum *rec;
 };
 
@@ -98,28 +98,41 @@ __device__ __forceinline__ void add_f64(double *dst, double v)
 
 /* Grid: x over rows (one row per thread), y over groups of kCols columns, z
  * over batch items; each loops when the problem is larger. Per thread an
- * ozcmp_accum in registers fed by ozcmp_accum_add (the shared definition),
- * then a block reduction and one atomic per non-zero field. */
+ * ozcmp_accum in registers fed by ozcmp_accum_add_elem (the shared
+ * definition, for either element type: Cplx, the element's Es doubles,
+ * ld and strides in elements), then a block reduction and one atomic per
+ * non-zero field. */
+template <bool Cplx>
 __global__ void __launch_bounds__(kThreads) ozcmp_metrics_kernel(metrics_args a)
 {
-    const double alpha = a.alpha_dev ? *a.alpha_dev : a.alpha;
-    const double beta = a.beta_dev ? *a.beta_dev : a.beta;
+    constexpr int Es = Cplx ? 2 : 1;
+    double alpha[2] = {a.alpha[0], a.alpha[1]}, beta[2] = {a.beta[0], a.beta[1]};
+    for (int p = 0; p < Es; p++) {
+        if (a.alpha_dev)
+            alpha[p] = a.alpha_dev[p];
+        if (a.beta_dev)
+            beta[p] = a.beta_dev[p];
+    }
     ozcmp_accum acc = {};
     for (int64_t b = blockIdx.z; b < a.batch; b += gridDim.z) {
-        const double *E = a.e.array ? a.e.array[b] : a.e.base + b * a.e.stride;
-        const double *N = a.n.array ? a.n.array[b] : a.n.base + b * a.n.stride;
+        const double *E = a.e.array ? a.e.array[b] : a.e.base + Es * b * a.e.stride;
+        const double *N = a.n.array ? a.n.array[b] : a.n.base + Es * b * a.n.stride;
         for (int64_t j0 = (int64_t)blockIdx.y * kCols; j0 < a.ncols; j0 += (int64_t)gridDim.y * kCols) {
             const int64_t j1 = min(j0 + kCols, a.ncols);
             for (int64_t i = (int64_t)blockIdx.x * kThreads + threadIdx.x; i < a.m; i += (int64_t)gridDim.x * kThreads) {
                 const int s = a.absmax_a ? scale_of(a.absmax_a, b * a.m + i) : 0;
                 for (int64_t j = j0; j < j1; j++) {
-                    const double e = E[i + j * a.e.ld], n = N[i + j * a.n.ld];
+                    double e[Es], n[Es];
+                    for (int p = 0; p < Es; p++) {
+                        e[p] = E[Es * (i + j * a.e.ld) + p];
+                        n[p] = N[Es * (i + j * a.n.ld) + p];
+                    }
                     double allowed = INFINITY;
                     if (a.absmax_a) {
                         const int t = scale_of(a.absmax_b, b * a.ncols + j);
-                        allowed = ozcmp_allowed(a.bound, alpha, beta, n, s, t, a.k);
+                        allowed = ozcmp_allowed_elem(a.bound, Cplx, alpha, beta, n, s, t, a.k);
                     }
-                    ozcmp_accum_add(&acc, e, n, allowed);
+                    ozcmp_accum_add_elem(&acc, Cplx, e, n, allowed);
                 }
             }
         }
@@ -160,17 +173,23 @@ extern "C" int ozcmp_metrics(const oz_gemm_desc *d, ozcmp_mat_view emulated, ozc
     a.absmax_a = absmax_a && absmax_b ? (const unsigned long long *)absmax_a : NULL;
     a.absmax_b = absmax_a && absmax_b ? (const unsigned long long *)absmax_b : NULL;
     a.bound = bound;
+    const int cplx = d->elem == OZ_ELEM_COMPLEX;
     if (d->scalars_on_device) {
         a.alpha_dev = d->alpha;
         a.beta_dev = d->beta;
     } else {
-        a.alpha = *d->alpha;
-        a.beta = *d->beta;
+        for (int p = 0; p < (cplx ? 2 : 1); p++) {
+            a.alpha[p] = d->alpha[p];
+            a.beta[p] = d->beta[p];
+        }
     }
     a.rec = record;
     dim3 grid(ozcmp_blocks(a.m, kThreads, 0x7fffffff), ozcmp_blocks(a.ncols, kCols, OZCMP_GRID_YZ_MAX),
               ozcmp_blocks(a.batch, 1, OZCMP_GRID_YZ_MAX));
-    ozcmp_metrics_kernel<<<grid, kThreads, 0, s>>>(a);
+    if (cplx)
+        ozcmp_metrics_kernel<true><<<grid, kThreads, 0, s>>>(a);
+    else
+        ozcmp_metrics_kernel<false><<<grid, kThreads, 0, s>>>(a);
     OZCMP_CHECK(cudaGetLastError());
     return 0;
 }

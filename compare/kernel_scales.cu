@@ -1,4 +1,4 @@
-/* compare/kernel_scales.cu: max |.| of the rows of op(A) and the columns of op(B), for the shadow-mode error bound. */
+/* compare/kernel_scales.cu: max |.| of the rows of op(A) and the columns of op(B) (complex: of max(|Re|, |Im|)), for the shadow-mode error bound. */
 #include "compare/kernel_check.cuh"
 #include "compare/kernels.h"
 
@@ -10,7 +10,8 @@ constexpr int64_t kChunk = 1024; /* elements of one vector per block row (grid.y
 static_assert(kThreads % 32 == 0, "whole warps");
 
 /* `nvec` vectors of `len` elements: element l of vector v of batch item b is
- * x_b[v vec_stride + l elem_stride]. */
+ * x_b[v vec_stride + l elem_stride], strides and batch_stride in elements
+ * (a complex element: two doubles, re and im, and its |.| is the larger). */
 struct absmax_args {
     const double *base;
     const double *const *array;
@@ -25,15 +26,26 @@ __device__ __forceinline__ unsigned long long abs_bits(double x)
     return (unsigned long long)__double_as_longlong(fabs(x));
 }
 
+/* max(|Re|, |Im|) (complex) or |x| (real) of element `idx` as a bit pattern. */
+template <bool Cplx>
+__device__ __forceinline__ unsigned long long elem_abs_bits(const double *x, int64_t idx)
+{
+    if (Cplx)
+        return max(abs_bits(x[2 * idx]), abs_bits(x[2 * idx + 1]));
+    return abs_bits(x[idx]);
+}
+
 }  // namespace
 
 /* Grid: x over vectors, y over chunks of kChunk elements, z over batch items
  * (each dimension loops when the problem is larger than the grid). One
- * atomicMax per vector and chunk; zeros are skipped (the output starts at 0). */
+ * atomicMax per vector and chunk; zeros are skipped (the output starts at 0).
+ * Cplx: complex elements (OZ_ELEM_COMPLEX). */
+template <bool Cplx>
 __global__ void __launch_bounds__(kThreads) ozcmp_absmax_kernel(absmax_args a)
 {
     for (int64_t b = blockIdx.z; b < a.batch; b += gridDim.z) {
-        const double *x = a.array ? a.array[b] : a.base + b * a.batch_stride;
+        const double *x = a.array ? a.array[b] : a.base + (Cplx ? 2 : 1) * b * a.batch_stride;
         unsigned long long *out = a.out + b * a.nvec;
         for (int64_t c0 = (int64_t)blockIdx.y * kChunk; c0 < a.len; c0 += (int64_t)gridDim.y * kChunk) {
             const int64_t c1 = min(c0 + kChunk, a.len);
@@ -43,7 +55,7 @@ __global__ void __launch_bounds__(kThreads) ozcmp_absmax_kernel(absmax_args a)
                      v += (int64_t)gridDim.x * kWarps) {
                     unsigned long long m = 0;
                     for (int64_t l = c0 + lane; l < c1; l += 32)
-                        m = max(m, abs_bits(x[v * a.vec_stride + l]));
+                        m = max(m, elem_abs_bits<Cplx>(x, v * a.vec_stride + l));
                     for (int off = 16; off > 0; off /= 2)
                         m = max(m, __shfl_xor_sync(0xffffffffu, m, off));
                     if (lane == 0 && m)
@@ -54,7 +66,7 @@ __global__ void __launch_bounds__(kThreads) ozcmp_absmax_kernel(absmax_args a)
                      v += (int64_t)gridDim.x * kThreads) {
                     unsigned long long m = 0;
                     for (int64_t l = c0; l < c1; l++)
-                        m = max(m, abs_bits(x[v * a.vec_stride + l * a.elem_stride]));
+                        m = max(m, elem_abs_bits<Cplx>(x, v * a.vec_stride + l * a.elem_stride));
                     if (m)
                         atomicMax(out + v, m);
                 }
@@ -63,7 +75,7 @@ __global__ void __launch_bounds__(kThreads) ozcmp_absmax_kernel(absmax_args a)
     }
 }
 
-static int launch_absmax(absmax_args a, cudaStream_t stream)
+static int launch_absmax(absmax_args a, int cplx, cudaStream_t stream)
 {
     OZCMP_CHECK(cudaMemsetAsync(a.out, 0, (size_t)(a.batch * a.nvec) * sizeof(unsigned long long), stream));
     if (a.nvec == 0 || a.len == 0)
@@ -71,7 +83,10 @@ static int launch_absmax(absmax_args a, cudaStream_t stream)
     a.warp_per_vector = a.elem_stride == 1;
     dim3 grid(ozcmp_blocks(a.nvec, a.warp_per_vector ? kWarps : kThreads, 0x7fffffff),
               ozcmp_blocks(a.len, kChunk, OZCMP_GRID_YZ_MAX), ozcmp_blocks(a.batch, 1, OZCMP_GRID_YZ_MAX));
-    ozcmp_absmax_kernel<<<grid, kThreads, 0, stream>>>(a);
+    if (cplx)
+        ozcmp_absmax_kernel<true><<<grid, kThreads, 0, stream>>>(a);
+    else
+        ozcmp_absmax_kernel<false><<<grid, kThreads, 0, stream>>>(a);
     OZCMP_CHECK(cudaGetLastError());
     return 0;
 }
@@ -82,6 +97,7 @@ extern "C" int ozcmp_scales(const oz_gemm_desc *d, uint64_t *absmax_a, uint64_t 
     cudaStream_t s = (cudaStream_t)stream;
     if (d->batch <= 0)
         return 0;
+    const int cplx = d->elem == OZ_ELEM_COMPLEX; /* ld and strides count complex elements */
     /* op(A)[i, l]: A[i + l lda] (N) or A[l + i lda] (T, C) */
     absmax_args a = {};
     a.base = d->A;
@@ -93,7 +109,7 @@ extern "C" int ozcmp_scales(const oz_gemm_desc *d, uint64_t *absmax_a, uint64_t 
     a.elem_stride = d->transa == 0 ? d->lda : 1;
     a.batch = d->batch;
     a.out = (unsigned long long *)absmax_a;
-    int rc = launch_absmax(a, s);
+    int rc = launch_absmax(a, cplx, s);
     if (rc)
         return rc;
     /* op(B)[l, j]: B[l + j ldb] (N) or B[j + l ldb] (T, C) */
@@ -107,5 +123,5 @@ extern "C" int ozcmp_scales(const oz_gemm_desc *d, uint64_t *absmax_a, uint64_t 
     b.elem_stride = d->transb == 0 ? 1 : d->ldb;
     b.batch = d->batch;
     b.out = (unsigned long long *)absmax_b;
-    return launch_absmax(b, s);
+    return launch_absmax(b, cplx, s);
 }

@@ -31,7 +31,18 @@
  *                               ozaki2 one of reference/oz2bound.h for the
  *                               plan's integer width w: ozcmp_bound) plus the
  *                               worst-case bound of native DGEMM's own
- *                               rounding (see ozcmp_allowed). */
+ *                               rounding (see ozcmp_allowed).
+ *
+ * Complex calls (ZGEMM, d->elem OZ_ELEM_COMPLEX): the same metrics on the
+ * complex modulus. An element pair is non-finite when any of its four parts
+ * is, a mismatch when either part's pair is one (ozcmp_nonfinite_mismatch,
+ * part by part); otherwise d = |e - n| = ozcmp_modulus(e_re - n_re,
+ * e_im - n_im), the relative difference d / max(|n|, OZCMP_REL_FLOOR) with
+ * |n| = ozcmp_modulus(n_re, n_im), the Frobenius sums over both parts, and
+ * the bound ozcmp_allowed_z (the ozaki2 complex bound of
+ * reference/oz2zbound.h on |.|, plus native ZGEMM's rounding). One
+ * definition for both element types: ozcmp_accum_add_elem and
+ * ozcmp_allowed_elem take the type as a flag. */
 #ifndef OZCRT_COMPARE_METRICS_H
 #define OZCRT_COMPARE_METRICS_H
 
@@ -42,6 +53,7 @@
 #include "crt/oz_hd.h"
 #include "reference/bound.h"
 #include "reference/oz2bound.h"
+#include "reference/oz2zbound.h"
 #include "slicing/slicing.h"
 
 #define OZCMP_REL_FLOOR DBL_MIN
@@ -114,6 +126,24 @@ OZ_HD double ozcmp_rel(double d, double n)
     return d / fmax(fabs(n), OZCMP_REL_FLOOR);
 }
 
+/* |x + iy| for finite x, y, robustly: h sqrt(1 + (l/h)^2) with h = max(|x|,
+ * |y|) and l = min(|x|, |y|), so no square overflows or underflows. Only
+ * correctly rounded operations, and the build contracts none of them
+ * (-ffp-contract=off, -fmad=false): host and device get the same bits (libm's
+ * hypot and CUDA's differ in the last bit). Within 3 ulp of the modulus;
+ * ozcmp_modulus(x, 0) == |x| exactly. Inf or NaN in: their sum |x| + |y|. */
+OZ_HD double ozcmp_modulus(double x, double y)
+{
+    const double a = fabs(x), b = fabs(y);
+    if (!ozcmp_is_finite(a) || !ozcmp_is_finite(b))
+        return a + b;
+    const double h = a > b ? a : b, l = a > b ? b : a;
+    if (h == 0.0)
+        return 0.0;
+    const double r = l / h;
+    return h * sqrt(1.0 + r * r);
+}
+
 /* Which error bound of reference/ an emulated path obeys (compare.h's
  * ozcmp_path carries it; the metric kernel and the host model take it as a
  * parameter). */
@@ -169,6 +199,61 @@ OZ_HD double ozcmp_allowed(ozcmp_bound b, double alpha, double beta, double n, i
     return path + native;
 }
 
+/* The complex form of ozcmp_allowed (d->elem OZ_ELEM_COMPLEX): the largest
+ * |e - n| (complex modulus) the two paths may differ by at one element,
+ * given alpha and beta as (re, im) pairs, |n| (ozcmp_modulus of the native
+ * value), the scale exponents s and t of max(|Re|, |Im|) over row i of
+ * op(A) and column j of op(B) (the path's own, reference/oz2zgemm.c) and k.
+ * Only the ozaki2 path takes complex calls: another bound kind gives +Inf
+ * (not checked), as do rows or columns with Inf/NaN. docs/compare.md
+ * ("Complex calls") derives it; in short, with pz = 2k 2^(s+t) and
+ * |alpha|_1 = |alpha_re| + |alpha_im|:
+ *  - each part of the exact product Q and of the path's P, and |Q|, are at
+ *    most pz (|a|, |b| parts below 2^s, 2^t; |a''|, |b''| parts <= 2^w);
+ *  - the 1-norms |a|_1, |b|_1 (sum |Re| + |Im|) at most 2k 2^s, 2k 2^t;
+ *  - |beta C_old| at most c = 2 (|n| + 2 |alpha|_1 pz + 2 h) (0 when beta
+ *    == 0), and each part's two beta products sum to at most |beta C_old|
+ *    (|beta_re C_re| + |beta_im C_im| <= |beta| |C_old|);
+ *  - native ZGEMM's own error in each part at most
+ *    gamma_(2k+8) (2 |alpha|_1 pz + c) + h, h = (|alpha|_1 + 1)(2k + 8) 2^-1074
+ *    (subnormal products): the 2k real products of a part in any order,
+ *    with or without FMA, or the Gauss (3M) form of cublasZgemm3m, then the
+ *    complex epilogue; valid while gamma_(2k+8) <= 1/8 (k < 2^48);
+ *  - the path's, per part: oz2z_error_bound with P = (pz, pz), the norms
+ *    above, beta = (1, 0) and C_old = (c, c) (the beta products as c; g
+ *    then 3 2^-53, its largest);
+ *  - |e - n| <= |e - exact| + |exact - n| <= (path_re + path_im) + 2 native,
+ *    times 1 + 2^-40 for this evaluation and ozcmp_modulus's rounding. */
+OZ_HD double ozcmp_allowed_z(ozcmp_bound b, const double alpha[2], const double beta[2], double n_abs, int s, int t,
+                             int64_t k)
+{
+    if (b.kind != OZCMP_BOUND_OZAKI2 || s == OZ_SCALE_SPECIAL || t == OZ_SCALE_SPECIAL)
+        return INFINITY;
+    const double k2 = 2.0 * (double)k;
+    const double pz = ldexp(k2, s + t);
+    const double a1 = fabs(alpha[0]) + fabs(alpha[1]);
+    const double abs_ap = a1 * pz;
+    const double j = k2 + 8.0;
+    const double h = (a1 + 1.0) * ldexp(j, -1074);
+    const double c_term = beta[0] == 0.0 && beta[1] == 0.0 ? 0.0 : 2.0 * (n_abs + 2.0 * abs_ap + 2.0 * h);
+    const double gamma = j * 0x1p-53 / (1.0 - j * 0x1p-53);
+    const double native = gamma * (2.0 * abs_ap + c_term) + h;
+    const double beta_as_c[2] = {1.0, 0.0}, c_old[2] = {c_term, c_term}, P[2] = {pz, pz};
+    const double norm_a = ldexp(k2, s), norm_b = ldexp(k2, t);
+    const double path = oz2z_error_bound(alpha, beta_as_c, c_old, P, norm_a, norm_b, s, t, b.w, k, 0) +
+                        oz2z_error_bound(alpha, beta_as_c, c_old, P, norm_a, norm_b, s, t, b.w, k, 1);
+    return (path + 2.0 * native) * (1.0 + 0x1p-40);
+}
+
+/* The bound of one element of either type: ozcmp_allowed (cplx 0: alpha[0],
+ * beta[0], n[0]) or ozcmp_allowed_z (cplx 1: |n| of n[0], n[1]). */
+OZ_HD double ozcmp_allowed_elem(ozcmp_bound b, int cplx, const double *alpha, const double *beta, const double *n,
+                                int s, int t, int64_t k)
+{
+    return cplx ? ozcmp_allowed_z(b, alpha, beta, ozcmp_modulus(n[0], n[1]), s, t, k)
+                : ozcmp_allowed(b, alpha[0], beta[0], n[0], s, t, k);
+}
+
 /* Adds x^2 to its bin (constant indices, so device code keeps q in registers). */
 OZ_HD void ozcmp_add_square(double q[OZCMP_NBINS], double x)
 {
@@ -182,25 +267,41 @@ OZ_HD void ozcmp_add_square(double q[OZCMP_NBINS], double x)
         q[2] += sq;
 }
 
-/* Adds one element pair (e emulated, n native) to acc; `allowed` is
- * ozcmp_allowed() for it (+Inf: not checked). THE definition of the
- * metrics: the host model and the GPU kernel both call this. */
-OZ_HD void ozcmp_accum_add(ozcmp_accum *acc, double e, double n, double allowed)
+/* Adds one element pair (e emulated, n native; cplx 0: e[0] and n[0], real;
+ * cplx 1: (re, im) pairs) to acc; `allowed` is ozcmp_allowed_elem() for it
+ * (+Inf: not checked). THE definition of the metrics, for both element
+ * types: the host model and the GPU kernel both call this (the kernel with
+ * cplx a compile-time constant). */
+OZ_HD void ozcmp_accum_add_elem(ozcmp_accum *acc, int cplx, const double *e, const double *n, double allowed)
 {
-    if (!ozcmp_is_finite(e) || !ozcmp_is_finite(n)) {
-        acc->nonfinite_mismatch += (uint64_t)ozcmp_nonfinite_mismatch(e, n);
+    const double e_im = cplx ? e[1] : 0.0, n_im = cplx ? n[1] : 0.0;
+    if (!ozcmp_is_finite(e[0]) || !ozcmp_is_finite(n[0]) || !ozcmp_is_finite(e_im) || !ozcmp_is_finite(n_im)) {
+        acc->nonfinite_mismatch +=
+            (uint64_t)(ozcmp_nonfinite_mismatch(e[0], n[0]) | ozcmp_nonfinite_mismatch(e_im, n_im));
         return;
     }
-    double d = fabs(e - n);
-    uint64_t db = oz_f64_bits(d), rb = oz_f64_bits(ozcmp_rel(d, n));
+    const double dr = e[0] - n[0], di = e_im - n_im;
+    const double d = cplx ? ozcmp_modulus(dr, di) : fabs(dr);
+    const double n_abs = cplx ? ozcmp_modulus(n[0], n_im) : fabs(n[0]);
+    uint64_t db = oz_f64_bits(d), rb = oz_f64_bits(ozcmp_rel(d, n_abs));
     if (db > acc->max_abs_bits)
         acc->max_abs_bits = db;
     if (rb > acc->max_rel_bits)
         acc->max_rel_bits = rb;
-    ozcmp_add_square(acc->sq_diff, d);
-    ozcmp_add_square(acc->sq_native, n);
+    ozcmp_add_square(acc->sq_diff, dr);
+    ozcmp_add_square(acc->sq_native, n[0]);
+    if (cplx) {
+        ozcmp_add_square(acc->sq_diff, di);
+        ozcmp_add_square(acc->sq_native, n_im);
+    }
     acc->beyond_bound += (uint64_t)(d > allowed);
     acc->finite_pairs++;
+}
+
+/* One real element pair: ozcmp_accum_add_elem with cplx 0. */
+OZ_HD void ozcmp_accum_add(ozcmp_accum *acc, double e, double n, double allowed)
+{
+    ozcmp_accum_add_elem(acc, 0, &e, &n, allowed);
 }
 
 /* Host model (metrics.c). */
@@ -221,16 +322,25 @@ double ozcmp_norm_ratio(const double num[OZCMP_NBINS], const double den[OZCMP_NB
 
 /* The scale exponents of op(A)'s rows (s[0..m)) and op(B)'s columns
  * (t[0..n)) of one column-major problem, as the GPU computes them
- * (oz_scale_exponent of the max |.|, NaN and Inf giving OZ_SCALE_SPECIAL). */
+ * (oz_scale_exponent of the max |.|, NaN and Inf giving OZ_SCALE_SPECIAL).
+ * ozcmp_zscales_host: complex A and B (interleaved re/im, lda and ldb in
+ * complex elements; op C reads like op T), the max over max(|Re|, |Im|). */
 void ozcmp_scales_host(int transa, int transb, int64_t m, int64_t n, int64_t k,
                         const double *A, int64_t lda, const double *B, int64_t ldb, int *s, int *t);
+void ozcmp_zscales_host(int transa, int transb, int64_t m, int64_t n, int64_t k,
+                         const double *A, int64_t lda, const double *B, int64_t ldb, int *s, int *t);
 
 /* Compares one m x n matrix: emulated E (lde) against native N (ldn), with
  * the scale exponents s, t of the call (NULL: no bound check, nothing counts
- * as beyond the bound) and the emulated path's bound, accumulating into acc. */
+ * as beyond the bound) and the emulated path's bound, accumulating into acc.
+ * ozcmp_zmatrix_host: complex E and N (interleaved, lde and ldn in complex
+ * elements), alpha and beta (re, im) pairs. */
 void ozcmp_matrix_host(ozcmp_accum *acc, int64_t m, int64_t n, const double *E, int64_t lde,
                         const double *N, int64_t ldn, const int *s, const int *t, ozcmp_bound bound,
                         double alpha, double beta, int64_t k);
+void ozcmp_zmatrix_host(ozcmp_accum *acc, int64_t m, int64_t n, const double *E, int64_t lde,
+                         const double *N, int64_t ldn, const int *s, const int *t, ozcmp_bound bound,
+                         const double alpha[2], const double beta[2], int64_t k);
 
 #ifdef __cplusplus
 }

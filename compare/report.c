@@ -336,8 +336,9 @@ void ozcmp_report_render(ozcmp_report *r, FILE *f)
         }
         fprintf(f, ")\n");
     }
-    fprintf(f, "max rel = |emulated - native| / max(|native|, 2^-1022) per element; >bound = beyond the\n"
-               "bound of the row's mode plus native rounding (compare/metrics.h); nonfin = NaN/Inf mismatches\n");
+    fprintf(f, "max rel = |emulated - native| / max(|native|, 2^-1022) per element (complex entry points:\n"
+               "|.| the modulus); >bound = beyond the bound of the row's mode plus native rounding\n"
+               "(compare/metrics.h); nonfin = NaN/Inf mismatches\n");
     free(rows);
 }
 

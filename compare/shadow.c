@@ -235,8 +235,9 @@ static shadow_ring *ring_of(int dev)
 
 /* The scratch layout of a call, in doubles/bytes from the pool block. */
 typedef struct scratch_plan {
+    int64_t es;             /* doubles an element of C: 1 real, 2 complex (interleaved re/im) */
     int64_t c_offset;       /* doubles: where item 0 of the C mirror starts (strided) */
-    int64_t c_stride;       /* doubles between items (strided), or per pointer-array slot */
+    int64_t c_stride;       /* doubles between items (strided: es times into.strideC), or per pointer-array slot */
     size_t c_bytes, absa_bytes, absb_bytes, rec_bytes, ptr_bytes, total;
 } scratch_plan;
 
@@ -249,9 +250,10 @@ static size_t round_up(size_t x, size_t a)
 static int plan_scratch(const oz_gemm_desc *d, scratch_plan *p)
 {
     const int64_t m = d->m, n = d->n, batch = d->batch, ldc = d->ldc;
-    if (m <= 0 || n <= 0 || batch <= 0 || ldc < m || n > INT64_MAX / 2 / ldc || batch > INT64_MAX / 8 / (m + n))
+    p->es = d->elem == OZ_ELEM_COMPLEX ? 2 : 1;
+    if (m <= 0 || n <= 0 || batch <= 0 || ldc < m || n > INT64_MAX / 4 / ldc || batch > INT64_MAX / 8 / (m + n))
         return -1;
-    const int64_t item = ldc * (n - 1) + m; /* doubles one column-major item spans */
+    const int64_t item = p->es * (ldc * (n - 1) + m); /* doubles one column-major item spans */
     const int64_t lanes = OZCMP_ALIGN / (int64_t)sizeof(double);
     int64_t doubles;
     if (d->Aarray) {
@@ -262,7 +264,9 @@ static int plan_scratch(const oz_gemm_desc *d, scratch_plan *p)
         doubles = batch * p->c_stride;
     } else {
         p->c_offset = (int64_t)(((uintptr_t)d->C % OZCMP_ALIGN) / sizeof(double));
-        p->c_stride = (batch > 1 && d->strideC >= item) ? d->strideC : item;
+        if (batch > 1 && d->strideC > INT64_MAX / 16 / p->es)
+            return -1;
+        p->c_stride = (batch > 1 && p->es * d->strideC >= item) ? p->es * d->strideC : item;
         if (batch > 1 && p->c_stride > (INT64_MAX / 16 - item - lanes) / (batch - 1))
             return -1;
         doubles = p->c_offset + (batch - 1) * p->c_stride + item;
@@ -274,6 +278,32 @@ static int plan_scratch(const oz_gemm_desc *d, scratch_plan *p)
     p->ptr_bytes = d->Aarray ? round_up((size_t)batch * sizeof(double *), OZCMP_ALIGN) : 0;
     p->total = p->c_bytes + p->absa_bytes + p->absb_bytes + p->rec_bytes + p->ptr_bytes;
     return 0;
+}
+
+/* A view of the call's C-shaped matrices (ld and stride in elements) as
+ * ozcmp_copy takes them: doubles, so es doubles an element (a complex
+ * matrix is the real one of its interleaved parts, es m rows); a
+ * pointer-array view keeps its pointers. */
+static ozcmp_mat_view doubles_view(ozcmp_mat_view v, int64_t es)
+{
+    v.ld *= es;
+    v.stride *= es;
+    return v;
+}
+
+static ozcmp_mat_out doubles_out(ozcmp_mat_out v, int64_t es)
+{
+    v.ld *= es;
+    v.stride *= es;
+    return v;
+}
+
+/* beta may be non-zero: always in device pointer mode; else either part (complex) */
+static int beta_may_be_nonzero(const oz_gemm_desc *d)
+{
+    if (d->scalars_on_device)
+        return 1;
+    return d->beta[0] != 0.0 || (d->elem == OZ_ELEM_COMPLEX && d->beta[1] != 0.0);
 }
 
 /* The emulated path into the caller's C, as a cublasStatus_t. */
@@ -331,10 +361,6 @@ int ozcmp_gemm(const ozcmp_site *call_site, const ozcmp_path *path, const oz_gem
     atomic_store(&g_ran, 1);
     if (d->m <= 0 || d->n <= 0 || d->batch <= 0) /* nothing to compare */
         return run_uncompared(path, d, native, native_ctx, ws, ws_bytes, stream, result);
-    /* the metrics, scales and copies read doubles: a complex call (ZGEMM) is
-     * run as asked and counted as not compared, never compared part by part */
-    if (d->elem == OZ_ELEM_COMPLEX)
-        return skip(site, OZCMP_SKIP_COMPLEX, path, d, native, native_ctx, ws, ws_bytes, stream, result);
 
     enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
     cudaError_t ce = cudaStreamIsCapturing(s, &cap);
@@ -367,25 +393,29 @@ int ozcmp_gemm(const ozcmp_site *call_site, const ozcmp_path *path, const oz_gem
     uint64_t *absb = (uint64_t *)(block + plan.c_bytes + plan.absa_bytes);
     ozcmp_accum *rec = (ozcmp_accum *)(block + plan.c_bytes + plan.absa_bytes + plan.absb_bytes);
     double **ptrs = d->Aarray ? (double **)(block + plan.total - plan.ptr_bytes) : NULL;
-    const int beta_may_be_nonzero = d->scalars_on_device || *d->beta != 0.0;
+    const int64_t es = plan.es, copy_m = es * d->m; /* ozcmp_copy copies doubles: es m of a column */
 
-    /* The native call's view of C: scratch shaped like the caller's C. */
+    /* The native call's view of C: scratch shaped like the caller's C (its
+     * element type, ldc, strideC, address mod 256). Views in elements. */
     oz_gemm_desc into = *d;
     ozcmp_mat_view caller_c = {d->C, (const double *const *)d->Carray, d->ldc, d->strideC};
     ozcmp_mat_view native_c;
     int rc;
     if (d->Aarray) {
-        ozcmp_mat_out dst = {c_mirror, NULL, d->ldc, plan.c_stride};
-        rc = ozcmp_copy(d->m, d->n, d->batch, caller_c, dst, ptrs, 1, beta_may_be_nonzero, stream);
+        ozcmp_mat_out dst = {c_mirror, NULL, es * d->ldc, plan.c_stride};
+        rc = ozcmp_copy(copy_m, d->n, d->batch, doubles_view(caller_c, es), dst, ptrs, 1, beta_may_be_nonzero(d),
+                        stream);
         into.Carray = ptrs;
         native_c = (ozcmp_mat_view){NULL, (const double *const *)ptrs, d->ldc, 0};
     } else {
         double *c0 = c_mirror + plan.c_offset;
-        ozcmp_mat_out dst = {c0, NULL, d->ldc, plan.c_stride};
-        rc = beta_may_be_nonzero ? ozcmp_copy(d->m, d->n, d->batch, caller_c, dst, NULL, 0, 1, stream) : 0;
+        native_c = (ozcmp_mat_view){c0, NULL, d->ldc, plan.c_stride / es};
+        ozcmp_mat_out dst = {c0, NULL, d->ldc, plan.c_stride / es};
+        rc = beta_may_be_nonzero(d) ? ozcmp_copy(copy_m, d->n, d->batch, doubles_view(caller_c, es),
+                                                 doubles_out(dst, es), NULL, 0, 1, stream)
+                                    : 0;
         into.C = c0;
-        into.strideC = plan.c_stride;
-        native_c = (ozcmp_mat_view){c0, NULL, d->ldc, plan.c_stride};
+        into.strideC = plan.c_stride / es;
     }
     if (rc == 0)
         rc = ozcmp_scales(d, absa, absb, stream);
@@ -408,7 +438,8 @@ int ozcmp_gemm(const ozcmp_site *call_site, const ozcmp_path *path, const oz_gem
     int compared = emulated_ok && ozcmp_metrics(d, caller_c, native_c, absa, absb, path->bound, rec, stream) == 0;
     if (want_native || !emulated_ok) {
         ozcmp_mat_out back = {d->C, d->Carray, d->ldc, d->strideC};
-        if (ozcmp_copy(d->m, d->n, d->batch, native_c, back, NULL, 0, 1, stream) != 0)
+        if (ozcmp_copy(copy_m, d->n, d->batch, doubles_view(native_c, es), doubles_out(back, es), NULL, 0, 1,
+                       stream) != 0)
             status = OZCMP_STATUS_EXECUTION_FAILED;
     }
     if (compared) {
