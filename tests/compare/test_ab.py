@@ -43,7 +43,7 @@ for ext in ("json", "csv"):
     check(subprocess.run([dump, path]).returncode == 0, "report_dump writes ." + ext)
 rep = json.load(open(os.path.join(tmp, "r.json")))
 sites = {(s["entry"], s["mode"]): s for s in rep["sites"]}
-check(rep["ozcrt_report"] == 1 and len(rep["sites"]) == 3 and len(sites) == 3, "json: three sites")
+check(rep["ozcrt_report"] == 1 and len(rep["sites"]) == 4 and len(sites) == 4, "json: four sites")
 a, b = sites[("cublasDgemm_v2", "phase22")], sites[("cublasDgemmStridedBatched", "phase22")]
 a2 = sites.get(("cublasDgemm_v2", "ozaki2/53"), {})
 check((a["transa"], a["transb"], a["m"], a["n"], a["k"], a["batch"], a["calls"]) == ("N", "T", 1000, 900, 800, 1, 2),
@@ -57,11 +57,14 @@ check(a["max_abs_worst"] == 1.5e-9 and a["max_abs_mean"] == 1.0e-9 and a["max_re
 check(math.isinf(b["normwise_worst"]) and b["nonfinite_total"] == 2 and b["not_compared_capture"] == 1,
       "json: inf as 1e999, counts")
 check(rep["sites"][0]["entry"] == "cublasDgemmStridedBatched", "json: NaN/Inf site sorted first")
-check(rep["total"]["calls"] == 4 and rep["total"]["not_compared_capture"] == 1, "json: total")
+check(rep["total"]["calls"] == 5 and rep["total"]["not_compared_capture"] == 1, "json: total")
+z = sites.get(("cublasZgemm_v2", "ozaki2/53"), {})
+check((z.get("transa"), z.get("transb"), z.get("m"), z.get("calls"), z.get("max_abs_worst"), z.get("not_compared_complex"))
+      == ("C", "N", 500, 1, 3.0e-16, 0), "json: a complex site is a row like the others (op C, its metrics)")
 with open(os.path.join(tmp, "r.csv"), newline="") as f:
     header = next(csv.reader(f))
 rows = list(csv.DictReader(open(os.path.join(tmp, "r.csv"))))
-check(len(rows) == 3, "csv: three rows")
+check(len(rows) == 4, "csv: four rows")
 crow = {(r["entry"], r["mode"]): r for r in rows}
 c22 = crow[("cublasDgemm_v2", "phase22")]
 check(float(c22["max_rel_worst"]) == 3.25e-7 and int(c22["calls"]) == 2, "csv: values")
@@ -94,6 +97,8 @@ check(rc == 0, "rtol 1e-6 passes")
 check("table.csv: energy" in text and "data.npy: column 2" in text and "vec.npy" in text, "per file and column")
 check("cublasDgemm_v2 phase22 NT 1000x900x800" in text and "not compared: capture 1" in text, "shadow report printed")
 check("cublasDgemm_v2 ozaki2/53 NT 1000x900x800" in text, "shadow report: the ozaki2 row named")
+check("cublasZgemm_v2 ozaki2/53 CN 500x400x300" in text and "3e-16/3e-16" in text,
+      "shadow report: the complex row printed like the real ones")
 check("emulated run: OZCRT_MODE=phase22 (" in text, "the default mode said")
 check("log.txt" in text and "stdout" in text, "text files and stdout compared")
 
@@ -123,7 +128,8 @@ check(rc == 0 and "not compared: capture 2" in text, "calls emulated but not com
 with open(empty, "w") as f:
     json.dump({"ozcrt_report": 1, "sites": [], "total": dict(none_total, not_compared_complex=2)}, f)
 rc, text = run_ab(["--rtol", "1e-6"], AB_FAKE_REPORT=empty)
-check(rc == 0 and "not compared: complex 2" in text, "complex calls (run, never compared) say so and count as emulated")
+check(rc == 0 and "not compared: complex 2" in text,
+      "a report of an older shim, whose complex calls ran uncompared: said, and counted as emulated")
 rc, text = run_ab(["--rtol", "1e-6"], OZCRT_MODE="Fast", AB_EXPECT_MODE="Fast")
 check("emulated run: OZCRT_MODE=Fast: not a mode, so the shim runs off" in text, "a bad OZCRT_MODE: said to run off")
 rc, text = run_ab(["--rtol", "1e-6"], OZCRT_MODE="OZAKI2", OZCRT_BITS="40", AB_EXPECT_MODE="OZAKI2 40")

@@ -25,7 +25,7 @@
  *    forwarded in the phase22 mode (complex-phase22) and with automatic
  *    precision (complex-auto), emulated by oz2_gemm_run on a complex
  *    descriptor at a fixed OZCRT_BITS, planned by oz2z_gemm_moduli and
- *    judged by the complex speed model; their shadow native runs. */
+ *    judged by the complex speed model; their shadow runs (the complex plan's bound, the native run). */
 #include "../../interpose/route.c"
 
 #include <setjmp.h>
@@ -1505,9 +1505,10 @@ static void t_complex_plan_and_speed(void **state)
     set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
 }
 
-/* Shadow mode: a complex call goes to ozcmp_gemm (which leaves it
- * uncompared, compare/shadow.c) on the complex descriptor; its native run
- * is the caller's own call, C redirected. */
+/* Shadow mode: a complex call goes to ozcmp_gemm (which compares it,
+ * compare/shadow.c) on the complex descriptor, with the ozaki2 bound at the
+ * complex plan's w (oz2z_gemm_moduli's, not the real plan's); its native
+ * run is the caller's own call, C redirected. */
 static void t_complex_shadow(void **state)
 {
     (void)state;
@@ -1520,6 +1521,9 @@ static void t_complex_shadow(void **state)
         assert_int_equal(g_cmp.calls, 1);
         assert_string_equal(g_cmp.entry, ozcrt_entry_name(ep));
         assert_int_equal(g_cmp.elem, OZ_ELEM_COMPLEX);
+        assert_int_equal(g_cmp.bound.kind, OZCMP_BOUND_OZAKI2);
+        assert_int_equal(g_cmp.bound.w, FAKE_OZ2_W - 1); /* the fake complex plan's w */
+        assert_string_equal(g_cmp.mode, "ozaki2/53");
         assert_int_equal(g_cmp.native_status, CUBLAS_STATUS_SUCCESS);
         const fake_call *r = fake_cublas_last();
         assert_int_equal(fake_cublas_count(), 1);

@@ -1,4 +1,4 @@
-/* tests/gpu/compare/check_compare.c: the shadow-mode kernels (compare/kernel_*.cu) against compare/metrics.c on random, poisoned device data, under both modes' bounds.
+/* tests/gpu/compare/check_compare.c: the shadow-mode kernels (compare/kernel_*.cu) against compare/metrics.c on random, poisoned device data, under both modes' bounds, real and complex.
  *
  * Plain C, no cmocka; run on the GPU machine. Prints one line per case and
  * "check_compare: N failures"; exit status 1 on any failure. OZ_TEST_SEED=n
@@ -43,10 +43,11 @@ static double *dev_copy(const double *h, size_t count)
 }
 
 /* Random stored matrices for op(A) (m x k) and op(B) (k x n), batch items at
- * stride, with NaN poison in the padding and a few special rows/columns. */
+ * stride, with NaN poison in the padding and a few special rows/columns;
+ * cplx: complex elements (interleaved re/im, ld and strides in elements). */
 typedef struct problem {
-    int transa, transb;
-    int64_t m, n, k, batch, lda, ldb, ldc, sA, sB, sC;
+    int transa, transb, cplx;
+    int64_t m, n, k, batch, lda, ldb, ldc, sA, sB, sC, es; /* es: doubles an element */
     double *A, *B, *E, *N; /* host */
 } problem;
 
@@ -60,49 +61,61 @@ static void make_problem(problem *p)
     p->sA = p->lda * (ac ? ac : 1) + 7;
     p->sB = p->ldb * (bc ? bc : 1) + 2;
     p->sC = p->ldc * p->n + 9;
-    p->A = malloc((size_t)(p->sA * p->batch) * sizeof(double));
-    p->B = malloc((size_t)(p->sB * p->batch) * sizeof(double));
-    p->E = malloc((size_t)(p->sC * p->batch) * sizeof(double));
-    p->N = malloc((size_t)(p->sC * p->batch) * sizeof(double));
-    for (int64_t i = 0; i < p->sA * p->batch; i++)
+    const int64_t es = p->es = p->cplx ? 2 : 1;
+    p->A = malloc((size_t)(es * p->sA * p->batch) * sizeof(double));
+    p->B = malloc((size_t)(es * p->sB * p->batch) * sizeof(double));
+    p->E = malloc((size_t)(es * p->sC * p->batch) * sizeof(double));
+    p->N = malloc((size_t)(es * p->sC * p->batch) * sizeof(double));
+    for (int64_t i = 0; i < es * p->sA * p->batch; i++)
         p->A[i] = NAN; /* poison: padding must never be read */
-    for (int64_t i = 0; i < p->sB * p->batch; i++)
+    for (int64_t i = 0; i < es * p->sB * p->batch; i++)
         p->B[i] = NAN;
-    for (int64_t i = 0; i < p->sC * p->batch; i++)
+    for (int64_t i = 0; i < es * p->sC * p->batch; i++)
         p->E[i] = p->N[i] = NAN;
     for (int64_t b = 0; b < p->batch; b++) {
         for (int64_t j = 0; j < ac; j++)
             for (int64_t i = 0; i < ar; i++)
-                p->A[b * p->sA + i + j * p->lda] = ldexp(urand(), (int)(b * 7 + (i % 5)) - 3);
+                for (int64_t q = 0; q < es; q++) /* the parts: the same scale, the larger either */
+                    p->A[es * (b * p->sA + i + j * p->lda) + q] = ldexp(urand(), (int)(b * 7 + (i % 5)) - 3);
         for (int64_t j = 0; j < bc; j++)
             for (int64_t i = 0; i < br; i++)
-                p->B[b * p->sB + i + j * p->ldb] = ldexp(urand(), (int)(j % 3));
+                for (int64_t q = 0; q < es; q++)
+                    p->B[es * (b * p->sB + i + j * p->ldb) + q] = ldexp(urand(), (int)(j % 3));
         for (int64_t j = 0; j < p->n; j++) {
             for (int64_t i = 0; i < p->m; i++) {
-                int64_t at = b * p->sC + i + j * p->ldc;
-                double nv = urand() * 4.0;
-                double e = nv * (1.0 + urand() * 1e-10);
+                int64_t at = es * (b * p->sC + i + j * p->ldc);
                 int64_t r = (i * 131 + j * 17 + b) % 97;
-                if (r == 0) nv = e = 0.0;                    /* zero native, equal */
-                else if (r == 1) e = 1e-12;                  /* zero native, not equal */
-                else if (r == 2) nv = 0.0;
-                else if (r == 3) e = nv = NAN;               /* match */
-                else if (r == 4) e = NAN;                    /* mismatch */
-                else if (r == 5) { e = INFINITY; nv = -INFINITY; }
-                else if (r == 6) e = nv + 1e-3;              /* beyond the bound */
-                p->N[at] = nv;
-                p->E[at] = e;
+                for (int64_t q = 0; q < es; q++) {
+                    double nv = urand() * 4.0;
+                    double e = nv * (1.0 + urand() * 1e-10);
+                    if (q == 0) { /* the special cases in one part (the real one) */
+                        if (r == 0) nv = e = 0.0;                    /* zero native, equal */
+                        else if (r == 1) e = 1e-12;                  /* zero native, not equal */
+                        else if (r == 2) nv = 0.0;
+                        else if (r == 3) e = nv = NAN;               /* match */
+                        else if (r == 4) e = NAN;                    /* mismatch */
+                        else if (r == 5) { e = INFINITY; nv = -INFINITY; }
+                        else if (r == 6) e = nv + 1e-3;              /* beyond the bound */
+                    } else { /* complex: the other part's own */
+                        if (r == 0 || r == 1 || r == 2) nv = e = 0.0; /* zero, or the pairs above */
+                        else if (r == 7) e = NAN;                     /* mismatch in the imaginary part */
+                        else if (r == 8) e = nv = INFINITY;           /* match */
+                        else if (r == 9) e = nv - 1e-3;               /* beyond the bound */
+                    }
+                    p->N[at + q] = nv;
+                    p->E[at + q] = e;
+                }
             }
         }
     }
-    /* a NaN row of op(A) and an Inf column of op(B) in item 0 */
+    /* a NaN row of op(A) and an Inf column of op(B) in item 0 (complex: in the imaginary parts) */
     if (p->m > 2 && p->k > 0) {
         int64_t i = 2, l = p->k / 2;
-        p->A[p->transa ? l + i * p->lda : i + l * p->lda] = NAN;
+        p->A[es * (p->transa ? l + i * p->lda : i + l * p->lda) + es - 1] = NAN;
     }
     if (p->n > 1 && p->k > 0) {
         int64_t j = 1, l = 0;
-        p->B[p->transb ? j + l * p->ldb : l + j * p->ldb] = -INFINITY;
+        p->B[es * (p->transb ? j + l * p->ldb : l + j * p->ldb) + es - 1] = -INFINITY;
     }
 }
 
@@ -122,24 +135,26 @@ static int g_oz2_distinct;
  * bound; checked against the host. */
 static void run_case(problem *p, int arrays, int on_device, double alpha, double beta, ozcmp_bound bound)
 {
-    printf("case %c%c m=%lld n=%lld k=%lld batch=%lld %s %s beta=%g bound %s\n", p->transa ? 'T' : 'N',
-           p->transb ? 'T' : 'N', (long long)p->m, (long long)p->n, (long long)p->k, (long long)p->batch,
-           arrays ? "pointer-array" : "strided", on_device ? "device-scalars" : "host-scalars", beta,
-           bound.kind == OZCMP_BOUND_OZAKI2 ? "ozaki2" : "phase22");
+    const int64_t es = p->es;
+    printf("case %s%c%c m=%lld n=%lld k=%lld batch=%lld %s %s beta=%g bound %s\n", p->cplx ? "complex " : "",
+           "NTC"[p->transa], "NTC"[p->transb], (long long)p->m, (long long)p->n, (long long)p->k,
+           (long long)p->batch, arrays ? "pointer-array" : "strided", on_device ? "device-scalars" : "host-scalars",
+           beta, bound.kind == OZCMP_BOUND_OZAKI2 ? "ozaki2" : "phase22");
     cudaStream_t s;
     CUDA_CHECK(cudaStreamCreate(&s));
-    double *dA = dev_copy(p->A, (size_t)(p->sA * p->batch)), *dB = dev_copy(p->B, (size_t)(p->sB * p->batch));
-    double *dE = dev_copy(p->E, (size_t)(p->sC * p->batch)), *dN = dev_copy(p->N, (size_t)(p->sC * p->batch));
+    double *dA = dev_copy(p->A, (size_t)(es * p->sA * p->batch)), *dB = dev_copy(p->B, (size_t)(es * p->sB * p->batch));
+    double *dE = dev_copy(p->E, (size_t)(es * p->sC * p->batch)), *dN = dev_copy(p->N, (size_t)(es * p->sC * p->batch));
     double **pa = malloc((size_t)p->batch * 4 * sizeof *pa), **dptr;
     for (int64_t b = 0; b < p->batch; b++) {
-        pa[b] = dA + b * p->sA;
-        pa[p->batch + b] = dB + b * p->sB;
-        pa[2 * p->batch + b] = dE + b * p->sC;
-        pa[3 * p->batch + b] = dN + b * p->sC;
+        pa[b] = dA + es * b * p->sA;
+        pa[p->batch + b] = dB + es * b * p->sB;
+        pa[2 * p->batch + b] = dE + es * b * p->sC;
+        pa[3 * p->batch + b] = dN + es * b * p->sC;
     }
     CUDA_CHECK(cudaMalloc((void **)&dptr, (size_t)p->batch * 4 * sizeof *dptr));
     CUDA_CHECK(cudaMemcpy(dptr, pa, (size_t)p->batch * 4 * sizeof *dptr, cudaMemcpyHostToDevice));
-    double hs[2] = {alpha, beta}, *ds;
+    /* alpha, beta: (re, im) pairs; a complex case's imaginary parts 0.5 alpha and -0.25 */
+    double hs[4] = {alpha, p->cplx ? 0.5 * alpha : 0.0, beta, p->cplx ? -0.25 : 0.0}, *ds;
     CUDA_CHECK(cudaMalloc((void **)&ds, sizeof hs));
     CUDA_CHECK(cudaMemcpy(ds, hs, sizeof hs, cudaMemcpyHostToDevice));
 
@@ -160,8 +175,9 @@ static void run_case(problem *p, int arrays, int on_device, double alpha, double
         d.Carray = (double *const *)(dptr + 2 * p->batch);
     }
     d.alpha = on_device ? ds : &hs[0];
-    d.beta = on_device ? ds + 1 : &hs[1];
+    d.beta = on_device ? ds + 2 : &hs[2];
     d.scalars_on_device = on_device;
+    d.elem = p->cplx ? OZ_ELEM_COMPLEX : OZ_ELEM_REAL;
 
     uint64_t *dabs;
     ozcmp_accum *drec;
@@ -190,8 +206,12 @@ static void run_case(problem *p, int arrays, int on_device, double alpha, double
     int *sc = malloc((size_t)(p->m + p->n + 1) * sizeof *sc);
     int scale_bad = 0;
     for (int64_t b = 0; b < p->batch; b++) {
-        ozcmp_scales_host(p->transa, p->transb, p->m, p->n, p->k, p->A + b * p->sA, p->lda, p->B + b * p->sB, p->ldb,
-                           sc, sc + p->m);
+        const double *hA = p->A + es * b * p->sA, *hB = p->B + es * b * p->sB;
+        const double *hE = p->E + es * b * p->sC, *hN = p->N + es * b * p->sC;
+        if (p->cplx)
+            ozcmp_zscales_host(p->transa, p->transb, p->m, p->n, p->k, hA, p->lda, hB, p->ldb, sc, sc + p->m);
+        else
+            ozcmp_scales_host(p->transa, p->transb, p->m, p->n, p->k, hA, p->lda, hB, p->ldb, sc, sc + p->m);
         for (int64_t i = 0; i < p->m; i++) {
             double v;
             memcpy(&v, &habs[b * p->m + i], sizeof v);
@@ -202,10 +222,13 @@ static void run_case(problem *p, int arrays, int on_device, double alpha, double
             memcpy(&v, &habs[p->batch * p->m + b * p->n + j], sizeof v);
             scale_bad += oz_scale_exponent(v) != sc[p->m + j];
         }
-        ozcmp_matrix_host(&host, p->m, p->n, p->E + b * p->sC, p->ldc, p->N + b * p->sC, p->ldc, sc, sc + p->m,
-                           bound, alpha, beta, p->k);
-        ozcmp_matrix_host(&host_p22, p->m, p->n, p->E + b * p->sC, p->ldc, p->N + b * p->sC, p->ldc, sc, sc + p->m,
-                           ozcmp_bound_phase22(), alpha, beta, p->k);
+        if (p->cplx) {
+            ozcmp_zmatrix_host(&host, p->m, p->n, hE, p->ldc, hN, p->ldc, sc, sc + p->m, bound, hs, hs + 2, p->k);
+        } else {
+            ozcmp_matrix_host(&host, p->m, p->n, hE, p->ldc, hN, p->ldc, sc, sc + p->m, bound, alpha, beta, p->k);
+            ozcmp_matrix_host(&host_p22, p->m, p->n, hE, p->ldc, hN, p->ldc, sc, sc + p->m, ozcmp_bound_phase22(),
+                              alpha, beta, p->k);
+        }
     }
     expect(scale_bad == 0, "scale exponents equal the host's");
     expect(gpu.max_abs_bits == host.max_abs_bits, "max abs bit-equal");
@@ -222,7 +245,7 @@ static void run_case(problem *p, int arrays, int on_device, double alpha, double
            mg.max_abs, mg.max_rel, mg.normwise, (unsigned long long)mg.beyond_bound,
            (unsigned long long)mg.nonfinite_mismatch, mh.normwise);
     expect(host.beyond_bound > 0 && host.nonfinite_mismatch > 0, "the case exercises the bound and NaN/Inf");
-    if (bound.kind == OZCMP_BOUND_OZAKI2) {
+    if (bound.kind == OZCMP_BOUND_OZAKI2 && !p->cplx) {
         printf("  beyond the ozaki2 bound %llu, the Phase 22 bound %llu (host)\n", (unsigned long long)host.beyond_bound,
                (unsigned long long)host_p22.beyond_bound);
         g_oz2_distinct += host.beyond_bound != host_p22.beyond_bound;
@@ -329,6 +352,18 @@ int main(void)
             /* every other case under the ozaki2 bound (w = 53: OZCRT_BITS=53 at small k) */
             ozcmp_bound bound = (sh + t) % 2 ? ozcmp_bound_ozaki2(53) : ozcmp_bound_phase22();
             run_case(&p, t == 1, t == 2, t == 3 ? -1.5 : 1.0, t >= 2 ? 0.5 : 0.0, bound);
+            free_problem(&p);
+            /* the same shape complex (ZGEMM: only the ozaki2 bound), op C for the transposes */
+            memset(&p, 0, sizeof p);
+            p.cplx = 1;
+            p.transa = (t & 1) * 2;
+            p.transb = (t >> 1) ? 1 : 0;
+            p.m = shapes[sh][0];
+            p.n = shapes[sh][1];
+            p.k = shapes[sh][2];
+            p.batch = shapes[sh][3];
+            make_problem(&p);
+            run_case(&p, t == 2, t == 1, t == 0 ? -1.5 : 1.0, t <= 1 ? 0.5 : 0.0, ozcmp_bound_ozaki2(53));
             free_problem(&p);
         }
     }

@@ -1,4 +1,4 @@
-/* tests/gpu/compare/check_shadow.c: ozcmp_gemm end to end in both modes with real cuBLAS as the native path, and the env parsers.
+/* tests/gpu/compare/check_shadow.c: ozcmp_gemm end to end in both modes with real cuBLAS as the native path, real and complex calls, and the env parsers.
  *
  * usage: check_shadow [native]   ("native": runs with OZCRT_COMPARE_RESULT=native)
  * For each call shape, once with the Phase 22 path and once with the ozaki2
@@ -7,7 +7,9 @@
  * report has a row of its own per mode ("phase22", "ozaki2/53") whose numbers
  * equal the host model's on (emulated, native) copies under that mode's
  * bound, with 0 beyond the bound. A call under graph capture is counted
- * "not compared" and replays correctly. */
+ * "not compared" and replays correctly. Complex calls (ZGEMM, ozaki2 at 53
+ * bits only: Phase 22 has no complex path) the same way, against cublasZgemm
+ * and its batched forms, on the complex modulus. */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -43,11 +45,26 @@ typedef struct native_ctx {
     cublasHandle_t h;
 } native_ctx;
 
-/* The native path for ozcmp_gemm: the real cuBLAS call writing C per `into`. */
+/* The native path for ozcmp_gemm: the real cuBLAS call writing C per `into`
+ * (complex descriptors: ZGEMM, its scalars and matrices cuDoubleComplex). */
 static int native_gemm(void *ctx, const oz_gemm_desc *d)
 {
     cublasHandle_t h = ((native_ctx *)ctx)->h;
     cublasOperation_t ta = (cublasOperation_t)d->transa, tb = (cublasOperation_t)d->transb;
+    if (d->elem == OZ_ELEM_COMPLEX) {
+        typedef cuDoubleComplex Z;
+        const Z *al = (const Z *)d->alpha, *be = (const Z *)d->beta;
+        if (d->Aarray)
+            return (int)cublasZgemmBatched(h, ta, tb, (int)d->m, (int)d->n, (int)d->k, al,
+                                           (const Z *const *)d->Aarray, (int)d->lda, (const Z *const *)d->Barray,
+                                           (int)d->ldb, be, (Z *const *)d->Carray, (int)d->ldc, (int)d->batch);
+        if (d->batch > 1)
+            return (int)cublasZgemmStridedBatched(h, ta, tb, (int)d->m, (int)d->n, (int)d->k, al, (const Z *)d->A,
+                                                  (int)d->lda, d->strideA, (const Z *)d->B, (int)d->ldb, d->strideB,
+                                                  be, (Z *)d->C, (int)d->ldc, d->strideC, (int)d->batch);
+        return (int)cublasZgemm(h, ta, tb, (int)d->m, (int)d->n, (int)d->k, al, (const Z *)d->A, (int)d->lda,
+                                (const Z *)d->B, (int)d->ldb, be, (Z *)d->C, (int)d->ldc);
+    }
     if (d->Aarray)
         return (int)cublasDgemmBatched(h, ta, tb, (int)d->m, (int)d->n, (int)d->k, d->alpha, d->Aarray, (int)d->lda,
                                        d->Barray, (int)d->ldb, d->beta, d->Carray, (int)d->ldc, (int)d->batch);
@@ -73,15 +90,16 @@ static int run_ozaki2(void *ctx, const oz_gemm_desc *d, void *ws, size_t ws_byte
 
 static int g_bits = 53; /* the ozaki2 cases' OZCRT_BITS */
 
-/* The path of a mode for inner dimension k: ozaki2 when `ozaki2`, else Phase 22. */
-static ozcmp_path make_path(int ozaki2, int64_t k, char *name, size_t len)
+/* The path of a mode for inner dimension k: ozaki2 when `ozaki2`, else Phase 22
+ * (cplx: the complex plan's w, oz2z_gemm_moduli, as interpose/route.c takes it). */
+static ozcmp_path make_path(int ozaki2, int cplx, int64_t k, char *name, size_t len)
 {
     if (!ozaki2) {
         snprintf(name, len, "phase22");
         return (ozcmp_path){name, run_phase22, NULL, ozcmp_bound_phase22()};
     }
     int w = 0;
-    if (oz2_gemm_moduli(k, g_bits, &w) == 0) {
+    if ((cplx ? oz2z_gemm_moduli(k, g_bits, &w, NULL) : oz2_gemm_moduli(k, g_bits, &w)) == 0) {
         fprintf(stderr, "ozaki2 bits=%d k=%lld: no plan\n", g_bits, (long long)k);
         exit(2);
     }
@@ -116,26 +134,28 @@ static const ozcmp_report_row *find_row(const ozcmp_report_row *rows, size_t nro
     return NULL;
 }
 
-/* One call shape in one mode; returns after checking C's bits and the report row. */
+/* One call shape in one mode; returns after checking C's bits and the report row. cplx: a complex
+ * call (the imaginary parts of alpha and beta alpha_im, beta_im; ops 2 = C). */
 static void run_case(cublasHandle_t h, cudaStream_t s, const char *entry, int ta, int tb, int64_t m, int64_t n,
                      int64_t k, int64_t batch, int arrays, int on_device, double alpha, double beta, int want_native,
-                     int ozaki2)
+                     int ozaki2, int cplx, double alpha_im, double beta_im)
 {
     char mode[OZCMP_SITE_MODE_MAX];
-    ozcmp_path path = make_path(ozaki2, k, mode, sizeof mode);
-    printf("case %s %s %c%c %lldx%lldx%lld*%lld beta=%g%s\n", entry, mode, ta ? 'T' : 'N', tb ? 'T' : 'N',
-           (long long)m, (long long)n, (long long)k, (long long)batch, beta, on_device ? " device-scalars" : "");
+    ozcmp_path path = make_path(ozaki2, cplx, k, mode, sizeof mode);
+    const int64_t es = cplx ? 2 : 1;
+    printf("case %s %s %c%c %lldx%lldx%lld*%lld beta=%g%s\n", entry, mode, "NTC"[ta], "NTC"[tb], (long long)m,
+           (long long)n, (long long)k, (long long)batch, beta, on_device ? " device-scalars" : "");
     srand(1234); /* the same data in both modes */
     int64_t lda = (ta ? k : m) + 1, ldb = (tb ? n : k) + 2, ldc = m + 3;
-    int64_t sA = lda * (ta ? m : k), sB = ldb * (tb ? k : n), sC = ldc * n;
+    int64_t sA = lda * (ta ? m : k), sB = ldb * (tb ? k : n), sC = ldc * n; /* in elements */
     double *hA, *hB, *hC;
-    double *A = dev_random((size_t)(sA * batch), &hA), *B = dev_random((size_t)(sB * batch), &hB);
-    double *C0 = dev_random((size_t)(sC * batch), &hC), *C, *Cn, *Ce;
-    size_t cbytes = (size_t)(sC * batch) * sizeof(double);
+    double *A = dev_random((size_t)(es * sA * batch), &hA), *B = dev_random((size_t)(es * sB * batch), &hB);
+    double *C0 = dev_random((size_t)(es * sC * batch), &hC), *C, *Cn, *Ce;
+    size_t cbytes = (size_t)(es * sC * batch) * sizeof(double);
     CK(cudaMalloc((void **)&C, cbytes));
     CK(cudaMalloc((void **)&Cn, cbytes));
     CK(cudaMalloc((void **)&Ce, cbytes));
-    double sc[2] = {alpha, beta}, *dsc;
+    double sc[4] = {alpha, alpha_im, beta, beta_im}, *dsc; /* (re, im) pairs; real calls read [0] and [2] */
     CK(cudaMalloc((void **)&dsc, sizeof sc));
     CK(cudaMemcpy(dsc, sc, sizeof sc, cudaMemcpyHostToDevice));
     CK(cublasSetPointerMode(h, on_device ? CUBLAS_POINTER_MODE_DEVICE : CUBLAS_POINTER_MODE_HOST));
@@ -149,15 +169,16 @@ static void run_case(cublasHandle_t h, cudaStream_t s, const char *entry, int ta
     d.B = B; d.ldb = ldb; d.strideB = sB;
     d.ldc = ldc; d.strideC = sC;
     d.alpha = on_device ? dsc : &sc[0];
-    d.beta = on_device ? dsc + 1 : &sc[1];
+    d.beta = on_device ? dsc + 2 : &sc[2];
     d.scalars_on_device = on_device;
+    d.elem = cplx ? OZ_ELEM_COMPLEX : OZ_ELEM_REAL;
     double **hp = malloc((size_t)batch * 6 * sizeof *hp);
     for (int64_t b = 0; b < batch; b++) {
-        hp[b] = A + b * sA;
-        hp[batch + b] = B + b * sB;
-        hp[2 * batch + b] = C + b * sC;
-        hp[3 * batch + b] = Cn + b * sC;
-        hp[4 * batch + b] = Ce + b * sC;
+        hp[b] = A + es * b * sA;
+        hp[batch + b] = B + es * b * sB;
+        hp[2 * batch + b] = C + es * b * sC;
+        hp[3 * batch + b] = Cn + es * b * sC;
+        hp[4 * batch + b] = Ce + es * b * sC;
     }
     CK(cudaMemcpy(ptrs, hp, (size_t)batch * 6 * sizeof *ptrs, cudaMemcpyHostToDevice));
     native_ctx ctx = {h};
@@ -203,8 +224,14 @@ static void run_case(cublasHandle_t h, cudaStream_t s, const char *entry, int ta
     ozcmp_accum_init(&acc);
     int *st = malloc((size_t)(m + n) * sizeof *st);
     for (int64_t b = 0; b < batch; b++) {
-        ozcmp_scales_host(ta, tb, m, n, k, hA + b * sA, lda, hB + b * sB, ldb, st, st + m);
-        ozcmp_matrix_host(&acc, m, n, he + b * sC, ldc, hn + b * sC, ldc, st, st + m, path.bound, alpha, beta, k);
+        const double *ha = hA + es * b * sA, *hb = hB + es * b * sB, *hei = he + es * b * sC, *hni = hn + es * b * sC;
+        if (cplx) {
+            ozcmp_zscales_host(ta, tb, m, n, k, ha, lda, hb, ldb, st, st + m);
+            ozcmp_zmatrix_host(&acc, m, n, hei, ldc, hni, ldc, st, st + m, path.bound, sc, sc + 2, k);
+        } else {
+            ozcmp_scales_host(ta, tb, m, n, k, ha, lda, hb, ldb, st, st + m);
+            ozcmp_matrix_host(&acc, m, n, hei, ldc, hni, ldc, st, st + m, path.bound, alpha, beta, k);
+        }
     }
     ozcmp_call_metrics want = ozcmp_finish(&acc, (uint64_t)(m * n * batch));
     ozcmp_flush();
@@ -297,12 +324,18 @@ int main(int argc, char **argv)
     CK(cudaStreamCreate(&s));
     CK(cublasSetStream(h, s));
     for (int ozaki2 = 0; ozaki2 < 2; ozaki2++) { /* the same calls in both modes: rows of their own */
-        run_case(h, s, "cublasDgemm_v2", 0, 0, 257, 193, 300, 1, 0, 0, 1.0, 0.0, want_native, ozaki2);
-        run_case(h, s, "cublasDgemm_v2", 1, 0, 130, 64, 4100, 1, 0, 0, 1.0, 0.5, want_native, ozaki2);
-        run_case(h, s, "cublasDgemmStridedBatched", 0, 1, 64, 96, 128, 5, 0, 1, -2.0, 1.0, want_native, ozaki2);
-        run_case(h, s, "cublasDgemmBatched", 1, 1, 50, 70, 90, 4, 1, 0, 0.75, 0.25, want_native, ozaki2);
-        run_case(h, s, "cublasDgemmBatched", 0, 0, 33, 17, 65, 3, 1, 1, 1.0, 0.0, want_native, ozaki2);
+        run_case(h, s, "cublasDgemm_v2", 0, 0, 257, 193, 300, 1, 0, 0, 1.0, 0.0, want_native, ozaki2, 0, 0, 0);
+        run_case(h, s, "cublasDgemm_v2", 1, 0, 130, 64, 4100, 1, 0, 0, 1.0, 0.5, want_native, ozaki2, 0, 0, 0);
+        run_case(h, s, "cublasDgemmStridedBatched", 0, 1, 64, 96, 128, 5, 0, 1, -2.0, 1.0, want_native, ozaki2, 0, 0,
+                 0);
+        run_case(h, s, "cublasDgemmBatched", 1, 1, 50, 70, 90, 4, 1, 0, 0.75, 0.25, want_native, ozaki2, 0, 0, 0);
+        run_case(h, s, "cublasDgemmBatched", 0, 0, 33, 17, 65, 3, 1, 1, 1.0, 0.0, want_native, ozaki2, 0, 0, 0);
     }
+    /* complex calls: the ozaki2 mode only (Phase 22 has no complex path) */
+    run_case(h, s, "cublasZgemm_v2", 0, 0, 201, 150, 300, 1, 0, 0, 1.0, 0.0, want_native, 1, 1, -0.5, 0.0);
+    run_case(h, s, "cublasZgemm_v2", 2, 0, 96, 80, 2100, 1, 0, 0, 0.5, 0.5, want_native, 1, 1, 0.25, -1.0);
+    run_case(h, s, "cublasZgemmStridedBatched", 1, 2, 64, 72, 100, 3, 0, 1, -1.0, 0.0, want_native, 1, 1, 1.0, 0.5);
+    run_case(h, s, "cublasZgemmBatched", 2, 1, 40, 50, 70, 4, 1, 0, 0.0, 1.0, want_native, 1, 1, 1.0, 0.0);
     ozcmp_report_at_exit(stdout);
     CK(cublasDestroy(h));
     printf("check_shadow%s: %d failure%s\n", want_native ? " native" : "", g_failures, g_failures == 1 ? "" : "s");

@@ -11,8 +11,11 @@
 #    long-double product) within 5% + 1e-12; every row names the mode
 #    (phase22), 0 beyond the bound, 0 NaN/Inf mismatches;
 # 3b. the same with OZCRT_MODE=ozaki2 OZCRT_BITS=53: rows named ozaki2/53;
+# 3c. the same with the client's complex calls too (ab_client maxabs complex:
+#    cublasZgemm_v2, cublasGemmEx on CUDA_C_64F, cublasZgemmStridedBatched,
+#    cublasZgemmBatched): their rows there, ozaki2/53, 0 beyond the bound;
 # 4. ab_client with OZCRT_COMPARE_RESULT=native: checksums bit-identical to a
-#    run without the shim;
+#    run without the shim; 4b. the same with the complex calls, ozaki2/53;
 # 5. a PyTorch float64 workload (mm, addmm, bmm) under OZCRT_COMPARE=1: the
 #    report lists cublasDgemm_v2 and cublasDgemmStridedBatched with those shapes;
 # 6. scripts/ozcrt-ab on ab_client (the README example; its output is kept);
@@ -45,15 +48,17 @@ run_prog() { # NAME LOG CMD...: PASS when CMD exits 0
     else summary FAIL "$name" "$(tail -n 1 "$log"); see $log"; fi
 }
 
-report_vs_client() { # MODE_NAME OZCRT_MODE CHECK_NAME: ab_client under OZCRT_COMPARE=1, its JSON report checked
-    want_mode=$1 tag=$2
+report_vs_client() { # MODE_NAME OZCRT_MODE CHECK_NAME [complex]: ab_client under OZCRT_COMPARE=1, its JSON report checked
+    want_mode=$1 extra=${4:-}
+    tag=$2${extra:+_$extra}
     rm -f "$out/ab_report_$tag.json"
-    OZCRT_MODE=$2 OZCRT_BITS=53 LD_PRELOAD=$lib OZCRT_COMPARE=1 OZCRT_REPORT_FILE=$out/ab_report_$tag.json "$client" maxabs \
-        > "$out/ab_emulated_$tag.txt" 2> "$out/ab_emulated_$tag.err"
-    if detail=$("$python" - "$out/ab_report_$tag.json" "$out/ab_emulated_$tag.txt" "$want_mode" <<'PY'
+    OZCRT_MODE=$2 OZCRT_BITS=53 LD_PRELOAD=$lib OZCRT_COMPARE=1 OZCRT_REPORT_FILE=$out/ab_report_$tag.json \
+        "$client" maxabs $extra > "$out/ab_emulated_$tag.txt" 2> "$out/ab_emulated_$tag.err"
+    if detail=$("$python" - "$out/ab_report_$tag.json" "$out/ab_emulated_$tag.txt" "$want_mode" "$extra" <<'PY'
 import json, sys
 rep = json.load(open(sys.argv[1]))
 want_mode = sys.argv[3]
+want_complex = sys.argv[4] == "complex"
 calls = {}
 for line in open(sys.argv[2]):
     f = line.split()
@@ -79,7 +84,14 @@ for key, (n, mx) in calls.items():
         bad.append("%s: beyond bound %d, NaN/Inf %d" % (key, s["beyond_bound_total"], s["nonfinite_total"]))
 if len(sites) != len(calls):
     bad.append("%d sites in the report, %d in the client" % (len(sites), len(calls)))
-print("; ".join(bad) if bad else "%d sites (mode %s), counts and max abs agree, 0 beyond the bound" % (len(calls), want_mode))
+zsites = [s for s in rep["sites"] if s["entry"].startswith("cublasZgemm") or
+          (s["entry"] == "cublasGemmEx" and (s["m"], s["n"], s["k"]) == (120, 130, 140))]
+if want_complex and len(zsites) != 4:
+    bad.append("%d complex sites in the report, expected 4" % len(zsites))
+if rep["total"].get("not_compared_complex", 0):
+    bad.append("%d calls not compared for being complex" % rep["total"]["not_compared_complex"])
+print("; ".join(bad) if bad else "%d sites (%smode %s), counts and max abs agree, 0 beyond the bound" %
+      (len(calls), "%d complex, " % len(zsites) if want_complex else "", want_mode))
 sys.exit(1 if bad else 0)
 PY
     ); then summary PASS "$3" "$detail"; else summary FAIL "$3" "$detail"; fi
@@ -95,6 +107,7 @@ if [ -x "$client" ]; then
     # 3. report vs the client's own differences, in the default (phase22) mode and in ozaki2 (3b)
     report_vs_client phase22 phase22 "report vs client"
     report_vs_client ozaki2/53 ozaki2 "ozaki2: report vs client (rows named ozaki2/53, 0 beyond the bound)"
+    report_vs_client ozaki2/53 ozaki2 "ozaki2, complex calls: report vs client (cublasZgemm_v2 etc. rows, 0 beyond the bound)" complex
 
     # 4. OZCRT_COMPARE_RESULT=native: the bits of a run without the shim
     "$client" checksums > "$out/ab_native.txt" 2>&1
@@ -105,6 +118,19 @@ if [ -x "$client" ]; then
         summary PASS "COMPARE_RESULT=native bit-identical" "$(wc -l < "$out/ck_a") checksums"
     else
         summary FAIL "COMPARE_RESULT=native bit-identical" "see $out/ab_native.txt and ab_result_native.txt"
+    fi
+    # 4b. the same for complex calls (16 bytes an element copied back), emulated by ozaki2 at 53 bits
+    "$client" checksums complex > "$out/ab_native_z.txt" 2>&1
+    OZCRT_MODE=ozaki2 OZCRT_BITS=53 LD_PRELOAD=$lib OZCRT_COMPARE=1 OZCRT_COMPARE_RESULT=native \
+        OZCRT_REPORT_FILE=$out/ab_result_native_z.json "$client" checksums complex \
+        > "$out/ab_result_native_z.txt" 2> "$out/ab_result_native_z.err"
+    if grep checksum "$out/ab_native_z.txt" > "$out/ckz_a" && grep checksum "$out/ab_result_native_z.txt" > "$out/ckz_b" \
+        && [ -s "$out/ckz_a" ] && cmp -s "$out/ckz_a" "$out/ckz_b" \
+        && grep -q '"entry": "cublasZgemm_v2", "mode": "ozaki2/53"' "$out/ab_result_native_z.json"; then
+        summary PASS "COMPARE_RESULT=native bit-identical, complex calls" "$(wc -l < "$out/ckz_a") checksums, Z rows compared"
+    else
+        summary FAIL "COMPARE_RESULT=native bit-identical, complex calls" \
+            "see $out/ab_native_z.txt, ab_result_native_z.txt and ab_result_native_z.json"
     fi
 
     # 6. ozcrt-ab on the client (the README example)
