@@ -402,9 +402,9 @@ int ozcmp_gemm(const ozcmp_site *call_site, const ozcmp_path *path, const oz_gem
     ozcmp_mat_view native_c;
     int rc;
     if (d->Aarray) {
-        ozcmp_mat_out dst = {c_mirror, NULL, es * d->ldc, plan.c_stride};
-        rc = ozcmp_copy(copy_m, d->n, d->batch, doubles_view(caller_c, es), dst, ptrs, 1, beta_may_be_nonzero(d),
-                        stream);
+        ozcmp_mat_out dst = {c_mirror, NULL, d->ldc, plan.c_stride / es}; /* slots: whole 256-byte lines */
+        rc = ozcmp_copy(copy_m, d->n, d->batch, doubles_view(caller_c, es), doubles_out(dst, es), ptrs, 1,
+                        beta_may_be_nonzero(d), stream);
         into.Carray = ptrs;
         native_c = (ozcmp_mat_view){NULL, (const double *const *)ptrs, d->ldc, 0};
     } else {
