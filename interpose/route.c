@@ -350,6 +350,10 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
     int on_device = pm == CUBLAS_POINTER_MODE_DEVICE;
     if (!on_device && ozcrt_scalar_is_zero(c->alpha, c->elem))
         return OZCRT_R_TRIVIAL;
+    /* an Inf or NaN alpha or beta: where cuBLAS puts Inf and where NaN then
+     * depends on the order of its own operations, so it answers itself */
+    if (!on_device && (ozcrt_scalar_nonfinite(c->alpha, c->elem) || ozcrt_scalar_nonfinite(c->beta, c->elem)))
+        return OZCRT_R_NONFINITE_SCALAR;
     /* The handle asks for exact FP64 or for cuBLAS's own emulation: its call.
      * (cublasGetMathMode is optional: a cuBLAS without it has neither mode.) */
     cublasMath_t math = CUBLAS_DEFAULT_MATH;

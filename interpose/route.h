@@ -2,6 +2,7 @@
 #ifndef OZCRT_INTERPOSE_ROUTE_H
 #define OZCRT_INTERPOSE_ROUTE_H
 
+#include <math.h>
 #include <stdint.h>
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -62,6 +63,13 @@ static inline int ozcrt_scalar_is_zero(const void *s, int elem)
 {
     const double *d = (const double *)s;
     return d[0] == 0.0 && (elem != OZ_ELEM_COMPLEX || d[1] == 0.0);
+}
+
+/* Whether a host scalar (or either part of a complex one) is Inf or NaN. */
+static inline int ozcrt_scalar_nonfinite(const void *s, int elem)
+{
+    const double *d = (const double *)s;
+    return !isfinite(d[0]) || (elem == OZ_ELEM_COMPLEX && !isfinite(d[1]));
 }
 
 /* Decides and, when the call is taken, enqueues it on the handle's stream.

@@ -34,7 +34,8 @@
     X(GROUPED_DEVICE_MODE, "grouped-device-pointer-mode") \
     X(LT_UNSUPPORTED, "lt-unsupported")                    \
     X(COMPLEX_PHASE22, "complex-phase22")                  \
-    X(COMPLEX_AUTO, "complex-auto")
+    X(COMPLEX_AUTO, "complex-auto")                        \
+    X(NONFINITE_SCALAR, "nonfinite-scalar")
 
 typedef enum ozcrt_reason {
 #define OZCRT_X_REASON(id, str) OZCRT_R_##id,

@@ -22,7 +22,7 @@
  *   speedbad  OZCRT_MIN_SPEEDUP=-1: one warning naming it, auto in force
  *   z53       OZCRT_BITS=53, thresholds and OZCRT_MIN_SPEEDUP unset: complex
  *             calls are planned and judged by the complex speed model
- *             (speed_model.h): 1024^3 slower-than-native, 8192^3 on to the
+ *             (speed_model.h): 2048^3 slower-than-native, 8192^3 on to the
  *             GPU check (no-gpu), through cublasZgemm_v2 and cublasGemmEx */
 #include <dlfcn.h>
 #include <setjmp.h>
@@ -228,7 +228,7 @@ static void t_z53(void **state)
     (void)state;
     expect_ozaki2_bits(53);
     for (int ex = 0; ex < 2; ex++) {
-        zgemm_shape_expect(ex, 1024, 1024, 1024, "m=1024 n=1024 k=1024 ops=NN batch=1 -> forward: slower-than-native");
+        zgemm_shape_expect(ex, 2048, 2048, 2048, "m=2048 n=2048 k=2048 ops=NN batch=1 -> forward: slower-than-native");
         zgemm_shape_expect(ex, 8192, 8192, 8192, "m=8192 n=8192 k=8192 ops=NN batch=1 -> forward: no-gpu");
     }
     /* the same real shapes for comparison: the real plan and model */

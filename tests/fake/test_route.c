@@ -1445,6 +1445,50 @@ static void t_complex_alpha(void **state)
     set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
 }
 
+/* An Inf or NaN alpha or beta in host pointer mode (either part of a
+ * complex alpha): forwarded (nonfinite-scalar), cuBLAS decides where Inf and
+ * NaN go; finite ones are emulated; device scalars are never read. */
+static void t_nonfinite_scalars(void **state)
+{
+    (void)state;
+    set_shadow(OZCRT_MODE_OZAKI2, 53, 0, 0, 0);
+    static const double bad[3] = {INFINITY, -INFINITY, NAN};
+    for (int i = 0; i < 3; i++) {
+        const uint64_t before = count_of(OZCRT_R_NONFINITE_SCALAR);
+        const int runs = g_runs, oz2 = g_oz2_runs;
+        fake_cublas_reset();
+        fake_cublas_set_status(CUBLAS_STATUS_INVALID_VALUE);
+        assert_int_equal(cublasDgemm_v2(g_h, CUBLAS_OP_N, CUBLAS_OP_T, 300, 200, 100, &bad[i], PA, 300, PB, 200, &half,
+                                        PC, 300),
+                         CUBLAS_STATUS_INVALID_VALUE);
+        fake_cublas_reset();
+        fake_cublas_set_status(CUBLAS_STATUS_INVALID_VALUE);
+        assert_int_equal(cublasDgemm_v2(g_h, CUBLAS_OP_N, CUBLAS_OP_T, 300, 200, 100, &one, PA, 300, PB, 200, &bad[i],
+                                        PC, 300),
+                         CUBLAS_STATUS_INVALID_VALUE);
+        assert_int_equal(count_of(OZCRT_R_NONFINITE_SCALAR), before + 2);
+        assert_int_equal(g_runs + g_oz2_runs, runs + oz2);
+        for (size_t e = 0; e < NZ; e++) {
+            const cuDoubleComplex za = {1.0, bad[i]}, zb = {bad[i], 0.0};
+            zcall z = z_default();
+            z.alpha = &za; /* the imaginary part */
+            z_expect_forwarded(k_zentries[e], &z, OZCRT_R_NONFINITE_SCALAR);
+            z.alpha = &zb; /* the real part */
+            z_expect_forwarded(k_zentries[e], &z, OZCRT_R_NONFINITE_SCALAR);
+        }
+    }
+    const int oz2 = g_oz2_runs;
+    assert_int_equal(dgemm(CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS); /* finite: emulated */
+    assert_int_equal(g_oz2_runs, oz2 + 1);
+    assert_int_equal(cublasSetPointerMode_v2(g_h, CUBLAS_POINTER_MODE_DEVICE), CUBLAS_STATUS_SUCCESS);
+    zcall z = z_default();
+    z.alpha = (const cuDoubleComplex *)0x10; /* a device address: never read on the host */
+    assert_int_equal(zgemm(OZCRT_EP_cublasZgemm_v2, &z, CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
+    assert_int_equal(g_oz2_runs, oz2 + 2);
+    assert_int_equal(cublasSetPointerMode_v2(g_h, CUBLAS_POINTER_MODE_HOST), CUBLAS_STATUS_SUCCESS);
+    set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
+}
+
 /* The handle's math mode asks for cuBLAS's own numerics: math-mode; the
  * handle's stream is the run's. */
 static void t_complex_handle(void **state)
@@ -1480,8 +1524,8 @@ static void t_complex_plan_and_speed(void **state)
      * real model at N, or the complex one at N instead of N', judges the
      * other way (so the rule is seen to take the complex model at N') */
     g_settings.min_speedup = 100;
-    static const int64_t dims[][3] = {{1024, 1024, 1024}, {1280, 1280, 1280}, {2048, 2048, 2048},
-                                      {2560, 2560, 2560}, {4096, 4096, 1024}, {8192, 8192, 8192}};
+    static const int64_t dims[][3] = {{1024, 1024, 1024}, {2048, 2048, 2048}, {2560, 2560, 2560},
+                                      {4096, 4096, 512},  {4096, 4096, 1024}, {8192, 8192, 8192}};
     int fast = 0, slow = 0, not_real = 0, not_at_n = 0;
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
         zcall zs = z_default();
@@ -1657,6 +1701,7 @@ int main(void)
         cmocka_unit_test(t_complex_types),
         cmocka_unit_test(t_complex_emulated),
         cmocka_unit_test(t_complex_alpha),
+        cmocka_unit_test(t_nonfinite_scalars),
         cmocka_unit_test(t_complex_handle),
         cmocka_unit_test(t_complex_plan_and_speed),
         cmocka_unit_test(t_complex_shadow),
