@@ -253,6 +253,22 @@ OZ_HD int32_t oz2z_split_one(int32_t x, int32_t y, int32_t sr, uint32_t p)
     return v > p / 2 ? (int32_t)v - (int32_t)p : (int32_t)v;
 }
 
+/* The residue kernel's split (kernels/oz2_residues.cu), from its byte sums
+ * (crt/oz2.h's form MAGIC + v as float bits): X of the re part against
+ * K_b(p), which is x == a''_re (mod p), and Yr of the im part against
+ * K'_b = r K_b mod p, which is r y == r a''_im (mod p), both |v| < 2^19.
+ * u = x + r y and v = x - r y come out of one exact float addition each
+ * (|v_x +- v_y| < 2^20) and oz2_byte_residue_bits: int8 representatives in
+ * [128 - p, 127] (not symmetric for p < 128; the engine only needs |u| <=
+ * 128). test_oz2_complex checks them against the exact residues. */
+OZ_HD void oz2z_uv_from_sums(uint32_t X, uint32_t Yr, uint32_t p, uint32_t *u, uint32_t *v)
+{
+    /* *u, *v: oz2_byte_residue_bits's words; the int8 is the low byte */
+    const float x = oz_bits_f32(X), ry = OZ2_FADD_(oz_bits_f32(Yr), -OZ2_MAGIC);
+    *u = oz2_byte_residue_bits(oz_f32_bits(OZ2_FADD_(x, ry)), p);
+    *v = oz2_byte_residue_bits(oz_f32_bits(OZ2_FADD_(x, -ry)), p);
+}
+
 /* ---- the exact CRT over odd P ---- */
 
 /* The constants of the CRT over the first n split moduli. */

@@ -231,11 +231,8 @@ __device__ __forceinline__ void oz2z_residue_mods(const oz2_frag_elems<NW> &el, 
         constexpr uint32_t p = kOz2zModuli[Q];
         uint32_t uu[4], vv[4];
 #pragma unroll
-        for (int c = 0; c < 4; c++) {
-            const float x = oz_bits_f32(d[c][0]), ry = __fadd_rn(oz_bits_f32(d[c][3]), -OZ2_MAGIC);
-            uu[c] = oz2_byte_residue_bits(oz_f32_bits(__fadd_rn(x, ry)), p);
-            vv[c] = oz2_byte_residue_bits(oz_f32_bits(__fadd_rn(x, -ry)), p);
-        }
+        for (int c = 0; c < 4; c++)
+            oz2z_uv_from_sums(d[c][0], d[c][3], p, &uu[c], &vv[c]);
         *(uint32_t *)(out + (2 * Q + conj) * plane_bytes) = oz_fast_pack4(uu[0], uu[1], uu[2], uu[3]);
         *(uint32_t *)(out + (2 * Q + 1 - conj) * plane_bytes) = oz_fast_pack4(vv[0], vv[1], vv[2], vv[3]);
         if constexpr (Q + 1 < OZ2Z_SPLIT_NMODULI) {

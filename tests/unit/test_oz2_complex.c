@@ -179,6 +179,33 @@ static void test_split_one_exhaustive(void **state)
     }
 }
 
+/* The residue kernel's u and v from its byte sums (oz2z_uv_from_sums), for
+ * every split modulus: the sums MAGIC + v_x and MAGIC + v_y are built from
+ * v_x, v_y across their whole range |v| < 2^19 (edges and random), and the
+ * results must be int8 representatives in [128 - p, 127] of v_x + v_y and
+ * v_x - v_y modulo p. */
+static void test_uv_from_sums(void **state)
+{
+    (void)state;
+    const int32_t lim = (1 << 19) - 1;
+    for (int q = 0; q < OZ2Z_SPLIT_NMODULI; q++) {
+        const int32_t p = (int32_t)oz2z_split_mod(q).p;
+        for (int it = 0; it < 40000; it++) {
+            const int32_t edge[6] = {0, 1, -1, lim, -lim, p};
+            const int32_t vx = it < 36 ? edge[it % 6] : (int32_t)oz_rng_range(-lim, lim);
+            const int32_t vy = it < 36 ? edge[it / 6] : (int32_t)oz_rng_range(-lim, lim);
+            const uint32_t X = OZ2_MAGIC_BITS + (uint32_t)vx, Y = OZ2_MAGIC_BITS + (uint32_t)vy;
+            uint32_t uw, vw;
+            oz2z_uv_from_sums(X, Y, (uint32_t)p, &uw, &vw);
+            const int32_t u = (int8_t)(uw & 0xffu), v = (int8_t)(vw & 0xffu);
+            if (u < 128 - p || u > 127 || v < 128 - p || v > 127)
+                fail_msg("p %d: u %d v %d outside [128 - p, 127]", p, u, v);
+            if ((((int64_t)u - vx - vy) % p) != 0 || (((int64_t)v - vx + vy) % p) != 0)
+                fail_msg("p %d vx %d vy %d: u %d v %d not x + r y, x - r y", p, vx, vy, u, v);
+        }
+    }
+}
+
 /* The split turns the Gaussian product mod p into two products mod p:
  * split(z1 z2) = split(z1) split(z2), every z1, random z2. */
 static void test_split_multiplicative(void **state)
@@ -647,6 +674,7 @@ int main(void)
         cmocka_unit_test(test_split_table),
         cmocka_unit_test(test_split_roundtrip_exhaustive),
         cmocka_unit_test(test_split_one_exhaustive),
+        cmocka_unit_test(test_uv_from_sums),
         cmocka_unit_test(test_split_multiplicative),
         cmocka_unit_test(test_odd_crt),
         cmocka_unit_test(test_split_crt_parts),
