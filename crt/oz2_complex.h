@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "oz2.h"
+#include "oz2_auto.h"
 #include "oz_hd.h"
 
 /* ---- the split moduli, as data ----
@@ -387,6 +388,92 @@ OZ_HD void oz2z_crt_init_parts(oz2z_crt_consts *re, oz2z_crt_consts *im, int n)
 OZ_HD void oz2z_crt_fast_init(oz2_crt_fast *f, const oz2z_crt_consts *c)
 {
     oz2_crt_fast_init_of(f, c->n, OZ2Z_CF_LIMBS(c->n), &c->P, c->inv_P, c->cof, c->inv);
+}
+
+/* ---- automatic precision for complex products (docs/ozaki2-complex.md, "Automatic precision") ----
+ *
+ * The real mode's rule (crt/oz2_auto.h) on the complex magnitudes
+ * |z|_1 = |Re z| + |Im z|: alpha_ik = |a_ik|_1 2^-s_i in [0, 2) with s_i the
+ * complex scale (the largest part's exponent), and the same for beta:
+ *   A1_i = sum_k ceil(|Re a| 2^(E - s)) + ceil(|Im a| 2^(E - s))  >= 2^E ||alpha_i||_1
+ *   qa_ik = min(floor(|Re a| 2^(g - s)) + floor(|Im a| 2^(g - s)), 127) <= alpha_ik 2^g
+ *   G_ij = sum_{k < K_E} qa qb (one INT8 GEMM)                     <= 2^(g+h) sum alpha beta
+ * The truncation error of each part is at most T = 2^(-w-1) (||alpha_i|| +
+ * ||beta_j||) + 2k 2^(-2w-2) (units of 2^(s+t); the real bound at 2k), so
+ * w_ij = oz2a_elem_w(A1, B1, g, h, G, 2k, B) certifies
+ *   |2^(s+t-2w) X_x - (op(A) op(B))_x| <= 2^-B sum_k |a_ik|_1 |b_kj|_1   for x = re, im.
+ * The range: |X_x| <= sum_k (|a''_re| + |a''_im|)(|b''_re| + |b''_im|) <=
+ * sum (alpha 2^w + 1)(beta 2^w + 1), with sum alpha beta <= 2 min(||alpha||,
+ * ||beta||) (alpha, beta < 2):
+ *   R(w) = 2 4^w min(A1M, B1M) 2^-E + 2^(w-E) (A1M + B1M) + k  <=  (P'_N' - 1)/2
+ * over the split moduli, tested in doubles with the real test's margins.
+ * N' the least in 2..24 holding w_need, w = min(w_range(N'), max(w_need,
+ * W_SOFT)); none (or k >= 2^32, which keeps A1 < 2^53): the call runs the
+ * plain complex dot product ("auto-native"). */
+#define OZ2ZA_KMAX (INT64_C(1) << 32)
+
+/* A1's term of a complex element of a row with scale s (both parts below 2^s). */
+OZ_HD uint64_t oz2za_norm_term(double re, double im, int s)
+{
+    return oz2a_norm_term(re, s) + oz2a_norm_term(im, s);
+}
+
+/* The estimate's operand of a complex element: min(floor(|Re| 2^(g-s)) + floor(|Im| 2^(g-s)), 127). */
+OZ_HD uint32_t oz2za_quant(double re, double im, int s, int g)
+{
+    const uint32_t q = oz2a_quant(re, s, g) + oz2a_quant(im, s, g); /* each <= 127: min of the sum is the same */
+    return q > OZ2A_QMAX ? OZ2A_QMAX : q;
+}
+
+/* The least w certifying element (i, j) of a complex product (both parts). */
+OZ_HD int oz2za_elem_w(uint64_t A1, uint64_t B1, int g, int h, uint32_t G, int64_t k, int B)
+{
+    return oz2a_elem_w(A1, B1, g, h, G, 2 * k, B);
+}
+
+/* RN((P'_n - 1)/2): the split moduli's half range, n = 2..24. */
+OZ_HD double oz2za_half_range(int n)
+{
+    const oz2_uint P = oz2z_split_product(n);
+    const oz2_uint h = oz2z_half_range(&P);
+    return oz2_to_double(&h, 0, 0);
+}
+
+/* R(w) (1 + 2^-40) <= H (1 - 2^-40): the complex range test, certain. */
+OZ_HD int oz2za_range_ok(int w, uint64_t A1M, uint64_t B1M, int64_t k, double H)
+{
+    const uint64_t mn = A1M < B1M ? A1M : B1M;
+    const double t1 = OZ2_DMUL_((double)mn, oz2_pow2(2 * w + 1 - OZ2A_E));
+    const double t2 = OZ2_DMUL_(OZ2_DADD_((double)A1M, (double)B1M), oz2_pow2(w - OZ2A_E));
+    const double r = OZ2_DADD_(OZ2_DADD_(t1, t2), (double)k);
+    return OZ2_DMUL_(r, 1.0 + 0x1p-40) <= OZ2_DMUL_(H, 1.0 - 0x1p-40);
+}
+
+/* The complex automatic plan: n_split 0 runs the call natively. */
+typedef struct oz2za_plan {
+    int n_split, w;
+} oz2za_plan;
+
+OZ_HD oz2za_plan oz2za_make_plan(int w_need, uint64_t A1M, uint64_t B1M, int64_t k)
+{
+    oz2za_plan p = {0, 0};
+    if (k >= OZ2ZA_KMAX || w_need > OZ2A_W_MAX)
+        return p;
+    if (w_need < 1)
+        w_need = 1;
+    for (int n = OZ2Z_MIN_SPLIT; n <= OZ2Z_SPLIT_NMODULI; n++) {
+        const double H = oz2za_half_range(n);
+        if (!oz2za_range_ok(w_need, A1M, B1M, k, H))
+            continue;
+        const int cap = w_need > OZ2A_W_SOFT ? w_need : OZ2A_W_SOFT;
+        int w = w_need;
+        while (w < cap && oz2za_range_ok(w + 1, A1M, B1M, k, H))
+            w++;
+        p.n_split = n;
+        p.w = w;
+        return p;
+    }
+    return p;
 }
 
 #endif

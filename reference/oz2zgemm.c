@@ -96,7 +96,14 @@ static double zrow_absmax(const zview *v, int64_t r)
     return a > b ? a : b;
 }
 
-static int scale_operand(const zview *v, int n, int w, zscaled *s)
+/* Modulus q of the residues: the engine moduli (fixed bits), or the split
+ * moduli (automatic precision: its range can pass P_20). */
+static uint32_t zmodulus(int q, int split)
+{
+    return split ? oz2z_split_mod(q).p : oz2_modulus(q);
+}
+
+static int scale_operand(const zview *v, int n, int w, int split, zscaled *s)
 {
     s->rows = v->re.rows;
     s->k = v->re.k;
@@ -119,7 +126,7 @@ static int scale_operand(const zview *v, int n, int w, zscaled *s)
                 uint32_t pieces[4];
                 oz2_split22(mag, e, pieces);
                 for (int q = 0; q < n; q++)
-                    zres_row(s, part, q, r)[kk] = oz2_residue22(pieces, neg, oz2_modulus(q));
+                    zres_row(s, part, q, r)[kk] = oz2_residue22(pieces, neg, zmodulus(q, split));
             }
         }
     }
@@ -149,7 +156,8 @@ static oz_cplx plain_zdot(const zview *va, const zview *vb, int64_t i, int64_t j
 typedef struct zctx {
     const zscaled *sa, *sb;
     const zview *va, *vb;
-    const oz2_crt_consts *cc;
+    const oz2_crt_consts *cc;   /* the engine moduli's CRT, or */
+    const oz2z_crt_consts *zc;  /* the split moduli's (automatic precision) */
     int w;
 } zctx;
 
@@ -160,8 +168,10 @@ static oz_cplx product_element(const zctx *x, int64_t i, int64_t j)
     if (s == OZ_SCALE_SPECIAL || t == OZ_SCALE_SPECIAL)
         return plain_zdot(x->va, x->vb, i, j);
     const int64_t k = x->sa->k;
-    uint8_t r_re[OZ2_MAX_MODULI], r_im[OZ2_MAX_MODULI];
-    for (int q = 0; q < x->cc->n; q++) {
+    uint8_t r_re[OZ2Z_SPLIT_NMODULI], r_im[OZ2Z_SPLIT_NMODULI];
+    const int nmod = x->zc ? x->zc->n : x->cc->n;
+    for (int q = 0; q < nmod; q++) {
+        const uint32_t mq = x->zc ? x->zc->m[q] : x->cc->m[q];
         const int8_t *ar = zres_row(x->sa, 0, q, i), *ai = zres_row(x->sa, 1, q, i);
         const int8_t *br = zres_row(x->sb, 0, q, j), *bi = zres_row(x->sb, 1, q, j);
         int64_t acc_re = 0, acc_im = 0; /* |acc| <= k 2^15: exact for k < 2^48 */
@@ -169,21 +179,22 @@ static oz_cplx product_element(const zctx *x, int64_t i, int64_t j)
             acc_re += (int32_t)ar[kk] * br[kk] - (int32_t)ai[kk] * bi[kk];
             acc_im += (int32_t)ar[kk] * bi[kk] + (int32_t)ai[kk] * br[kk];
         }
-        r_re[q] = (uint8_t)oz2z_mod(acc_re, x->cc->m[q]);
-        r_im[q] = (uint8_t)oz2z_mod(acc_im, x->cc->m[q]);
+        r_re[q] = (uint8_t)oz2z_mod(acc_re, mq);
+        r_im[q] = (uint8_t)oz2z_mod(acc_im, mq);
     }
     oz2_uint mag;
     oz_cplx P;
-    int neg = oz2_crt_reconstruct(x->cc, r_re, 1, &mag);
+    int neg = x->zc ? oz2z_crt_reconstruct(x->zc, r_re, 1, &mag) : oz2_crt_reconstruct(x->cc, r_re, 1, &mag);
     P.re = oz2_to_double(&mag, neg, s + t - 2 * x->w);
-    neg = oz2_crt_reconstruct(x->cc, r_im, 1, &mag);
+    neg = x->zc ? oz2z_crt_reconstruct(x->zc, r_im, 1, &mag) : oz2_crt_reconstruct(x->cc, r_im, 1, &mag);
     P.im = oz2_to_double(&mag, neg, s + t - 2 * x->w);
     return P;
 }
 
 /* C[i, j] = alpha P when beta == 0 (C not read), else (alpha P) + (beta C),
  * one sum per part; columns in parallel with OpenMP. */
-static void zepilogue(int64_t m, int64_t n, oz_cplx alpha, oz_cplx beta, double *C, int64_t ldc, const zctx *x)
+static void zepilogue(int64_t m, int64_t n, oz_cplx alpha, oz_cplx beta, double *C, int64_t ldc, const zctx *x,
+                      int native)
 {
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic)
@@ -191,7 +202,7 @@ static void zepilogue(int64_t m, int64_t n, oz_cplx alpha, oz_cplx beta, double 
     for (int64_t j = 0; j < n; j++) {
         for (int64_t i = 0; i < m; i++) {
             double *c = &C[2 * (i + j * ldc)];
-            const oz_cplx ap = cmul(alpha, product_element(x, i, j));
+            const oz_cplx ap = cmul(alpha, native ? plain_zdot(x->va, x->vb, i, j) : product_element(x, i, j));
             if (is_zero(beta)) {
                 c[0] = ap.re;
                 c[1] = ap.im;
@@ -205,11 +216,97 @@ static void zepilogue(int64_t m, int64_t n, oz_cplx alpha, oz_cplx beta, double 
     }
 }
 
+/* Automatic precision (crt/oz2_complex.h, "automatic precision"): one
+ * operand's norm sums A1, scales g and estimate operands q[r * ke + kk] from
+ * both parts; special rows keep A1 = 0 (no constraint, no range: their
+ * elements take the plain dot product). */
+typedef struct zest {
+    uint64_t *A1;
+    int *g;
+    uint8_t *q;
+} zest;
+
+static int zest_make(const zview *v, int64_t ke, zest *e)
+{
+    const int64_t rows = v->re.rows, k = v->re.k;
+    const size_t nr = (size_t)(rows > 0 ? rows : 1);
+    e->A1 = calloc(nr, sizeof *e->A1);
+    e->g = calloc(nr, sizeof *e->g);
+    e->q = calloc(nr * (size_t)(ke > 0 ? ke : 1), 1);
+    if (!e->A1 || !e->g || !e->q)
+        return OZ_REF_NOMEM;
+    for (int64_t r = 0; r < rows; r++) {
+        const int sc = oz_scale_exponent(zrow_absmax(v, r));
+        if (sc == OZ_SCALE_SPECIAL)
+            continue;
+        uint64_t a1 = 0;
+        for (int64_t kk = 0; kk < k; kk++) {
+            const oz_cplx x = zat(v, r, kk);
+            a1 += oz2za_norm_term(x.re, x.im, sc);
+        }
+        e->A1[r] = a1;
+        e->g[r] = oz2a_row_scale(a1, k);
+        for (int64_t kk = 0; kk < ke; kk++) {
+            const oz_cplx x = zat(v, r, kk);
+            e->q[r * ke + kk] = (uint8_t)oz2za_quant(x.re, x.im, sc, e->g[r]);
+        }
+    }
+    return OZ_REF_OK;
+}
+
+static void zest_free(zest *e)
+{
+    free(e->A1);
+    free(e->g);
+    free(e->q);
+}
+
+static int zauto_plan(const zview *va, const zview *vb, int target, oz2za_plan *plan, int *w_need_out)
+{
+    const int64_t k = va->re.k, ke = k < OZ2A_KEST ? k : OZ2A_KEST;
+    plan->n_split = 0;
+    plan->w = 0;
+    *w_need_out = OZ2A_W_INF;
+    if (k >= OZ2ZA_KMAX)
+        return OZ_REF_OK;
+    zest ea = {0}, eb = {0};
+    int rc = zest_make(va, ke, &ea);
+    if (rc == OZ_REF_OK)
+        rc = zest_make(vb, ke, &eb);
+    if (rc == OZ_REF_OK) {
+        int w_need = OZ2A_W_NONE;
+        uint64_t a1m = 0, b1m = 0;
+        for (int64_t i = 0; i < va->re.rows; i++)
+            a1m = ea.A1[i] > a1m ? ea.A1[i] : a1m;
+        for (int64_t j = 0; j < vb->re.rows; j++)
+            b1m = eb.A1[j] > b1m ? eb.A1[j] : b1m;
+        for (int64_t i = 0; i < va->re.rows && w_need < OZ2A_W_INF; i++) {
+            if (ea.A1[i] == 0)
+                continue;
+            for (int64_t j = 0; j < vb->re.rows; j++) {
+                uint32_t G = 0;
+                const uint8_t *qa = ea.q + i * ke, *qb = eb.q + j * ke;
+                for (int64_t kk = 0; kk < ke; kk++)
+                    G += (uint32_t)qa[kk] * qb[kk];
+                const int wij = oz2za_elem_w(ea.A1[i], eb.A1[j], ea.g[i], eb.g[j], G, k, target);
+                w_need = wij > w_need ? wij : w_need;
+            }
+        }
+        *w_need_out = w_need;
+        *plan = oz2za_make_plan(w_need, a1m, b1m, k);
+    }
+    zest_free(&ea);
+    zest_free(&eb);
+    return rc;
+}
+
 int oz2_ref_zgemm(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k,
                   oz_cplx alpha, const double *A, int64_t lda,
                   const double *B, int64_t ldb, oz_cplx beta, double *C, int64_t ldc, int bits)
 {
-    if (bits < 1 || !oz_ref_args_valid(transa, transb, m, n, k, lda, ldb, ldc))
+    const int autop = oz2a_is_auto(bits);
+    if ((autop ? oz2a_target(bits) < OZ2A_B_MIN || oz2a_target(bits) > OZ2A_B_MAX : bits < 1) ||
+        !oz_ref_args_valid(transa, transb, m, n, k, lda, ldb, ldc))
         return OZ_REF_INVALID;
     if (m == 0 || n == 0)
         return OZ_REF_OK;
@@ -228,23 +325,61 @@ int oz2_ref_zgemm(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k,
             }
         return OZ_REF_OK;
     }
-    const oz2z_plan plan = oz2z_make_plan(k, bits);
-    if (plan.n == 0)
-        return OZ2_REF_UNREACHABLE;
-
     const zview va = zview_of(oz_ref_view_a(transa, A, lda, m, k), transa == OZ_OP_C);
     const zview vb = zview_of(oz_ref_view_b(transb, B, ldb, k, n), transb == OZ_OP_C);
+    int nmod, w, rc = OZ_REF_OK;
+    if (autop) {
+        oz2za_plan ap;
+        int w_need;
+        rc = zauto_plan(&va, &vb, oz2a_target(bits), &ap, &w_need);
+        if (rc != OZ_REF_OK)
+            return rc;
+        if (ap.n_split == 0) { /* auto-native: the plain complex dot product, every element */
+            const zctx ctx = {NULL, NULL, &va, &vb, NULL, NULL, 0};
+            zepilogue(m, n, alpha, beta, C, ldc, &ctx, 1);
+            return OZ_REF_OK;
+        }
+        nmod = ap.n_split;
+        w = ap.w;
+    } else {
+        const oz2z_plan plan = oz2z_make_plan(k, bits);
+        if (plan.n == 0)
+            return OZ2_REF_UNREACHABLE;
+        nmod = plan.n;
+        w = plan.w;
+    }
     oz2_crt_consts cc;
-    oz2_crt_init(&cc, plan.n);
+    oz2z_crt_consts zc;
+    if (autop)
+        oz2z_crt_init(&zc, nmod);
+    else
+        oz2_crt_init(&cc, nmod);
     zscaled sa = {0}, sb = {0};
-    int rc = scale_operand(&va, plan.n, plan.w, &sa);
+    rc = scale_operand(&va, nmod, w, autop, &sa);
     if (rc == OZ_REF_OK)
-        rc = scale_operand(&vb, plan.n, plan.w, &sb);
+        rc = scale_operand(&vb, nmod, w, autop, &sb);
     if (rc == OZ_REF_OK) {
-        const zctx ctx = {&sa, &sb, &va, &vb, &cc, plan.w};
-        zepilogue(m, n, alpha, beta, C, ldc, &ctx);
+        const zctx ctx = {&sa, &sb, &va, &vb, autop ? NULL : &cc, autop ? &zc : NULL, w};
+        zepilogue(m, n, alpha, beta, C, ldc, &ctx, 0);
     }
     zscaled_free(&sa);
     zscaled_free(&sb);
+    return rc;
+}
+
+int oz2z_ref_auto_plan(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
+                       const double *B, int64_t ldb, int target, int *n_split, int *w, int *w_need)
+{
+    if (m < 0 || n < 0 || k < 1 || target < OZ2A_B_MIN || target > OZ2A_B_MAX)
+        return OZ_REF_INVALID;
+    const zview va = zview_of(oz_ref_view_a(transa, A, lda, m, k), transa == OZ_OP_C);
+    const zview vb = zview_of(oz_ref_view_b(transb, B, ldb, k, n), transb == OZ_OP_C);
+    oz2za_plan p;
+    int wn;
+    const int rc = zauto_plan(&va, &vb, target, &p, &wn);
+    *n_split = p.n_split;
+    *w = p.w;
+    if (w_need)
+        *w_need = wn;
     return rc;
 }

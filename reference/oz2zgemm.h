@@ -28,4 +28,13 @@ int oz2_ref_zgemm(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k,
                   oz_cplx alpha, const double *A, int64_t lda,
                   const double *B, int64_t ldb, oz_cplx beta, double *C, int64_t ldc, int bits);
 
+/* bits = OZ2A_AUTO(B) (crt/oz2_auto.h, B in 20..64) above: automatic
+ * precision (crt/oz2_complex.h): N' split moduli and w from the data, X
+ * exact over the split moduli; no plan (N' > 24, k >= 2^32, or an element
+ * no w certifies): every element the plain complex dot product
+ * ("auto-native"). This is the plan it takes: *n_split (0: auto-native), *w,
+ * and *w_need (may be NULL) the largest element's need. k >= 1. */
+int oz2z_ref_auto_plan(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
+                       const double *B, int64_t ldb, int target, int *n_split, int *w, int *w_need);
+
 #endif
