@@ -1,0 +1,319 @@
+/* tests/gpu/fuzz/fuzz_client.c: the differential fuzzer's client, an ordinary cuBLAS program: runs the calls of fuzz_gen.h, natively or under libozcrt.so, and writes what each did for fuzz_compare.py.
+ *
+ *   fuzz_client SEED COUNT OUT [--only INDEX]
+ *
+ * Per call: A and B filled from the call's data seed; C's buffer (every
+ * batch item, with its ld padding, gaps between items and FZ_CANARY
+ * doubles on each side) filled with a sentinel NaN and C's elements with
+ * data; the call on one stream; then the client checks on the host that no
+ * sentinel changed (a write outside C), and that nothing changed at all
+ * when the status is not CUBLAS_STATUS_SUCCESS. OUT gets one text line per
+ * call:
+ *   index ep status canary written_on_error k alpha_re alpha_im beta_re beta_im count
+ * followed by `count` lines for C's elements in order (item, column, row):
+ *   c_re c_im S R C0
+ * (c as %a; S = sum_k |a|_1 |b|_1, R = rowmax|op(A)_i|_1 colmax|op(B)_j|_1,
+ * C0 = |C_old|_1: the comparator's tolerance; only for SUCCESS). Exit 0
+ * when every call ran (whatever its status), 2 on a CUDA failure. */
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/gpu/fuzz/fuzz_gen.h"
+
+#define FZ_CANARY 16
+#define FZ_SENTINEL UINT64_C(0x7ff8dead5eed0001)
+
+#define FZ_CUDA(call)                                                                               \
+    do {                                                                                            \
+        cudaError_t e_ = (call);                                                                    \
+        if (e_ != cudaSuccess) {                                                                    \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));  \
+            exit(2);                                                                                \
+        }                                                                                           \
+    } while (0)
+
+static double sentinel(void)
+{
+    double d;
+    const uint64_t u = FZ_SENTINEL;
+    memcpy(&d, &u, 8);
+    return d;
+}
+
+static double gen(int dist, uint64_t *s)
+{
+    const double u = (double)(fz_mix(s) >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+    switch (dist) {
+    case FZ_D_WIDE: return ldexp(u, (int)fz_range(s, -60, 60));
+    case FZ_D_INT: return (double)fz_range(s, -1000, 1000);
+    case FZ_D_SPECIAL: {
+        const int64_t r = fz_range(s, 0, 49);
+        return r == 0 ? INFINITY : r == 1 ? -INFINITY : r == 2 ? NAN : u;
+    }
+    default: return u;
+    }
+}
+
+static int64_t nonneg(int64_t x) { return x > 0 ? x : 0; }
+
+/* One operand's or C's storage: items of `elems` elements each `stride` apart (strided), or
+ * contiguous blocks (pointer arrays), es doubles an element, FZ_CANARY doubles each side. */
+typedef struct fz_buf {
+    double *host, *dev;
+    size_t doubles;   /* all of it, canaries included */
+    size_t item_off[FZ_MAX_BATCH]; /* doubles from the start to item b's element (0, 0) */
+} fz_buf;
+
+static void buf_make(fz_buf *b, int64_t items, int64_t elems, int64_t stride, int kind, int es)
+{
+    items = items > 0 ? items : 1;
+    elems = nonneg(elems);
+    int64_t span = kind == 1 ? (items - 1) * nonneg(stride) + elems : items * elems;
+    b->doubles = (size_t)(2 * FZ_CANARY + span * es + 1);
+    b->host = malloc(b->doubles * sizeof(double));
+    if (!b->host) {
+        fprintf(stderr, "out of host memory\n");
+        exit(2);
+    }
+    for (int64_t i = 0; i < items && i < FZ_MAX_BATCH; i++)
+        b->item_off[i] = (size_t)(FZ_CANARY + (kind == 1 ? i * nonneg(stride) : i * elems) * es);
+    const double sv = sentinel();
+    for (size_t i = 0; i < b->doubles; i++)
+        b->host[i] = sv;
+    FZ_CUDA(cudaMalloc((void **)&b->dev, b->doubles * sizeof(double)));
+}
+
+static void buf_free(fz_buf *b)
+{
+    free(b->host);
+    FZ_CUDA(cudaFree(b->dev));
+}
+
+/* the element (r, c) of item i with leading dimension ld: its first double */
+static double *at(fz_buf *b, int i, int64_t r, int64_t c, int64_t ld, int es)
+{
+    return b->host + b->item_off[i] + (size_t)((r + c * ld) * es);
+}
+
+static cudaDataType fz_type(const fz_call *c, int which)
+{
+    if (c->types == FZ_T_MIXED)
+        return which == 1 ? CUDA_C_64F : CUDA_R_64F;
+    return c->types == FZ_T_COMPLEX ? CUDA_C_64F : CUDA_R_64F;
+}
+
+/* The call itself. */
+static cublasStatus_t run(cublasHandle_t h, const fz_call *c, const void *al, const void *be, fz_buf *A, fz_buf *B,
+                          fz_buf *C, void **parr)
+{
+    const cublasOperation_t ta = (cublasOperation_t)c->ta, tb = (cublasOperation_t)c->tb;
+    const double *dA = A->dev + A->item_off[0], *dB = B->dev + B->item_off[0];
+    double *dC = C->dev + C->item_off[0];
+    const int m = (int)c->m, n = (int)c->n, k = (int)c->k, lda = (int)c->lda, ldb = (int)c->ldb, ldc = (int)c->ldc;
+    const int batch = (int)c->batch;
+    const long long sa = c->strideA, sb = c->strideB, sc = c->strideC; /* in elements */
+    const cuDoubleComplex *zA = (const cuDoubleComplex *)dA, *zB = (const cuDoubleComplex *)dB;
+    cuDoubleComplex *zC = (cuDoubleComplex *)dC;
+    const cublasComputeType_t ct = c->pedantic ? CUBLAS_COMPUTE_64F_PEDANTIC : CUBLAS_COMPUTE_64F;
+    const cudaDataType t0 = fz_type(c, 0), t1 = fz_type(c, 1), t2 = fz_type(c, 2);
+    const double *const *pa = (const double *const *)parr[0];
+    const double *const *pb = (const double *const *)parr[1];
+    double *const *pc = (double *const *)parr[2];
+    switch (c->ep) {
+    case FZ_EP_DGEMM: return cublasDgemm_v2(h, ta, tb, m, n, k, al, dA, lda, dB, ldb, be, dC, ldc);
+    case FZ_EP_DGEMM64: return cublasDgemm_v2_64(h, ta, tb, c->m, c->n, c->k, al, dA, c->lda, dB, c->ldb, be, dC, c->ldc);
+    case FZ_EP_DSB: return cublasDgemmStridedBatched(h, ta, tb, m, n, k, al, dA, lda, sa, dB, ldb, sb, be, dC, ldc, sc, batch);
+    case FZ_EP_DSB64:
+        return cublasDgemmStridedBatched_64(h, ta, tb, c->m, c->n, c->k, al, dA, c->lda, sa, dB, c->ldb, sb, be, dC, c->ldc,
+                                            sc, c->batch);
+    case FZ_EP_DB: return cublasDgemmBatched(h, ta, tb, m, n, k, al, pa, lda, pb, ldb, be, pc, ldc, batch);
+    case FZ_EP_DB64:
+        return cublasDgemmBatched_64(h, ta, tb, c->m, c->n, c->k, al, pa, c->lda, pb, c->ldb, be, pc, c->ldc, c->batch);
+    case FZ_EP_EX:
+        return cublasGemmEx(h, ta, tb, m, n, k, al, dA, t0, lda, dB, t1, ldb, be, dC, t2, ldc, ct, CUBLAS_GEMM_DEFAULT);
+    case FZ_EP_EX64:
+        return cublasGemmEx_64(h, ta, tb, c->m, c->n, c->k, al, dA, t0, c->lda, dB, t1, c->ldb, be, dC, t2, c->ldc, ct,
+                               CUBLAS_GEMM_DEFAULT);
+    case FZ_EP_SBEX:
+        return cublasGemmStridedBatchedEx(h, ta, tb, m, n, k, al, dA, t0, lda, sa, dB, t1, ldb, sb, be, dC, t2, ldc, sc,
+                                          batch, ct, CUBLAS_GEMM_DEFAULT);
+    case FZ_EP_SBEX64:
+        return cublasGemmStridedBatchedEx_64(h, ta, tb, c->m, c->n, c->k, al, dA, t0, c->lda, sa, dB, t1, c->ldb, sb, be,
+                                             dC, t2, c->ldc, sc, c->batch, ct, CUBLAS_GEMM_DEFAULT);
+    case FZ_EP_BEX:
+        return cublasGemmBatchedEx(h, ta, tb, m, n, k, al, (const void *const *)pa, t0, lda, (const void *const *)pb, t1,
+                                   ldb, be, (void *const *)pc, t2, ldc, batch, ct, CUBLAS_GEMM_DEFAULT);
+    case FZ_EP_BEX64:
+        return cublasGemmBatchedEx_64(h, ta, tb, c->m, c->n, c->k, al, (const void *const *)pa, t0, c->lda,
+                                      (const void *const *)pb, t1, c->ldb, be, (void *const *)pc, t2, c->ldc, c->batch,
+                                      ct, CUBLAS_GEMM_DEFAULT);
+    case FZ_EP_ZGEMM: return cublasZgemm_v2(h, ta, tb, m, n, k, al, zA, lda, zB, ldb, be, zC, ldc);
+    case FZ_EP_ZGEMM64: return cublasZgemm_v2_64(h, ta, tb, c->m, c->n, c->k, al, zA, c->lda, zB, c->ldb, be, zC, c->ldc);
+    case FZ_EP_Z3M: return cublasZgemm3m(h, ta, tb, m, n, k, al, zA, lda, zB, ldb, be, zC, ldc);
+    case FZ_EP_ZSB: return cublasZgemmStridedBatched(h, ta, tb, m, n, k, al, zA, lda, sa, zB, ldb, sb, be, zC, ldc, sc, batch);
+    case FZ_EP_ZSB64:
+        return cublasZgemmStridedBatched_64(h, ta, tb, c->m, c->n, c->k, al, zA, c->lda, sa, zB, c->ldb, sb, be, zC, c->ldc,
+                                            sc, c->batch);
+    case FZ_EP_ZB:
+        return cublasZgemmBatched(h, ta, tb, m, n, k, al, (const cuDoubleComplex *const *)pa, lda,
+                                  (const cuDoubleComplex *const *)pb, ldb, be, (cuDoubleComplex *const *)pc, ldc, batch);
+    case FZ_EP_ZB64:
+        return cublasZgemmBatched_64(h, ta, tb, c->m, c->n, c->k, al, (const cuDoubleComplex *const *)pa, c->lda,
+                                     (const cuDoubleComplex *const *)pb, c->ldb, be, (cuDoubleComplex *const *)pc, c->ldc,
+                                     c->batch);
+    default: return CUBLAS_STATUS_INVALID_VALUE;
+    }
+}
+
+/* |x|_1 of element (r, kk) of op(X) (op from t, storage ld, es doubles an element) */
+static double op_abs(fz_buf *X, int item, int t, int64_t r, int64_t kk, int64_t ld, int es)
+{
+    const double *p = t == 0 ? at(X, item, r, kk, ld, es) : at(X, item, kk, r, ld, es);
+    return fabs(p[0]) + (es == 2 ? fabs(p[1]) : 0.0);
+}
+
+static void one_call(cublasHandle_t h, cudaStream_t st, const fz_call *c, FILE *out)
+{
+    const int es = c->complex_ || c->types != FZ_T_REAL ? 2 : 1;
+    const int kind = fz_ep_kind[c->ep];
+    const int64_t items = kind == 0 ? 1 : c->batch;
+    const int64_t ea = nonneg(c->lda) * nonneg(fz_cols_a(c)), eb = nonneg(c->ldb) * nonneg(fz_cols_b(c)),
+                  ec = nonneg(c->ldc) * nonneg(c->n);
+    fz_buf A, B, C;
+    buf_make(&A, items, ea, c->strideA, kind, es);
+    buf_make(&B, items, eb, c->strideB, kind, es);
+    buf_make(&C, items, ec, c->strideC, kind, es);
+    uint64_t s = c->data_seed;
+    for (size_t i = 0; i < A.doubles; i++)
+        A.host[i] = gen(c->dist, &s);
+    for (size_t i = 0; i < B.doubles; i++)
+        B.host[i] = gen(c->dist, &s);
+    const int valid = fz_valid(c);
+    const int64_t mi = items < FZ_MAX_BATCH ? items : FZ_MAX_BATCH;
+    if (valid)
+        for (int b = 0; b < mi; b++)
+            for (int64_t j = 0; j < c->n; j++)
+                for (int64_t i = 0; i < c->m; i++)
+                    for (int p = 0; p < es; p++)
+                        at(&C, b, i, j, c->ldc, es)[p] = gen(FZ_D_UNIFORM, &s);
+    double *C0 = malloc(C.doubles * sizeof(double));
+    if (!C0)
+        exit(2);
+    memcpy(C0, C.host, C.doubles * sizeof(double));
+    FZ_CUDA(cudaMemcpy(A.dev, A.host, A.doubles * 8, cudaMemcpyHostToDevice));
+    FZ_CUDA(cudaMemcpy(B.dev, B.host, B.doubles * 8, cudaMemcpyHostToDevice));
+    FZ_CUDA(cudaMemcpy(C.dev, C.host, C.doubles * 8, cudaMemcpyHostToDevice));
+    /* pointer arrays: items' first elements */
+    void *parr[3] = {NULL, NULL, NULL};
+    double *hp[3][FZ_MAX_BATCH];
+    if (kind == 2) {
+        fz_buf *bufs[3] = {&A, &B, &C};
+        for (int x = 0; x < 3; x++) {
+            for (int b = 0; b < FZ_MAX_BATCH; b++)
+                hp[x][b] = bufs[x]->dev + bufs[x]->item_off[b < mi ? b : 0];
+            FZ_CUDA(cudaMalloc(&parr[x], sizeof hp[x]));
+            FZ_CUDA(cudaMemcpy(parr[x], hp[x], sizeof hp[x], cudaMemcpyHostToDevice));
+        }
+    }
+    /* scalars: host or device */
+    double *dS = NULL;
+    const void *al = c->alpha, *be = c->beta;
+    if (c->device_scalars) {
+        FZ_CUDA(cudaMalloc((void **)&dS, 4 * sizeof(double)));
+        FZ_CUDA(cudaMemcpy(dS, c->alpha, 2 * sizeof(double), cudaMemcpyHostToDevice));
+        FZ_CUDA(cudaMemcpy(dS + 2, c->beta, 2 * sizeof(double), cudaMemcpyHostToDevice));
+        al = dS;
+        be = dS + 2;
+    }
+    if (cublasSetPointerMode_v2(h, c->device_scalars ? CUBLAS_POINTER_MODE_DEVICE : CUBLAS_POINTER_MODE_HOST) !=
+        CUBLAS_STATUS_SUCCESS)
+        exit(2);
+    const cublasStatus_t status = run(h, c, al, be, &A, &B, &C, parr);
+    FZ_CUDA(cudaStreamSynchronize(st));
+    FZ_CUDA(cudaGetLastError());
+    FZ_CUDA(cudaMemcpy(C.host, C.dev, C.doubles * 8, cudaMemcpyDeviceToHost));
+    /* outside C's elements: every double still the sentinel; on an error: nothing changed */
+    int canary = 0, written = 0;
+    char *inside = calloc(C.doubles, 1);
+    if (!inside)
+        exit(2);
+    if (valid)
+        for (int b = 0; b < mi; b++)
+            for (int64_t j = 0; j < c->n; j++)
+                for (int64_t i = 0; i < c->m; i++)
+                    for (int p = 0; p < es; p++)
+                        inside[(size_t)(at(&C, b, i, j, c->ldc, es) + p - C.host)] = 1;
+    for (size_t i = 0; i < C.doubles; i++) {
+        const int same = memcmp(&C.host[i], &C0[i], 8) == 0;
+        canary |= !inside[i] && !same;
+        written |= status != CUBLAS_STATUS_SUCCESS && !same;
+    }
+    int64_t count = status == CUBLAS_STATUS_SUCCESS && valid ? mi * nonneg(c->m) * nonneg(c->n) : 0;
+    fprintf(out, "%llu %s %d %d %d %lld %a %a %a %a %lld\n", (unsigned long long)c->index, fz_ep_name[c->ep], (int)status,
+            canary, written, (long long)c->k, c->alpha[0], c->alpha[1], c->beta[0], c->beta[1], (long long)count);
+    for (int b = 0; b < mi && count; b++) {
+        const int ia = kind == 1 && c->strideA == 0 ? 0 : b, ib = kind == 1 && c->strideB == 0 ? 0 : b;
+        for (int64_t j = 0; j < c->n; j++)
+            for (int64_t i = 0; i < c->m; i++) {
+                double S = 0.0, ra = 0.0, cb = 0.0;
+                for (int64_t kk = 0; kk < c->k; kk++) {
+                    const double x = op_abs(&A, ia, c->ta, i, kk, c->lda, es), y = op_abs(&B, ib, c->tb, kk, j, c->ldb, es);
+                    S += x * y;
+                    ra = fmax(ra, x);
+                    cb = fmax(cb, y);
+                }
+                const double *cf = at(&C, b, i, j, c->ldc, es), *ci = C0 + (at(&C, b, i, j, c->ldc, es) - C.host);
+                fprintf(out, "%a %a %a %a %a\n", cf[0], es == 2 ? cf[1] : 0.0, S, ra * cb,
+                        fabs(ci[0]) + (es == 2 ? fabs(ci[1]) : 0.0));
+            }
+    }
+    free(inside);
+    free(C0);
+    for (int x = 0; x < 3; x++)
+        if (parr[x])
+            FZ_CUDA(cudaFree(parr[x]));
+    if (dS)
+        FZ_CUDA(cudaFree(dS));
+    buf_free(&A);
+    buf_free(&B);
+    buf_free(&C);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: fuzz_client SEED COUNT OUT [--only INDEX]\n");
+        return 2;
+    }
+    const uint64_t seed = strtoull(argv[1], NULL, 0);
+    const long long count = atoll(argv[2]);
+    long long only = -1;
+    if (argc > 5 && strcmp(argv[4], "--only") == 0)
+        only = atoll(argv[5]);
+    FILE *out = fopen(argv[3], "w");
+    if (!out)
+        return 2;
+    cublasHandle_t h;
+    if (cublasCreate_v2(&h) != CUBLAS_STATUS_SUCCESS)
+        return 2;
+    cudaStream_t st;
+    FZ_CUDA(cudaStreamCreate(&st));
+    if (cublasSetStream_v2(h, st) != CUBLAS_STATUS_SUCCESS)
+        return 2;
+    for (long long i = 0; i < count; i++) {
+        if (only >= 0 && i != only)
+            continue;
+        fz_call c;
+        fz_make(seed, (uint64_t)i, &c);
+        one_call(h, st, &c, out);
+    }
+    fclose(out);
+    cublasDestroy_v2(h);
+    FZ_CUDA(cudaStreamDestroy(st));
+    printf("fuzz_client: seed 0x%llx, %lld calls\n", (unsigned long long)seed, only >= 0 ? 1LL : count);
+    return 0;
+}

@@ -1,0 +1,141 @@
+/* tests/unit/test_fuzz_gen.c: the differential fuzzer's generator (tests/gpu/fuzz/fuzz_gen.h) on the CPU: a call is a function of (seed, index) alone (replay), every entry point and every kind of bad argument turns up, at least half the calls are valid, and the draws stay in their ranges. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "tests/gpu/fuzz/fuzz_gen.h"
+#include "oz_test_util.h"
+
+#define NCALLS 20000
+
+static void test_replay(void **state)
+{
+    (void)state;
+    for (uint64_t i = 0; i < 2000; i++) {
+        fz_call a, b, c;
+        memset(&a, 0, sizeof a);
+        memset(&b, 0xff, sizeof b);
+        fz_make(0x1234, i, &a);
+        fz_make(0x1234, i, &b);
+        fz_make(0x1235, i, &c);
+        /* every field the same (the padding may differ: compare fields) */
+        assert_int_equal(a.ep, b.ep);
+        assert_int_equal(a.ta, b.ta);
+        assert_int_equal(a.m, b.m);
+        assert_int_equal(a.k, b.k);
+        assert_int_equal(a.ldc, b.ldc);
+        assert_int_equal(a.batch, b.batch);
+        assert_int_equal(a.strideA, b.strideA);
+        assert_int_equal(a.data_seed, b.data_seed);
+        assert_true(memcmp(a.alpha, b.alpha, sizeof a.alpha) == 0 && memcmp(a.beta, b.beta, sizeof a.beta) == 0);
+        assert_int_equal(a.index, i);
+        (void)c;
+    }
+    /* another seed, another sequence */
+    int differ = 0;
+    for (uint64_t i = 0; i < 100; i++) {
+        fz_call a, c;
+        fz_make(0x1234, i, &a);
+        fz_make(0x1235, i, &c);
+        differ += a.ep != c.ep || a.m != c.m || a.data_seed != c.data_seed;
+    }
+    assert_true(differ > 90);
+}
+
+static void test_coverage(void **state)
+{
+    (void)state;
+    int per_ep[FZ_EP_COUNT] = {0}, valid = 0, bad_op = 0, neg = 0, zero = 0, low_ld = 0, batch0 = 0, stride0 = 0;
+    int nan_a = 0, inf_a = 0, nan_b = 0, alpha0 = 0, dev = 0, host = 0, mixed = 0, cplx_ex = 0, pedantic = 0;
+    int dist[FZ_D_COUNT] = {0};
+    for (uint64_t i = 0; i < NCALLS; i++) {
+        fz_call c;
+        fz_make(0xfeed, i, &c);
+        assert_true(c.ep >= 0 && c.ep < FZ_EP_COUNT);
+        per_ep[c.ep]++;
+        valid += fz_valid(&c);
+        bad_op += c.ta < 0 || c.ta > 2 || c.tb < 0 || c.tb > 2;
+        neg += c.m < 0 || c.n < 0 || c.k < 0;
+        zero += c.m == 0 || c.n == 0 || c.k == 0;
+        low_ld += c.lda < fz_max1(fz_rows_a(&c)) || c.ldb < fz_max1(fz_rows_b(&c)) || c.ldc < fz_max1(c.m);
+        assert_true(c.m <= FZ_MAX_DIM && c.n <= FZ_MAX_DIM && c.k <= FZ_MAX_DIM);
+        assert_true(c.batch >= 0 && c.batch <= FZ_MAX_BATCH);
+        if (fz_ep_kind[c.ep] == 0)
+            assert_int_equal(c.batch, 1);
+        batch0 += c.batch == 0;
+        stride0 += fz_ep_kind[c.ep] == 1 && (c.strideA == 0 || c.strideB == 0);
+        assert_true(c.strideA >= 0 && c.strideB >= 0 && c.strideC >= c.ldc * fz_max1(c.n));
+        nan_a += isnan(c.alpha[0]) || isnan(c.alpha[1]);
+        inf_a += isinf(c.alpha[0]) || isinf(c.alpha[1]);
+        nan_b += isnan(c.beta[0]) || isnan(c.beta[1]);
+        alpha0 += c.alpha[0] == 0.0 && c.alpha[1] == 0.0;
+        if (!c.complex_)
+            assert_true(c.alpha[1] == 0.0 && c.beta[1] == 0.0);
+        if (fz_ep_complex[c.ep] >= 0)
+            assert_int_equal(c.complex_, fz_ep_complex[c.ep]);
+        dev += c.device_scalars;
+        host += !c.device_scalars;
+        mixed += c.types == FZ_T_MIXED;
+        cplx_ex += fz_ep_ex[c.ep] && c.types == FZ_T_COMPLEX;
+        pedantic += c.pedantic;
+        assert_true(c.dist >= 0 && c.dist < FZ_D_COUNT);
+        dist[c.dist]++;
+        if (fz_ep_ex[c.ep] && c.types == FZ_T_MIXED)
+            assert_false(fz_valid(&c));
+    }
+    for (int e = 0; e < FZ_EP_COUNT; e++)
+        if (per_ep[e] < NCALLS / FZ_EP_COUNT / 2)
+            fail_msg("%s drawn %d times in %d calls", fz_ep_name[e], per_ep[e], NCALLS);
+    for (int d = 0; d < FZ_D_COUNT; d++)
+        assert_true(dist[d] > NCALLS / FZ_D_COUNT / 2);
+    print_message("fuzz_gen: %d of %d calls valid\n", valid, NCALLS);
+    assert_true(valid >= NCALLS / 2 && valid < NCALLS - NCALLS / 20);
+    assert_true(bad_op > 100 && neg > 100 && zero > 100 && low_ld > 100 && batch0 > 50 && stride0 > 50);
+    assert_true(nan_a > 100 && inf_a > 100 && nan_b > 100 && alpha0 > 100 && dev > NCALLS / 3 && host > NCALLS / 3);
+    assert_true(mixed > 50 && cplx_ex > 200 && pedantic > 50);
+}
+
+/* fz_valid is cuBLAS's rule set: one broken rule each makes a valid call invalid. */
+static void test_valid_rules(void **state)
+{
+    (void)state;
+    int checked = 0;
+    for (uint64_t i = 0; checked < 500 && i < NCALLS; i++) {
+        fz_call c;
+        fz_make(0xbeef, i, &c);
+        if (!fz_valid(&c) || c.m < 1 || c.n < 1 || c.k < 1)
+            continue;
+        checked++;
+        fz_call x = c;
+        x.ta = 3;
+        assert_false(fz_valid(&x));
+        x = c;
+        x.k = -1;
+        assert_false(fz_valid(&x));
+        x = c;
+        x.lda = fz_max1(fz_rows_a(&c)) - 1;
+        assert_false(fz_valid(&x));
+        x = c;
+        x.ldc = fz_max1(c.m) - 1;
+        assert_false(fz_valid(&x));
+        x = c;
+        x.batch = -1;
+        assert_false(fz_valid(&x));
+    }
+    assert_int_equal(checked, 500);
+}
+
+int main(void)
+{
+    uint64_t seed = oz_rng_seed_from_env(UINT64_C(0xf022));
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_replay),
+        cmocka_unit_test(test_coverage),
+        cmocka_unit_test(test_valid_rules),
+    };
+    return OZ_TEST_RUN("test_fuzz_gen", "fuzz_gen", tests, seed);
+}
