@@ -232,26 +232,32 @@ OZ_HD oz2a_ranges oz2a_make_ranges(void)
     return r;
 }
 
-OZ_HD oz2_plan oz2a_make_plan_r(int w_need, uint64_t A1M, uint64_t B1M, int64_t k, const oz2a_ranges *R)
+/* The plan over the range table H[nmin .. nmax] (H[n] the half range of n
+ * moduli): n the least whose range holds w_need, w as above. */
+OZ_HD oz2_plan oz2a_plan_over(int w_need, uint64_t A1M, uint64_t B1M, int64_t k, const double *H, int nmin, int nmax)
 {
     oz2_plan p = {0, 0};
     if (k >= OZ2A_KMAX || w_need > OZ2A_W_MAX)
         return p;
     if (w_need < 1)
         w_need = 1;
-    for (int n = OZ2_MIN_MODULI; n <= OZ2_MAX_MODULI; n++) {
-        const double H = R->H[n];
-        if (!oz2a_range_ok(w_need, A1M, B1M, k, H))
+    for (int n = nmin; n <= nmax; n++) {
+        if (!oz2a_range_ok(w_need, A1M, B1M, k, H[n]))
             continue;
         const int cap = w_need > OZ2A_W_SOFT ? w_need : OZ2A_W_SOFT;
         int w = w_need;
-        while (w < cap && oz2a_range_ok(w + 1, A1M, B1M, k, H))
+        while (w < cap && oz2a_range_ok(w + 1, A1M, B1M, k, H[n]))
             w++;
         p.n = n;
         p.w = w;
         return p;
     }
     return p;
+}
+
+OZ_HD oz2_plan oz2a_make_plan_r(int w_need, uint64_t A1M, uint64_t B1M, int64_t k, const oz2a_ranges *R)
+{
+    return oz2a_plan_over(w_need, A1M, B1M, k, R->H, OZ2_MIN_MODULI, OZ2_MAX_MODULI);
 }
 
 OZ_HD oz2_plan oz2a_make_plan(int w_need, uint64_t A1M, uint64_t B1M, int64_t k)

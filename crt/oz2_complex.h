@@ -439,7 +439,11 @@ OZ_HD double oz2za_half_range(int n)
     return oz2_to_double(&h, 0, 0);
 }
 
-/* R(w) (1 + 2^-40) <= H (1 - 2^-40): the complex range test, certain. */
+/* R(w) (1 + 2^-40) <= H (1 - 2^-40): the complex range test, certain.
+ * It is the real test (oz2a_range_ok) at 2k against H/2, operation for
+ * operation: each of R's terms is twice the real one's at 2k (t1, t2 by
+ * their powers of two, k = 2 (2k/4)), and doubling is exact, so both sides
+ * scale by 2 exactly (test_oz2zauto checks the two forms agree). */
 OZ_HD int oz2za_range_ok(int w, uint64_t A1M, uint64_t B1M, int64_t k, double H)
 {
     const uint64_t mn = A1M < B1M ? A1M : B1M;
@@ -454,26 +458,42 @@ typedef struct oz2za_plan {
     int n_split, w;
 } oz2za_plan;
 
+/* H[n] = oz2za_half_range(n) / 2, n = 2..24: the real test's table for
+ * the complex range (oz2za_range_ok), made once (the GPU gets it made). */
+typedef struct oz2za_ranges {
+    double H[OZ2Z_SPLIT_NMODULI + 1];
+} oz2za_ranges;
+
+OZ_HD oz2za_ranges oz2za_make_ranges(void)
+{
+    oz2za_ranges r;
+    for (int n = 0; n <= OZ2Z_SPLIT_NMODULI; n++)
+        r.H[n] = n >= OZ2Z_MIN_SPLIT ? 0.5 * oz2za_half_range(n) : 0.0;
+    return r;
+}
+
+/* N' the least in 2..24 whose complex range holds w_need, w as the real
+ * plan's (oz2a_plan_over at 2k: its k bound 2^33 is k < 2^32 here). */
+OZ_HD oz2za_plan oz2za_make_plan_r(int w_need, uint64_t A1M, uint64_t B1M, int64_t k, const oz2za_ranges *R)
+{
+    const oz2_plan p = oz2a_plan_over(w_need, A1M, B1M, 2 * k, R->H, OZ2Z_MIN_SPLIT, OZ2Z_SPLIT_NMODULI);
+    const oz2za_plan z = {p.n, p.w};
+    return z;
+}
+
 OZ_HD oz2za_plan oz2za_make_plan(int w_need, uint64_t A1M, uint64_t B1M, int64_t k)
 {
-    oz2za_plan p = {0, 0};
-    if (k >= OZ2ZA_KMAX || w_need > OZ2A_W_MAX)
-        return p;
-    if (w_need < 1)
-        w_need = 1;
-    for (int n = OZ2Z_MIN_SPLIT; n <= OZ2Z_SPLIT_NMODULI; n++) {
-        const double H = oz2za_half_range(n);
-        if (!oz2za_range_ok(w_need, A1M, B1M, k, H))
-            continue;
-        const int cap = w_need > OZ2A_W_SOFT ? w_need : OZ2A_W_SOFT;
-        int w = w_need;
-        while (w < cap && oz2za_range_ok(w + 1, A1M, B1M, k, H))
-            w++;
-        p.n_split = n;
-        p.w = w;
-        return p;
-    }
-    return p;
+    const oz2za_ranges R = oz2za_make_ranges();
+    return oz2za_make_plan_r(w_need, A1M, B1M, k, &R);
+}
+
+/* The residue kernel's byte sums' start of split modulus m's r K_b columns
+ * at width w (kernels/oz2_residues.cu; its K_b columns start at
+ * oz2_bias_bits(w, p)): MAGIC's bits less r 2^(w+1) mod p. */
+OZ_HD uint32_t oz2z_bias_r_bits(int w, const oz2z_split_modulus *m)
+{
+    const uint32_t c = oz2_bias_bits(w, m->p);
+    return OZ2_MAGIC_BITS - (uint32_t)((uint64_t)(OZ2_MAGIC_BITS - c) * m->r % m->p);
 }
 
 #endif

@@ -16,10 +16,9 @@
  * (ZGEMM: the Z entry points, the Ex ones with CUDA_C_64F, cublasLtMatmul
  * on complex layouts) is routed the same way, its element type a parameter
  * of the checks, the plan (oz2z_gemm_moduli), the speed prediction
- * (ozcrt_oz2z_speedup) and the descriptor; only the ozaki2 mode at a fixed
- * OZCRT_BITS computes it: right after the thresholds, the phase22 mode
- * forwards it (complex-phase22) and so does automatic precision
- * (complex-auto), which does not cover complex products yet. A call of the
+ * (ozcrt_oz2z_speedup) and the descriptor; only the ozaki2 mode computes
+ * it (automatic precision or a fixed OZCRT_BITS): right after the
+ * thresholds, the phase22 mode forwards it (complex-phase22). A call of the
  * legacy API (route.h) has no handle to ask: host scalars, default math,
  * and the legacy context's state as the shim saw it set up
  * (legacy-context). A grouped call is routed group by group after a gate
@@ -311,17 +310,17 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
     const int oz2_auto = ozaki2 && s->bits < 0;
     if (cplx && !ozaki2)
         return OZCRT_R_COMPLEX_PHASE22; /* Phase 22 has no complex path */
-    if (cplx && oz2_auto)
-        return OZCRT_R_COMPLEX_AUTO; /* no automatic plan for complex products yet (kernels/oz2_gemm.h) */
     if (ozaki2) {
         /* automatic precision: N is chosen on the GPU; the prediction takes
          * the fixed plan at the same bits (what uniform data gets) and the
-         * estimate's cost as OZCRT_OZ2_AUTO_EXTRA_MODULI moduli more */
+         * estimate's cost as OZCRT_OZ2_AUTO_EXTRA_MODULI moduli more
+         * (complex: OZCRT_OZ2Z_AUTO_EXTRA_SPLIT split moduli) */
+        const int plan_bits = oz2_auto ? -s->bits : s->bits;
         if (cplx)
-            *nmod = oz2z_gemm_moduli(c->k, s->bits, &oz2_w, nsplit);
+            *nmod = oz2z_gemm_moduli(c->k, plan_bits, &oz2_w, nsplit);
         else
-            *nmod = oz2_auto ? oz2_gemm_moduli(c->k, -s->bits, &oz2_w) : oz2_gemm_moduli(c->k, s->bits, &oz2_w);
-        if (oz2_auto && c->k >= (INT64_C(1) << 33))
+            *nmod = oz2_gemm_moduli(c->k, plan_bits, &oz2_w);
+        if (oz2_auto && c->k >= (cplx ? INT64_C(1) << 32 : INT64_C(1) << 33)) /* the estimate's sums' bound */
             *nmod = 0;
         if (*nmod == 0) {
             ozcrt_log(2, "ozcrt: ozaki2 bits=%d k=%lld%s: more than 20 moduli needed", s->bits, (long long)c->k,
@@ -332,7 +331,7 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
         const int64_t min_pct = ozcrt_min_speedup_pct(s);
         if (min_pct > 0) {
             const double sp =
-                cplx ? ozcrt_oz2z_speedup(c->m, c->n, c->k, c->batch, *nsplit)
+                cplx ? ozcrt_oz2z_speedup(c->m, c->n, c->k, c->batch, *nsplit + OZCRT_OZ2Z_AUTO_EXTRA_SPLIT * oz2_auto)
                      : ozcrt_oz2_speedup(c->m, c->n, c->k, c->batch, *nmod + OZCRT_OZ2_AUTO_EXTRA_MODULI * oz2_auto);
             if (sp * 100.0 < (double)min_pct) {
                 ozcrt_log(2, "ozcrt: ozaki2 m=%lld n=%lld k=%lld batch=%lld N=%d%s: predicted speed-up %.2f < %.2f",
@@ -438,11 +437,13 @@ int ozcrt_route(const ozcrt_call *c, cublasStatus_t *status)
         ozcrt_stats_record_path(nmod && s->bits < 0 ? OZCRT_PATH_AUTO : nmod, c->elem);
     if (p->log_level >= 1) {
         /* taken calls name the path: "(phase22)", "(ozaki2 N=16 bits=53)",
-         * complex ones "(ozaki2 complex N=16 split=18 bits=53)" */
+         * "(ozaki2 auto)", complex ones "(ozaki2 complex N=16 split=18
+         * bits=53)" and "(ozaki2 complex auto)" */
         char path[64] = "";
         char bn[16];
         if (taken && nmod && s->bits < 0) /* N is the device's choice: not known here */
-            snprintf(path, sizeof path, " (ozaki2 %s)", ozcrt_bits_name(s->bits, bn, sizeof bn));
+            snprintf(path, sizeof path, " (ozaki2 %s%s)", c->elem == OZ_ELEM_COMPLEX ? "complex " : "",
+                     ozcrt_bits_name(s->bits, bn, sizeof bn));
         else if (taken && nmod && c->elem == OZ_ELEM_COMPLEX)
             snprintf(path, sizeof path, " (ozaki2 complex N=%d split=%d bits=%d)", nmod, nsplit, s->bits);
         else if (taken && nmod)

@@ -69,6 +69,10 @@ static inline double ozcrt_oz2_speedup(int64_t m, int64_t n, int64_t k, int64_t 
 #define OZCRT_OZ2Z_BYTES 1.0           /* the per-element and per-operand terms per plane, over the real model's */
 #define OZCRT_NATIVE_Z_MNK 4.2         /* native ZGEMM's multiply-add term over DGEMM's (151e-12 ms at 8192^3) */
 #define OZCRT_OZ2Z_T0_MS 0.5           /* a complex call's fixed cost beyond the real model's (ms) */
+/* Automatic precision for complex calls: the estimate is one INT8 product
+ * (a plane) and passes over operands of twice the real bytes: predicted as
+ * this many split moduli more than the fixed plan at the same bits. */
+#define OZCRT_OZ2Z_AUTO_EXTRA_SPLIT 2
 
 /* Predicted native ZGEMM time / emulated time of a complex ozaki2 call with
  * n_split split moduli. */

@@ -34,7 +34,6 @@
     X(GROUPED_DEVICE_MODE, "grouped-device-pointer-mode") \
     X(LT_UNSUPPORTED, "lt-unsupported")                    \
     X(COMPLEX_PHASE22, "complex-phase22")                  \
-    X(COMPLEX_AUTO, "complex-auto")                        \
     X(NONFINITE_SCALAR, "nonfinite-scalar")
 
 typedef enum ozcrt_reason {

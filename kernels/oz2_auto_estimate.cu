@@ -1,10 +1,14 @@
-/* kernels/oz2_auto_estimate.cu: the automatic precision's plan on the GPU (docs/ozaki2-auto.md): norm sums, the estimate's int8 operands, the estimate product with each element's need, and the plan, all enqueued, nothing read back.
+/* kernels/oz2_auto_estimate.cu: the automatic precision's plan on the GPU (docs/ozaki2-auto.md; complex products: docs/ozaki2-complex.md): norm sums, the estimate's int8 operands, the estimate product with each element's need, and the plan, all enqueued, nothing read back.
  *
  * The plan lands in device memory (oz2a_dev_plan, at the workspace's start)
  * for the kernels that follow on the stream; the same integers as the CPU
  * reference (crt/oz2_auto.h), so the same (N, w). The estimate product runs
  * on the sm_90a engine (oz_engine_estimate: the need taken in its epilogue)
- * where it serves, else as a plain dp4a loop, one thread an element. */
+ * where it serves, else as a plain dp4a loop, one thread an element.
+ * Complex calls (CX) take the same steps on |Re| + |Im| (crt/oz2_complex.h's
+ * oz2za_*): the norm sums and the estimate's operands from both parts of an
+ * element (views in doubles, im after re), the element rule at 2k, and the
+ * complex plan over the split moduli. */
 #include "oz2_auto_estimate.h"
 #include "operand_views.h"
 #include "../crt/oz2_auto.h"
@@ -44,10 +48,22 @@ est_layout est_layout_of(const oz_gemm_desc *d)
     return L;
 }
 
+/* An element's A1 term and estimate operand at x[at] (complex: re there, im after it). */
+template <bool CX>
+__device__ __forceinline__ uint64_t est_norm_term(const double *x, int64_t at, int s)
+{
+    return CX ? oz2za_norm_term(x[at], x[at + 1], s) : oz2a_norm_term(x[at], s);
+}
+template <bool CX>
+__device__ __forceinline__ uint32_t est_quant(const double *x, int64_t at, int s, int g)
+{
+    return CX ? oz2za_quant(x[at], x[at + 1], s, g) : oz2a_quant(x[at], s, g);
+}
+
 /* A1 of each row (rows of the view), exact: integer atomics in any order.
  * Block 32 x 8: RC (rows contiguous) lane = row, the warps over K; else
  * lane = k, each warp four rows, a warp sum per row. 32 rows x 256 k a block. */
-template <bool RC>
+template <bool RC, bool CX>
 __global__ void oz2a_norm_kernel(oz_view v, const int32_t *scale, unsigned long long *A1)
 {
     const int tx = threadIdx.x, ty = threadIdx.y;
@@ -64,7 +80,7 @@ __global__ void oz2a_norm_kernel(oz_view v, const int32_t *scale, unsigned long 
         for (int j = 0; j < 32; j++) {
             const int64_t kk = k0 + ty + 8 * j;
             if (kk < v.k)
-                sum += oz2a_norm_term(x[r * v.rs + kk * v.ks], s);
+                sum += est_norm_term<CX>(x, r * v.rs + kk * v.ks, s);
         }
         if (sum)
             atomicAdd(&A1[r], sum);
@@ -80,7 +96,7 @@ __global__ void oz2a_norm_kernel(oz_view v, const int32_t *scale, unsigned long 
             for (int j = 0; j < 8; j++) {
                 const int64_t kk = k0 + tx + 32 * j;
                 if (kk < v.k)
-                    sum += oz2a_norm_term(x[r * v.rs + kk * v.ks], s);
+                    sum += est_norm_term<CX>(x, r * v.rs + kk * v.ks, s);
             }
             for (int o = 16; o; o >>= 1)
                 sum += __shfl_down_sync(0xffffffffu, sum, o);
@@ -94,7 +110,7 @@ __global__ void oz2a_norm_kernel(oz_view v, const int32_t *scale, unsigned long 
  * K_E, 0 in the padding and for special rows. A block a tile of 32 rows x
  * 128 k: read along whichever of r or k is contiguous (RC: rows), staged in
  * shared memory, written along k as 4-byte words. Block 32 x 8. */
-template <bool RC>
+template <bool RC, bool CX>
 __global__ void oz2a_quant_kernel(oz_view v, const int32_t *scale, const unsigned long long *A1, const int32_t *g,
                                   int64_t ke, int64_t kep, uint8_t *q)
 {
@@ -111,7 +127,7 @@ __global__ void oz2a_quant_kernel(oz_view v, const int32_t *scale, const unsigne
             const int s = scale[r];
             const unsigned long long a1 = A1[r];
             if (s != OZ_SCALE_SPECIAL && a1 != 0)
-                val = oz2a_quant(x[r * v.rs + kk * v.ks], s, g[r]);
+                val = est_quant<CX>(x, r * v.rs + kk * v.ks, s, g[r]);
         }
         t[rrow][kcol] = (uint8_t)val;
     }
@@ -127,7 +143,8 @@ __global__ void oz2a_quant_kernel(oz_view v, const int32_t *scale, const unsigne
     }
 }
 
-/* G_ij by dp4a over the padded K_E, the element's need, the call's max. */
+/* G_ij by dp4a over the padded K_E, the element's need, the call's max
+ * (k: the rule's, 2k for complex calls). */
 __global__ void oz2a_need_kernel(const uint8_t *qa, const uint8_t *qb, const unsigned long long *A1,
                                  const unsigned long long *B1, const int32_t *ga, const int32_t *gb, int64_t m,
                                  int64_t n, int64_t k, int64_t kep,
@@ -154,9 +171,16 @@ __global__ void oz2a_gscale_kernel(const unsigned long long *A1, int64_t rows, i
         g[r] = oz2a_row_scale(A1[r], k);
 }
 
+/* The ranges of both element types, made once on the host. */
+struct est_ranges {
+    oz2a_ranges real;
+    oz2za_ranges cx;
+};
+
 /* The largest norm sums, then the plan and its byte sums' starts (one block). */
+template <bool CX>
 __global__ void oz2a_plan_kernel(const unsigned long long *A1, const unsigned long long *B1, int64_t m, int64_t n,
-                                 int64_t k, oz2a_dev_plan *plan, const __grid_constant__ oz2a_ranges R)
+                                 int64_t k, oz2a_dev_plan *plan, const __grid_constant__ est_ranges R)
 {
     __shared__ unsigned long long mx[2];
     if (threadIdx.x < 2)
@@ -172,13 +196,26 @@ __global__ void oz2a_plan_kernel(const unsigned long long *A1, const unsigned lo
     __syncthreads();
     if (threadIdx.x != 0)
         return;
-    const oz2_plan p = oz2a_make_plan_r(plan->w_need, mx[0], mx[1], k, &R);
     plan->a1max = mx[0];
     plan->b1max = mx[1];
-    plan->n = p.n;
-    plan->w = p.w;
-    for (int q = 0; q < OZ_ENGINE_NMODULI; q++)
-        plan->bias[q] = q < p.n ? oz2_bias_bits(p.w, oz2_modulus(q)) : 0;
+    if constexpr (CX) {
+        const oz2za_plan p = oz2za_make_plan_r(plan->w_need, mx[0], mx[1], k, &R.cx);
+        plan->n = p.n_split;
+        plan->w = p.w;
+        plan->planes = 2 * p.n_split;
+        for (int q = 0; q < OZ2Z_SPLIT_NMODULI; q++) {
+            const oz2z_split_modulus sm = oz2z_split_mod(q);
+            plan->zbias[q] = q < p.n_split ? oz2_bias_bits(p.w, sm.p) : 0;
+            plan->zbias[OZ2Z_SPLIT_NMODULI + q] = q < p.n_split ? oz2z_bias_r_bits(p.w, &sm) : 0;
+        }
+    } else {
+        const oz2_plan p = oz2a_make_plan_r(plan->w_need, mx[0], mx[1], k, &R.real);
+        plan->n = p.n;
+        plan->w = p.w;
+        plan->planes = p.n;
+        for (int q = 0; q < OZ_ENGINE_NMODULI; q++)
+            plan->bias[q] = q < p.n ? oz2_bias_bits(p.w, oz2_modulus(q)) : 0;
+    }
 }
 
 #define OZ2A_TRY(call)                     \
@@ -188,29 +225,38 @@ __global__ void oz2a_plan_kernel(const unsigned long long *A1, const unsigned lo
             return e_;                     \
     } while (0)
 
-cudaError_t launch_norms(const oz_view &v, const int32_t *scale, unsigned long long *A1, cudaStream_t s)
+/* The view's rows are contiguous: 1 double apart, or 2 (complex). */
+static bool est_rows_contig(const oz_view &v, bool cx) { return v.rs == (cx ? 2 : 1); }
+
+cudaError_t launch_norms(const oz_view &v, bool cx, const int32_t *scale, unsigned long long *A1, cudaStream_t s)
 {
     const dim3 grid((unsigned)((v.rows + 31) / 32), (unsigned)((v.k + 255) / 256)), block(32, 8);
-    if (v.rs == 1)
-        oz2a_norm_kernel<true><<<grid, block, 0, s>>>(v, scale, A1);
+    const bool rc = est_rows_contig(v, cx);
+    if (cx)
+        rc ? oz2a_norm_kernel<true, true><<<grid, block, 0, s>>>(v, scale, A1)
+           : oz2a_norm_kernel<false, true><<<grid, block, 0, s>>>(v, scale, A1);
     else
-        oz2a_norm_kernel<false><<<grid, block, 0, s>>>(v, scale, A1);
+        rc ? oz2a_norm_kernel<true, false><<<grid, block, 0, s>>>(v, scale, A1)
+           : oz2a_norm_kernel<false, false><<<grid, block, 0, s>>>(v, scale, A1);
     return cudaGetLastError();
 }
 
 extern "C" size_t oz2a_estimate_workspace(const oz_gemm_desc *d) { return (size_t)est_layout_of(d).bytes; }
 
-cudaError_t launch_quant(const oz_view &v, const int32_t *scale, const unsigned long long *A1, int32_t *g, int64_t ke,
-                         int64_t kep, uint8_t *q, cudaStream_t s)
+cudaError_t launch_quant(const oz_view &v, bool cx, const int32_t *scale, const unsigned long long *A1, int32_t *g,
+                         int64_t ke, int64_t kep, uint8_t *q, cudaStream_t s)
 {
     oz2a_gscale_kernel<<<(unsigned)((v.rows + 255) / 256), 256, 0, s>>>(A1, v.rows, v.k, g);
     const dim3 grid((unsigned)((v.rows + 31) / 32), (unsigned)((kep + 127) / 128)), block(32, 8);
     if (grid.y > 65535)
         return cudaErrorInvalidValue;
-    if (v.rs == 1)
-        oz2a_quant_kernel<true><<<grid, block, 0, s>>>(v, scale, A1, g, ke, kep, q);
+    const bool rc = est_rows_contig(v, cx);
+    if (cx)
+        rc ? oz2a_quant_kernel<true, true><<<grid, block, 0, s>>>(v, scale, A1, g, ke, kep, q)
+           : oz2a_quant_kernel<false, true><<<grid, block, 0, s>>>(v, scale, A1, g, ke, kep, q);
     else
-        oz2a_quant_kernel<false><<<grid, block, 0, s>>>(v, scale, A1, g, ke, kep, q);
+        rc ? oz2a_quant_kernel<true, false><<<grid, block, 0, s>>>(v, scale, A1, g, ke, kep, q)
+           : oz2a_quant_kernel<false, false><<<grid, block, 0, s>>>(v, scale, A1, g, ke, kep, q);
     return cudaGetLastError();
 }
 
@@ -245,38 +291,44 @@ extern "C" int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace,
     cudaStream_t s = (cudaStream_t)stream;
     char *ws = (char *)workspace;
     oz2a_dev_plan *plan = (oz2a_dev_plan *)ws;
-    const oz_view va = oz_view_a(d), vb = oz_view_b(d);
+    const bool cx = d->elem == OZ_ELEM_COMPLEX;
+    const oz_view va = cx ? oz2z_view_a(d) : oz_view_a(d), vb = cx ? oz2z_view_b(d) : oz_view_b(d);
     const int64_t ke = d->k < OZ2A_KEST ? d->k : OZ2A_KEST;
+    const int64_t k_rule = cx ? 2 * d->k : d->k; /* the element rule's k (oz2za_elem_w) */
     /* w_need starts at OZ2A_W_NONE (-1: every byte 0xff); the rest at 0 */
     OZ2A_TRY(cudaMemsetAsync(ws, 0, (size_t)L.off_qa, s));
     OZ2A_TRY(cudaMemsetAsync(&plan->w_need, 0xff, sizeof plan->w_need, s));
     const oz_operand_ws wa = {ws, 0, 0, L.off_scale_a, L.off_special, oz_round_up(d->m, 256), 0, 0};
     const oz_operand_ws wb = {ws, 0, 0, L.off_scale_b, L.off_special + 4, oz_round_up(d->n, 256), 0, 0};
-    OZ2A_TRY(oz_launch_operand_scale(va, wa, 1, s));
-    OZ2A_TRY(oz_launch_operand_scale(vb, wb, 1, s));
+    /* complex: the operand as doubles, one scale a complex row (the path's own scales) */
+    OZ2A_TRY(oz_launch_operand_scale(cx ? oz2z_real_view(va) : va, wa, 1, s, cx && va.rs == 2));
+    OZ2A_TRY(oz_launch_operand_scale(cx ? oz2z_real_view(vb) : vb, wb, 1, s, cx && vb.rs == 2));
     unsigned long long *A1 = (unsigned long long *)(ws + L.off_a1), *B1 = (unsigned long long *)(ws + L.off_b1);
     const int32_t *sa = (const int32_t *)(ws + L.off_scale_a), *sb = (const int32_t *)(ws + L.off_scale_b);
-    OZ2A_TRY(launch_norms(va, sa, A1, s));
-    OZ2A_TRY(launch_norms(vb, sb, B1, s));
+    OZ2A_TRY(launch_norms(va, cx, sa, A1, s));
+    OZ2A_TRY(launch_norms(vb, cx, sb, B1, s));
     uint8_t *qa = (uint8_t *)(ws + L.off_qa), *qb = (uint8_t *)(ws + L.off_qb);
     bool engine = false;
     OZ2A_TRY(est_use_engine(&engine));
     if (engine) /* the padding rows of the engine's tiles: zero */
         OZ2A_TRY(cudaMemsetAsync(qa, 0, (size_t)(L.off_qb - L.off_qa + L.npad * L.kep), s));
     int32_t *ga = (int32_t *)(ws + L.off_ga), *gb = (int32_t *)(ws + L.off_gb);
-    OZ2A_TRY(launch_quant(va, sa, A1, ga, ke, L.kep, qa, s));
-    OZ2A_TRY(launch_quant(vb, sb, B1, gb, ke, L.kep, qb, s));
+    OZ2A_TRY(launch_quant(va, cx, sa, A1, ga, ke, L.kep, qa, s));
+    OZ2A_TRY(launch_quant(vb, cx, sb, B1, gb, ke, L.kep, qb, s));
     if (engine) {
         const oz_operand_ws ea = {ws, 0, L.off_qa, 0, 0, L.mpad, L.kep, L.mpad};
         const oz_operand_ws eb = {ws, 0, L.off_qb, 0, 0, L.npad, L.kep, L.npad};
-        const oz_engine_est_job job = {ea, eb, d->m, d->n, d->k, A1, B1, ga, gb, target, &plan->w_need, nullptr};
+        const oz_engine_est_job job = {ea, eb, d->m, d->n, k_rule, A1, B1, ga, gb, target, &plan->w_need, nullptr};
         OZ2A_TRY(oz_engine_estimate(job, s));
     } else {
         oz2a_need_kernel<<<dim3((unsigned)((d->m + 15) / 16), (unsigned)((d->n + 15) / 16)), dim3(16, 16), 0, s>>>(
-            qa, qb, A1, B1, ga, gb, d->m, d->n, d->k, L.kep, target, plan);
+            qa, qb, A1, B1, ga, gb, d->m, d->n, k_rule, L.kep, target, plan);
         OZ2A_TRY(cudaGetLastError());
     }
-    static const oz2a_ranges R = oz2a_make_ranges(); /* host, once */
-    oz2a_plan_kernel<<<1, 256, 0, s>>>(A1, B1, d->m, d->n, d->k, plan, R);
+    static const est_ranges R = {oz2a_make_ranges(), oz2za_make_ranges()}; /* host, once */
+    if (cx)
+        oz2a_plan_kernel<true><<<1, 256, 0, s>>>(A1, B1, d->m, d->n, d->k, plan, R);
+    else
+        oz2a_plan_kernel<false><<<1, 256, 0, s>>>(A1, B1, d->m, d->n, d->k, plan, R);
     return cudaGetLastError();
 }

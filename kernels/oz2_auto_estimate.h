@@ -7,6 +7,7 @@
 
 #include "ozcrt_gemm.h"
 #include "../crt/moduli.h"
+#include "../crt/oz2_complex.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -14,20 +15,26 @@ extern "C" {
 
 /* At the workspace's start once the stream reaches it: w_need (the max of
  * the elements' needs, -1 = none, 1000 = an element no w certifies), the
- * plan (n = 0: not emulated) and, for q < n, the residue kernel's byte
- * sums' starts at width w (crt/oz2.h's oz2_bias_bits). */
+ * plan (n = 0: not emulated) and the byte sums' starts at width w of the
+ * residue kernel (crt/oz2.h's oz2_bias_bits). Real calls: n engine moduli,
+ * bias[q] for q < n. Complex calls (docs/ozaki2-complex.md, "Automatic
+ * precision"): n split moduli, zbias[q] and zbias[OZ2Z_SPLIT_NMODULI + q]
+ * the starts of modulus q's K_b and r K_b columns (the residue kernel's
+ * oz2z_bias). planes: the engine's residue planes (n, or 2 n complex). */
 typedef struct oz2a_dev_plan {
-    int32_t w_need, n, w, pad;
+    int32_t w_need, n, w, planes;
     unsigned long long a1max, b1max;
     uint32_t bias[OZ_ENGINE_NMODULI];
+    uint32_t zbias[2 * OZ2Z_SPLIT_NMODULI];
 } oz2a_dev_plan;
 
 /* Workspace bytes of oz2a_estimate for the call (batch 1). */
 size_t oz2a_estimate_workspace(const oz_gemm_desc *d);
 
 /* Enqueues the estimate and the plan for target 2^-B (B in 20..64) on
- * `stream`; never synchronises. batch 1, m, n in 1..65535, k >= 1, else
- * cudaErrorInvalidValue. Returns the first launch error. */
+ * `stream`, for a real or complex call (d->elem); never synchronises.
+ * batch 1, m, n in 1..65535, k >= 1, else cudaErrorInvalidValue. Returns
+ * the first launch error. */
 int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace, size_t bytes, void *stream);
 
 /* Test build only (OZ_TEST_HOOKS): 1 forces the dp4a estimate (no engine). */

@@ -20,15 +20,17 @@ extern "C" {
 
 /* The plan's moduli count N for inner dimension k and target `bits`
  * (ozaki2.md step 1), 2..20; 0 when 20 moduli cannot serve (the router
- * forwards such calls). *w (may be NULL) gets the integer width. */
+ * forwards such calls). *w (may be NULL) gets the integer width. For the
+ * automatic plan (bits = OZ2A_AUTO(B)): the most it may take, 20 and 77. */
 int oz2_gemm_moduli(int64_t k, int bits, int *w);
 
 /* The same for complex calls (docs/ozaki2-complex.md step 1): N, the engine
- * moduli's count that pins the result's w (2..20; 0 when no N serves, or
- * for the automatic plan, which complex calls do not have yet), *w (may be
- * NULL) and *n_split (may be NULL): the split moduli the GPU runs, two INT8
- * GEMMs each. The workspace and run functions below take complex
- * descriptors (d->elem == OZ_ELEM_COMPLEX) with the same contract. */
+ * moduli's count that pins the result's w (2..20; 0 when no N serves), *w
+ * (may be NULL) and *n_split (may be NULL): the split moduli the GPU runs,
+ * two INT8 GEMMs each. For the automatic plan (bits = OZ2A_AUTO(B)), which
+ * the GPU chooses per call, the most it may take: 20, 77 and 24 (0 for B
+ * outside 20..64 or k >= 2^32). The workspace and run functions below take
+ * complex descriptors (d->elem == OZ_ELEM_COMPLEX) with the same contract. */
 int oz2z_gemm_moduli(int64_t k, int bits, int *w, int *n_split);
 
 /* Workspace bytes (0 when the plan is unreachable): the least

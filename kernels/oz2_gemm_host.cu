@@ -22,10 +22,22 @@ static oz2_plan oz2_host_plan(int64_t k, int bits)
     return p;
 }
 
+/* The same for complex calls: the fixed plan (N, w, N'), or for the
+ * automatic one the most it may choose (20, W_MAX, 24). */
+static oz2z_plan oz2z_host_plan(int64_t k, int bits)
+{
+    oz2z_plan p = {0, 0, 0};
+    if (!oz2a_is_auto(bits))
+        return bits >= 1 ? oz2z_make_plan(k, bits) : p;
+    const int target = oz2a_target(bits);
+    if (target >= OZ2A_B_MIN && target <= OZ2A_B_MAX && k < OZ2ZA_KMAX)
+        p = oz2z_plan{OZ2_MAX_MODULI, OZ2A_W_MAX, OZ2Z_SPLIT_NMODULI};
+    return p;
+}
+
 /* The plan of a call of either element type: planes is the residue planes
  * per operand (and of R): N for real calls, two per split modulus for
- * complex ones (docs/ozaki2-complex.md, "The GPU method"); 0: not emulated
- * (complex calls have no automatic plan). */
+ * complex ones (docs/ozaki2-complex.md, "The GPU method"); 0: not emulated. */
 struct oz2_call_plan {
     int planes, w, nsplit;
     bool cx;
@@ -34,7 +46,7 @@ static oz2_call_plan oz2_plan_of(const oz_gemm_desc *d, int bits)
 {
     oz2_call_plan r = {0, 0, 0, d->elem == OZ_ELEM_COMPLEX};
     if (r.cx) {
-        const oz2z_plan p = oz2a_is_auto(bits) || bits < 1 ? oz2z_plan{0, 0, 0} : oz2z_make_plan(d->k, bits);
+        const oz2z_plan p = oz2z_host_plan(d->k, bits);
         if (p.n && p.n_split) {
             r.planes = 2 * p.n_split;
             r.w = p.w;
@@ -68,9 +80,7 @@ extern "C" int oz2_gemm_moduli(int64_t k, int bits, int *w)
 
 extern "C" int oz2z_gemm_moduli(int64_t k, int bits, int *w, int *n_split)
 {
-    oz2z_plan p = {0, 0, 0};
-    if (!oz2a_is_auto(bits) && bits >= 1)
-        p = oz2z_make_plan(k, bits);
+    const oz2z_plan p = oz2z_host_plan(k, bits);
     if (w)
         *w = p.w;
     if (n_split)
@@ -213,8 +223,6 @@ static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t work
     if (workspace == nullptr || !oz2_plan_for(d, bits, workspace_bytes, &P, &plan))
         return cudaErrorInvalidValue;
     const bool cx = plan.cx;
-    if (cx && dplan)
-        return cudaErrorInvalidValue;
     bool sm90 = false;
     OZ2_TRY(oz2_use_sm90_engine(&sm90));
     const int64_t max_group = sm90 ? 65535 : 65535 / plan.planes; /* grid z limits */
@@ -263,9 +271,11 @@ static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t work
                     /* B's residues over all of K for all columns stay from the first row block (block_plan.h's b_once) */
                     const bool b_kept = m0 > 0 && P.nb >= d->n && P.ks >= d->k;
                     if (cx) {
-                        OZ2_TRY(oz2z_launch_residues(oz2z_real_view(pa), ba, plan.nsplit, plan.w, conj_a, group, s));
+                        OZ2_TRY(oz2z_launch_residues(oz2z_real_view(pa), ba, plan.nsplit, plan.w, conj_a, group, s,
+                                                     dplan));
                         if (!b_kept)
-                            OZ2_TRY(oz2z_launch_residues(oz2z_real_view(pb), bb, plan.nsplit, plan.w, conj_b, group, s));
+                            OZ2_TRY(oz2z_launch_residues(oz2z_real_view(pb), bb, plan.nsplit, plan.w, conj_b, group,
+                                                         s, dplan));
                     } else {
                         OZ2_TRY(oz2_launch_residues(pa, ba, plan.planes, plan.w, group, s, dplan));
                         if (!b_kept)
@@ -274,7 +284,7 @@ static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t work
                     if (stage == 1)
                         continue;
                     oz_engine_residue_job ej = {ba, bb, rows, cols, plan.planes, (uint8_t *)(ws + P.off_out),
-                                                P.slot_bytes, k0 > 0, tickets, 0, 0, 0, dplan ? &dplan->n : nullptr,
+                                                P.slot_bytes, k0 > 0, tickets, 0, 0, 0, dplan ? &dplan->planes : nullptr,
                                                 cx};
                     OZ2_TRY(sm90 ? oz_engine_residues(ej, group, s) : oz2_engine_residues_portable(ej, group, s));
                 }
@@ -288,8 +298,12 @@ static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t work
                     OZ2_TRY(oz2_launch_crt(cc, job, group, s));
             }
         }
-        if (stage == 0 && d->k > 0 && dplan) /* what the plan does not emulate (group 1 here) */
-            OZ2_TRY(oz2_launch_auto_native(va, vb, wa.scale(0), wb.scale(0), c, sc, dplan, s));
+        if (stage == 0 && d->k > 0 && dplan) { /* what the plan does not emulate (group 1 here) */
+            if (cx)
+                OZ2_TRY(oz2z_launch_auto_native(va, vb, conj_a, conj_b, wa.scale(0), wb.scale(0), c, zsc, dplan, s));
+            else
+                OZ2_TRY(oz2_launch_auto_native(va, vb, wa.scale(0), wb.scale(0), c, sc, dplan, s));
+        }
         if (stage == 0 && d->k > 0) {
             if (cx)
                 OZ2_TRY(oz2z_launch_special_fixup(va, vb, conj_a, conj_b, wa, wb, c, zsc, d->m, d->n, group, s));
@@ -314,6 +328,7 @@ static int oz2_run_auto(const oz_gemm_desc *d, int bits, void *workspace, size_t
     if (d->k == 0) /* C = beta C: no plan needed */
         return oz2_run(d, OZ2A_B_DEFAULT, workspace, workspace_bytes, stream, stage, nullptr);
     char *ws = (char *)workspace;
+    const int64_t el = d->elem == OZ_ELEM_COMPLEX ? 2 : 1; /* doubles an element */
     for (int64_t b = 0; b < d->batch; b++) {
         oz_gemm_desc one = *d;
         one.batch = 1;
@@ -322,9 +337,9 @@ static int oz2_run_auto(const oz_gemm_desc *d, int bits, void *workspace, size_t
             one.Barray += b;
             one.Carray += b;
         } else {
-            one.A += b * d->strideA;
-            one.B += b * d->strideB;
-            one.C += b * d->strideC;
+            one.A += el * b * d->strideA;
+            one.B += el * b * d->strideB;
+            one.C += el * b * d->strideC;
         }
         OZ2_TRY((cudaError_t)oz2a_estimate(&one, oz2a_target(bits), ws, (size_t)extra, stream));
         OZ2_TRY((cudaError_t)oz2_run(&one, bits, ws + extra, workspace_bytes - (size_t)extra, stream, stage,

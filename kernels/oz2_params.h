@@ -42,7 +42,8 @@ struct oz2_crt_job {
 /* The complex CRT's work (kernels/oz2z_crt.cu): the real job's layout,
  * read for complex elements (c's base and stride in doubles, its ldc and
  * c_off in complex elements; 2 N planes: U_q at 2 q, V_q at 2 q + 1), w the
- * plan's, and complex scalars (base.sc and base.plan unused). */
+ * plan's, and complex scalars (base.sc unused; base.plan: the automatic
+ * plan, N' and w from it, every N' kernel launched). */
 struct oz2z_crt_job {
     oz2_crt_job base;
     oz_zscalars zsc;
@@ -56,9 +57,10 @@ cudaError_t oz2_launch_residues(const oz_view &v, const oz_operand_ws &w, int nm
  * (oz2z_real_view: 2 rows of doubles a complex row where rows are
  * contiguous, else 2 doubles of K a complex k); w's rows, K and scales are
  * the complex operand's. conj (op C): the imaginary parts negated, which
- * swaps u and v. */
+ * swaps u and v. plan: the automatic plan's N', w and starts from device
+ * memory (nsplit, wbits then unused). */
 cudaError_t oz2z_launch_residues(const oz_view &v, const oz_operand_ws &w, int nsplit, int wbits, bool conj,
-                                 int64_t group, cudaStream_t s);
+                                 int64_t group, cudaStream_t s, const oz2a_dev_plan *plan = nullptr);
 cudaError_t oz2_launch_crt(const oz2_crt_consts &cc, const oz2_crt_job &job, int64_t group, cudaStream_t s);
 cudaError_t oz2z_launch_crt(const oz2z_crt_job &job, int nsplit, int64_t group, cudaStream_t s);
 /* The complex Inf/NaN fix-up (kernels/special_fixup.cu): va, vb are the
@@ -71,6 +73,10 @@ cudaError_t oz2z_launch_special_fixup(const oz_view &va, const oz_view &vb, bool
 cudaError_t oz2_launch_auto_native(const oz_view &va, const oz_view &vb, const int32_t *scale_a,
                                    const int32_t *scale_b, const oz_out &c, const oz_scalars &sc,
                                    const oz2a_dev_plan *plan, cudaStream_t s);
+/* The same for complex calls: views in doubles (oz2z_view_a/b), op C's conj, C as in oz2z_crt_job. */
+cudaError_t oz2z_launch_auto_native(const oz_view &va, const oz_view &vb, bool conj_a, bool conj_b,
+                                    const int32_t *scale_a, const int32_t *scale_b, const oz_out &c,
+                                    const oz_zscalars &sc, const oz2a_dev_plan *plan, cudaStream_t s);
 /* The residue engine by plain int8 dot products (dp4a), for devices without
  * the sm_90a engine and as the tests' second opinion: the same contract as
  * engine.h's oz_engine_residues. group * nmod <= 65535. */

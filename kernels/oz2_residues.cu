@@ -364,18 +364,20 @@ __global__ void __launch_bounds__(256, NW == 1 && !CX ? OZ2_RT_MINB : 2)
     oz2_residues_kernel(oz_view v, oz_operand_ws w, int nmod, int wbits,
                         const __grid_constant__ oz2_bias_of<CX> bias_arg, const oz2a_dev_plan *plan, int conj)
 {
-    static_assert(!(AUTO && CX), "the automatic plan is real only");
-    /* the automatic plan (kernels/oz2_auto_estimate.h): N, w and the byte
-     * sums' starts from device memory; the kernel of the other word count,
-     * or a call the plan does not emulate, does nothing */
+    /* the automatic plan (kernels/oz2_auto_estimate.h): N (complex: N'), w
+     * and the byte sums' starts from device memory; the kernel of the other
+     * word count, or a call the plan does not emulate, does nothing */
     if constexpr (AUTO) {
         nmod = plan->n;
         wbits = plan->w;
         if (nmod == 0 || (wbits <= 62) != (NW == 1))
             return;
     }
-    static_assert(sizeof(oz2_bias) == sizeof(plan->bias), "the plan's byte sums are an oz2_bias");
-    const oz2_bias_of<CX> &bias = AUTO ? *reinterpret_cast<const oz2_bias_of<CX> *>(plan->bias) : bias_arg;
+    static_assert(sizeof(oz2_bias) == sizeof(plan->bias) && sizeof(oz2z_bias) == sizeof(plan->zbias),
+                  "the plan's byte sums are an oz2_bias and an oz2z_bias");
+    const oz2_bias_of<CX> &bias =
+        AUTO ? *reinterpret_cast<const oz2_bias_of<CX> *>(CX ? (const void *)plan->zbias : (const void *)plan->bias)
+             : bias_arg;
     __shared__ __align__(128) double stage[OZ2_RT_WARPS][2][OZ2_RT_WROWS][OZ2_RT_K];
     constexpr uint32_t BUF_BYTES = OZ2_RT_WROWS * OZ2_RT_K * sizeof(double);
     const int64_t b = blockIdx.z;
@@ -534,7 +536,7 @@ cudaError_t oz2_launch_residues(const oz_view &v, const oz_operand_ws &w, int nm
 }
 
 cudaError_t oz2z_launch_residues(const oz_view &v, const oz_operand_ws &w, int nsplit, int wbits, bool conj,
-                                 int64_t group, cudaStream_t s)
+                                 int64_t group, cudaStream_t s, const oz2a_dev_plan *plan)
 {
     if (nsplit < 1 || nsplit > OZ2Z_SPLIT_NMODULI)
         return cudaErrorInvalidValue;
@@ -547,11 +549,16 @@ cudaError_t oz2z_launch_residues(const oz_view &v, const oz_operand_ws &w, int n
     if (rc)
         grid.x = (unsigned)(2 * w.rows_pad / OZ2_RT_ROWS);
     oz2z_bias bias = {};
-    for (int q = 0; q < nsplit; q++) {
-        const uint32_t p = kOz2zModuli[q];
-        bias.c[q] = oz2_bias_bits(wbits, p);
-        bias.cr[q] = OZ2_MAGIC_BITS - (uint32_t)((uint64_t)(OZ2_MAGIC_BITS - bias.c[q]) * kOz2zRoots[q] % p);
+    for (int q = 0; q < nsplit && !plan; q++) {
+        const oz2z_split_modulus sm = oz2z_split_mod(q);
+        bias.c[q] = oz2_bias_bits(wbits, sm.p);
+        bias.cr[q] = oz2z_bias_r_bits(wbits, &sm);
     }
-    oz2_residues_go<false, true>(v, w, nsplit, wbits, wbits <= 62 ? 1 : 2, grid, s, bias, nullptr, conj ? 1 : 0);
+    if (plan) { /* both word counts: the plan's w picks one on the device */
+        oz2_residues_go<true, true>(v, w, nsplit, wbits, 1, grid, s, bias, plan, conj ? 1 : 0);
+        oz2_residues_go<true, true>(v, w, nsplit, wbits, 2, grid, s, bias, plan, conj ? 1 : 0);
+    } else {
+        oz2_residues_go<false, true>(v, w, nsplit, wbits, wbits <= 62 ? 1 : 2, grid, s, bias, nullptr, conj ? 1 : 0);
+    }
     return cudaGetLastError();
 }

@@ -43,7 +43,9 @@ oz2z_crt_kernel(const __grid_constant__ oz2z_crt_tabs t, const oz2z_crt_job job)
 {
     constexpr int E = 4, NL = OZ2Z_CF_LIMBS(N);
     const oz2_crt_job &jb = job.base;
-    const int wbits = jb.w;
+    if (jb.plan && jb.plan->n != N) /* the automatic plan chose another N' (or none) */
+        return;
+    const int wbits = jb.plan ? jb.plan->w : jb.w;
     const int64_t b = blockIdx.z;
     const int64_t w = (int64_t)blockIdx.x * 32 + threadIdx.x;
     const char *slot = jb.ws + b * jb.slot_bytes;
@@ -137,6 +139,24 @@ static const oz2z_crt_tabs &oz2z_tables(int n)
     return all[n];
 }
 
+static cudaError_t oz2z_launch_crt_n(const oz2z_crt_job &job, int nsplit, dim3 grid, dim3 block, cudaStream_t s)
+{
+    const oz2z_crt_tabs &t = oz2z_tables(nsplit);
+    switch (nsplit) {
+#define OZ2Z_CRT_CASE_(q, p, r, inv2r)                                                             \
+    case (q) + 1:                                                                                  \
+        if ((q) + 1 < OZ2Z_MIN_SPLIT)                                                              \
+            return cudaErrorInvalidValue;                                                          \
+        oz2z_crt_kernel<((q) + 1 >= OZ2Z_MIN_SPLIT ? (q) + 1 : OZ2Z_MIN_SPLIT)><<<grid, block, 0, s>>>(t, job); \
+        break;
+        OZ2Z_SPLIT_MODULI(OZ2Z_CRT_CASE_)
+#undef OZ2Z_CRT_CASE_
+    default:
+        return cudaErrorInvalidValue;
+    }
+    return cudaGetLastError();
+}
+
 cudaError_t oz2z_launch_crt(const oz2z_crt_job &job, int nsplit, int64_t group, cudaStream_t s)
 {
     if (nsplit < OZ2Z_MIN_SPLIT || nsplit > OZ2Z_SPLIT_NMODULI)
@@ -149,16 +169,13 @@ cudaError_t oz2z_launch_crt(const oz2z_crt_job &job, int nsplit, int64_t group, 
     by = by < pairs8 ? by : pairs8;
     const dim3 grid((unsigned)gx, (unsigned)(by < 65535 ? by : 65535), (unsigned)group);
     const dim3 block(32, 8);
-    const oz2z_crt_tabs &t = oz2z_tables(nsplit);
-    switch (nsplit) {
-#define OZ2Z_CRT_CASE_(q, p, r, inv2r)                                                             \
-    case (q) + 1:                                                                                  \
-        oz2z_crt_kernel<((q) + 1 >= OZ2Z_MIN_SPLIT ? (q) + 1 : OZ2Z_MIN_SPLIT)><<<grid, block, 0, s>>>(t, job); \
-        break;
-        OZ2Z_SPLIT_MODULI(OZ2Z_CRT_CASE_)
-#undef OZ2Z_CRT_CASE_
-    default:
-        return cudaErrorInvalidValue;
+    if (jb.plan) { /* N' on the device: every N' kernel, all but the plan's return at once */
+        for (int n = OZ2Z_MIN_SPLIT; n <= OZ2Z_SPLIT_NMODULI; n++) {
+            const cudaError_t e = oz2z_launch_crt_n(job, n, grid, block, s);
+            if (e != cudaSuccess)
+                return e;
+        }
+        return cudaSuccess;
     }
-    return cudaGetLastError();
+    return oz2z_launch_crt_n(job, nsplit, grid, block, s);
 }

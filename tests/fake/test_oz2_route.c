@@ -17,8 +17,8 @@
  *             8192 x 1024), faster ones go on (8192^3, 4096^3: no-gpu); the
  *             knob reads auto; a thread's 0 lets a small call through, 125
  *             keeps 4096^3 out; a thread's min_k of 0 (auto again) turns the
- *             rule off; complex calls (no automatic plan for them yet) are
- *             forwarded as complex-auto, past the thresholds only
+ *             rule off; complex calls under auto are judged by the
+ *             complex model (8192^3 on to no-gpu, 2048^3 slower-than-native)
  *   speedbad  OZCRT_MIN_SPEEDUP=-1: one warning naming it, auto in force
  *   z53       OZCRT_BITS=53, thresholds and OZCRT_MIN_SPEEDUP unset: complex
  *             calls are planned and judged by the complex speed model
@@ -215,11 +215,10 @@ static void t_speed(void **state)
     assert_int_equal(reset(OZCRT_THREAD, OZCRT_KNOB_ALL), 0);
     dgemm_shape_expect(2048, 2048, 2048, "-> forward: slower-than-native");
     assert_null(strstr(g_stderr, "OZCRT_MIN_SPEEDUP"));
-    /* complex calls: no automatic plan; the thresholds first */
-    zgemm_shape_expect(0, 8192, 8192, 8192, "cublasZgemm_v2 m=8192 n=8192 k=8192 ops=NN batch=1 -> forward: "
-                                            "complex-auto");
-    zgemm_shape_expect(1, 8192, 8192, 8192, "cublasGemmEx m=8192 n=8192 k=8192 ops=NN batch=1 -> forward: "
-                                            "complex-auto");
+    /* complex calls under auto: the complex model at the fixed 53 bits' N' and the estimate's share */
+    zgemm_shape_expect(0, 8192, 8192, 8192, "cublasZgemm_v2 m=8192 n=8192 k=8192 ops=NN batch=1 -> forward: no-gpu");
+    zgemm_shape_expect(1, 8192, 8192, 8192, "cublasGemmEx m=8192 n=8192 k=8192 ops=NN batch=1 -> forward: no-gpu");
+    zgemm_shape_expect(0, 2048, 2048, 2048, "-> forward: slower-than-native");
     zgemm_shape_expect(0, 256, 8192, 8192, "-> forward: below-threshold");
 }
 

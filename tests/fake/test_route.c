@@ -22,9 +22,9 @@
  *    cuBLAS, the whole call untouched when cuBLAS must judge it, a group's
  *    shadow native run;
  *  - the complex entry points (cublasZgemm*, the Ex ones with CUDA_C_64F):
- *    forwarded in the phase22 mode (complex-phase22) and with automatic
- *    precision (complex-auto), emulated by oz2_gemm_run on a complex
- *    descriptor at a fixed OZCRT_BITS, planned by oz2z_gemm_moduli and
+ *    forwarded in the phase22 mode (complex-phase22), emulated by
+ *    oz2_gemm_run on a complex descriptor in the ozaki2 mode (a fixed
+ *    OZCRT_BITS or automatic precision), planned by oz2z_gemm_moduli and
  *    judged by the complex speed model; their shadow runs (the complex plan's bound, the native run). */
 #include "../../interpose/route.c"
 
@@ -1241,21 +1241,34 @@ static void t_complex_phase22(void **state)
     g_settings.min_m = 1;
 }
 
-/* Automatic precision has no complex plan: forwarded (complex-auto), the plan never asked. */
+/* Automatic precision takes complex calls too: planned (for the speed
+ * rule) at the target's fixed bits, run with the automatic bits, the log
+ * naming the complex automatic path. */
 static void t_complex_auto(void **state)
 {
     (void)state;
     set_shadow(OZCRT_MODE_OZAKI2, -53, 0, 0, 0);
     const zcall z = z_default();
-    const int asked = g_oz2z_calls;
-    for (size_t i = 0; i < NZ; i++)
-        z_expect_forwarded(k_zentries[i], &z, OZCRT_R_COMPLEX_AUTO);
-    assert_int_equal(g_oz2z_calls, asked);
-    assert_logged("ozcrt: cublasGemmBatchedEx_64 m=300 n=200 k=100 ops=CT batch=3 -> forward: complex-auto");
-    /* a real call in the same mode still goes on */
-    const int oz2 = g_oz2_runs;
-    assert_int_equal(dgemm(CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
-    assert_int_equal(g_oz2_runs, oz2 + 1);
+    for (size_t i = 0; i < NZ; i++) {
+        const ozcrt_entry ep = k_zentries[i];
+        const uint64_t emu = ep_count_of(ep, OZCRT_R_EMULATED);
+        const int oz2 = g_oz2_runs, asked = g_oz2z_calls;
+        memset(&g_ran, 0, sizeof g_ran);
+        assert_int_equal(zgemm(ep, &z, CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
+        assert_int_equal(fake_cublas_count(), 0);
+        assert_int_equal(g_oz2_runs, oz2 + 1);
+        assert_int_equal(g_oz2z_calls, asked + 1);
+        assert_int_equal(g_oz2z_bits, 53);
+        assert_int_equal(g_oz2_bits, -53);
+        assert_int_equal(g_ran.d.elem, OZ_ELEM_COMPLEX);
+        assert_int_equal(ep_count_of(ep, OZCRT_R_EMULATED), emu + 1);
+    }
+    assert_logged("ozcrt: cublasGemmBatchedEx_64 m=300 n=200 k=100 ops=CT batch=3 -> emulated (ozaki2 complex auto)");
+    /* k at the estimate's bound (2^32 complex terms) and past it: bits-unreachable */
+    zcall big = z_default();
+    big.k = INT64_C(1) << 32;
+    big.lda = big.k;
+    z_expect_forwarded(OZCRT_EP_cublasZgemm_v2_64, &big, OZCRT_R_BITS_UNREACHABLE);
     set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
 }
 
@@ -1640,13 +1653,15 @@ static void t_legacy_zgemm(void **state)
         assert_int_equal(ep_count_of(OZCRT_EP_cublasZgemm, why[i]), before + 1);
     }
     assert_int_equal(g_oz2_runs, oz2 + 1);
-    /* automatic precision: forwarded */
+    /* automatic precision: emulated, with the automatic bits */
     g_settings.mode = OZCRT_MODE_OZAKI2;
     g_settings.bits = -53;
-    const uint64_t aut = ep_count_of(OZCRT_EP_cublasZgemm, OZCRT_R_COMPLEX_AUTO);
+    const uint64_t aut = ep_count_of(OZCRT_EP_cublasZgemm, OZCRT_R_EMULATED);
     legacy_zgemm('T', z_alpha);
-    assert_legacy_z_forwarded('T', z_alpha);
-    assert_int_equal(ep_count_of(OZCRT_EP_cublasZgemm, OZCRT_R_COMPLEX_AUTO), aut + 1);
+    assert_int_equal(fake_cublas_count(), 0);
+    assert_int_equal(g_oz2_runs, oz2 + 2);
+    assert_int_equal(g_oz2_bits, -53);
+    assert_int_equal(ep_count_of(OZCRT_EP_cublasZgemm, OZCRT_R_EMULATED), aut + 1);
     /* shadow mode's native run: the legacy call, scalars by value, into the scratch C */
     set_shadow(OZCRT_MODE_OZAKI2, 53, 1, 0, CUBLAS_STATUS_SUCCESS);
     g_cmp.run_native = 1;

@@ -1,10 +1,12 @@
-/* tests/gpu/test_oz2_auto.c: the GPU's automatic plan (kernels/oz2_auto_estimate.cu) against the CPU reference's (oz2_ref_auto_plan): the same w_need, N and w on every case, and the byte sums' starts of that width. */
+/* tests/gpu/test_oz2_auto.c: the GPU's automatic plan (kernels/oz2_auto_estimate.cu) against the CPU reference's (oz2_ref_auto_plan; complex calls, every third case: oz2z_ref_auto_plan): the same w_need, N (N') and w on every case, and the byte sums' starts of that width. */
 #include "gpu_util.h"
 
 #include "crt/oz2.h"
 #include "crt/oz2_auto.h"
+#include "crt/oz2_complex.h"
 #include "kernels/oz2_auto_estimate.h"
 #include "reference/oz2gemm.h"
+#include "reference/oz2zgemm.h"
 
 enum { S_UNIFORM, S_SPREAD05, S_SPREAD1, S_SPREAD2, S_SPREAD4, S_SPREAD8, S_POW2, S_SPARSE, S_BIG40, S_INT, S_CONST,
        S_ALIGNED, S_SPECIAL, S_COUNT };
@@ -45,32 +47,41 @@ int main(int argc, char **argv)
         if (c % 17 == 5) { /* past the estimate's K_E: only its first 65536 are used */
             m = rng_range(1, 8), n = rng_range(1, 8), k = rng_range(65537, 90000);
         }
+        const int cx = c % 3 == 2, el = cx ? 2 : 1; /* complex: both parts from the dataset, ops N, T, C */
+        const int ta_cx = cx && ta ? (int)rng_range(1, 2) : ta, tb_cx = cx && tb ? (int)rng_range(1, 2) : tb;
         const int64_t ra = ta ? k : m, ca = ta ? m : k, rb = tb ? n : k, cb = tb ? k : n;
         const int64_t lda = ra + rng_range(0, 3), ldb = rb + rng_range(0, 3);
-        double *A = calloc((size_t)(lda * ca), sizeof(double)), *Bm = calloc((size_t)(ldb * cb), sizeof(double));
+        double *A = calloc((size_t)(el * lda * ca), sizeof(double)), *Bm = calloc((size_t)(el * ldb * cb), sizeof(double));
         for (int64_t i = 0; i < m; i++) {
             int big = (int)rng_range(0, k - 1);
             for (int64_t kk = 0; kk < k; kk++)
-                A[ta ? kk + i * lda : i + kk * lda] = gen(ds, i, kk, big);
+                for (int p = 0; p < el; p++)
+                    A[el * (ta ? kk + i * lda : i + kk * lda) + p] = gen(ds, i, kk, big);
         }
         for (int64_t j = 0; j < n; j++)
             for (int64_t kk = 0; kk < k; kk++)
-                Bm[tb ? j + kk * ldb : kk + j * ldb] = gen(ds == S_BIG40 ? S_UNIFORM : ds, j, kk, -1);
+                for (int p = 0; p < el; p++)
+                    Bm[el * (tb ? j + kk * ldb : kk + j * ldb) + p] = gen(ds == S_BIG40 ? S_UNIFORM : ds, j, kk, -1);
         if (ds == S_SPARSE) /* a zero row of op(A) */
             for (int64_t kk = 0; kk < k; kk++)
-                A[ta ? kk : kk * lda] = 0.0;
+                for (int p = 0; p < el; p++)
+                    A[el * (ta ? kk : kk * lda) + p] = 0.0;
         int N, w, wn;
-        if (oz2_ref_auto_plan(ta, tb, m, n, k, A, lda, Bm, ldb, B, &N, &w, &wn) != 0) {
+        const int rrc = cx ? oz2z_ref_auto_plan((oz_op)ta_cx, (oz_op)tb_cx, m, n, k, A, lda, Bm,
+                                                ldb, B, &N, &w, &wn)
+                           : oz2_ref_auto_plan(ta, tb, m, n, k, A, lda, Bm, ldb, B, &N, &w, &wn);
+        if (rrc != 0) {
             printf("  case %d: the reference refused\n", c);
             return 2;
         }
         double *dA, *dB;
-        CUDA_CHECK(cudaMalloc((void **)&dA, sizeof(double) * (size_t)(lda * ca)));
-        CUDA_CHECK(cudaMalloc((void **)&dB, sizeof(double) * (size_t)(ldb * cb)));
-        CUDA_CHECK(cudaMemcpy(dA, A, sizeof(double) * (size_t)(lda * ca), cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(dB, Bm, sizeof(double) * (size_t)(ldb * cb), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMalloc((void **)&dA, sizeof(double) * (size_t)(el * lda * ca)));
+        CUDA_CHECK(cudaMalloc((void **)&dB, sizeof(double) * (size_t)(el * ldb * cb)));
+        CUDA_CHECK(cudaMemcpy(dA, A, sizeof(double) * (size_t)(el * lda * ca), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(dB, Bm, sizeof(double) * (size_t)(el * ldb * cb), cudaMemcpyHostToDevice));
         oz_gemm_desc d = {0};
-        d.transa = ta, d.transb = tb, d.m = m, d.n = n, d.k = k;
+        d.transa = ta_cx, d.transb = tb_cx, d.m = m, d.n = n, d.k = k;
+        d.elem = cx ? OZ_ELEM_COMPLEX : OZ_ELEM_REAL;
         d.A = dA, d.lda = lda, d.B = dB, d.ldb = ldb, d.batch = 1;
         size_t bytes = oz2a_estimate_workspace(&d);
         void *ws;
@@ -81,13 +92,20 @@ int main(int argc, char **argv)
         CUDA_CHECK(cudaDeviceSynchronize());
         oz2a_dev_plan p;
         CUDA_CHECK(cudaMemcpy(&p, ws, sizeof p, cudaMemcpyDeviceToHost));
-        int ok = p.w_need == wn && p.n == N && (N == 0 || p.w == w);
-        for (int q = 0; ok && q < N; q++)
-            ok = p.bias[q] == oz2_bias_bits(w, oz2_modulus(q));
+        int ok = p.w_need == wn && p.n == N && (N == 0 || p.w == w) && p.planes == (cx ? 2 * N : N);
+        for (int q = 0; ok && q < N; q++) {
+            if (cx) {
+                const oz2z_split_modulus sm = oz2z_split_mod(q);
+                ok = p.zbias[q] == oz2_bias_bits(w, sm.p) &&
+                     p.zbias[OZ2Z_SPLIT_NMODULI + q] == oz2z_bias_r_bits(w, &sm);
+            } else {
+                ok = p.bias[q] == oz2_bias_bits(w, oz2_modulus(q));
+            }
+        }
         if (!ok) {
-            printf("  MISMATCH (%s estimate) case %d %s B=%d %c%c m=%lld n=%lld k=%lld: gpu need %d N %d w %d, reference need %d N %d w %d\n",
-                   c % 2 ? "dp4a" : "engine", c, names[ds], B, ta ? 'T' : 'N', tb ? 'T' : 'N', (long long)m, (long long)n, (long long)k, p.w_need, p.n,
-                   p.w, wn, N, w);
+            printf("  MISMATCH (%s estimate%s) case %d %s B=%d ops %d%d m=%lld n=%lld k=%lld: gpu need %d N %d w %d, reference need %d N %d w %d\n",
+                   c % 2 ? "dp4a" : "engine", cx ? ", complex" : "", c, names[ds], B, (int)d.transa, (int)d.transb,
+                   (long long)m, (long long)n, (long long)k, p.w_need, p.n, p.w, wn, N, w);
             bad++;
         }
         N ? emulated++ : native++;

@@ -1,9 +1,10 @@
-/* tests/gpu/test_oz2z_bits.c: the GPU complex ozaki2 path (oz2_gemm_run on complex descriptors) equals the CPU reference oz2_ref_zgemm bit for bit on random cases: ops N/T/C, lds, complex/real/imaginary/zero scalars in both pointer modes, every batch kind, rows 2^-600..2^600, spread exponents, parts far apart, K up to maxk with constant and sign-aligned data at the range's edge, Inf/NaN, bits 34/53/64 and random, forced blocks and slabs, both residue engines.
+/* tests/gpu/test_oz2z_bits.c: the GPU complex ozaki2 path (oz2_gemm_run on complex descriptors) equals the CPU reference oz2_ref_zgemm bit for bit on random cases: ops N/T/C, lds, complex/real/imaginary/zero scalars in both pointer modes, every batch kind, rows 2^-600..2^600, spread exponents, parts far apart, K up to maxk with constant and sign-aligned data at the range's edge, Inf/NaN, bits 34/53/64 and random and automatic precision (a third of the cases, auto-native ones included), forced blocks and slabs, both residue engines.
  *
  *   test_oz2z_bits [cases [seed [maxdim maxk]]]
  *
  * Prints every failing case with its parameters, then "N passed, M failed";
  * exits 1 on any failure, 2 on a setup error. */
+#include "crt/oz2_auto.h"
 #include "crt/oz2_complex.h"
 #include "gpu_util.h"
 #include "kernels/oz2_gemm.h"
@@ -14,9 +15,11 @@
 
 static int failures, cases;
 
-enum { Z_UNIFORM, Z_NORMAL, Z_INT, Z_SPAN_COL, Z_SPAN_ELEM, Z_PARTS_APART, Z_IMAG, Z_CONST, Z_ALIGNED, Z_COUNT };
-static const char *const dist_name[Z_COUNT] = {"uniform", "normal", "int",   "span-col", "span-elem",
-                                               "apart",   "imag",   "const", "aligned"};
+enum { Z_UNIFORM, Z_NORMAL, Z_INT, Z_SPAN_COL, Z_SPAN_ELEM, Z_PARTS_APART, Z_IMAG, Z_SPREAD, Z_CONST, Z_ALIGNED,
+       Z_COUNT };
+static const char *const dist_name[Z_COUNT] = {"uniform", "normal", "int",    "span-col", "span-elem",
+                                               "apart",   "imag",   "phi2",   "const",    "aligned"};
+static int auto_cases, auto_native; /* automatic plans, and those that ran natively */
 
 /* Element idx (complex) of an operand stored with leading dimension ld; part 0 re, 1 im. */
 static double gen(int dist, size_t idx, int64_t ld, int part)
@@ -28,6 +31,7 @@ static double gen(int dist, size_t idx, int64_t ld, int part)
     case Z_SPAN_ELEM: return ldexp(rng_sym(), (int)rng_range(-600, 600));
     case Z_PARTS_APART: return part ? ldexp(rng_sym(), -70) : rng_sym();
     case Z_IMAG: return part ? rng_sym() : 0.0;
+    case Z_SPREAD: return (rng_unit() - 0.5) * exp(2.0 * rng_normal());
     case Z_CONST: return 0x1.fffffffffffffp-1; /* both parts 2^w after scaling: |X| = 2 k 4^w at the edge */
     case Z_ALIGNED: return part ? -(1.0 - ldexp(rng_unit(), -40)) : 1.0 - ldexp(rng_unit(), -40);
     default: return rng_sym();
@@ -73,6 +77,8 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk, int big)
     int w = 0, nsplit = 0;
     if (oz2z_gemm_moduli(k, bits, &w, &nsplit) == 0)
         bits = 53;
+    if (idx % 3 == 1) /* automatic precision (docs/ozaki2-complex.md): 2^-53, or 2^-B for B in 20..64 */
+        bits = OZ2A_AUTO(idx % 2 ? 53 : (int)rng_range(OZ2A_B_MIN, OZ2A_B_MAX));
     const int da = big ? (int)rng_range(Z_CONST, Z_ALIGNED) : (int)rng_range(0, Z_COUNT - 1);
     const int db = big ? da : (int)rng_range(0, Z_COUNT - 1);
     const int special = !big && rng_range(0, 9) == 0;
@@ -113,6 +119,14 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk, int big)
     if (rrc != 0) {
         fprintf(stderr, "case %d: reference returned %d\n", idx, rrc);
         exit(2);
+    }
+    if (oz2a_is_auto(bits)) { /* the plan of item 0, for the report */
+        if (oz2z_ref_auto_plan((oz_op)ta, (oz_op)tb, m, n, k, A, lda, B, ldb, oz2a_target(bits), &nsplit, &w, NULL) != 0) {
+            fprintf(stderr, "case %d: the reference's plan refused\n", idx);
+            exit(2);
+        }
+        auto_cases++;
+        auto_native += nsplit == 0;
     }
 
     double *dA = dev_upload(A, 2 * ia * (size_t)batch * sizeof(double));
@@ -225,6 +239,7 @@ int main(int argc, char **argv)
     /* long K at the range's edge: constant and sign-aligned data, k up to 100000 */
     for (int i = 0; i < (n + 9) / 10; i++)
         run_case(n + i, 20, i % 2 ? 100000 : 20000, 1);
+    printf("test_oz2z_bits: %d automatic plans (%d of them native)\n", auto_cases, auto_native);
     printf("test_oz2z_bits: %d passed, %d failed\n", cases - failures, failures);
     return failures ? 1 : 0;
 }

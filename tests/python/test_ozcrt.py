@@ -288,14 +288,14 @@ class Modes(unittest.TestCase):
             return shim_zgemm(HANDLE, 2, 0, 300, 200, 100, z, 0x1000, 100, 0x2000, 100, z, 0x3000, 300)
 
         self.assertEqual(zgemm(), 0)  # forwarded: the fake's SUCCESS
-        with ozcrt.region(mode="ozaki2"):  # automatic precision, the default: not for complex products yet
+        with ozcrt.region(mode="ozaki2"):  # automatic precision, the default: complex products too
             self.assertEqual(zgemm(), 0)
             with ozcrt.region(bits=53):
                 self.assertEqual(zgemm(), 0)
         self.assertEqual(fake.fake_cublas_count(), 1)
         row = ozcrt.stats()["cublasZgemm_v2"]
         self.assertEqual((row["calls"], row["emulated"], row["forwarded"]), (3, 0, 3))
-        self.assertEqual(row["reasons"], {"complex-phase22": 1, "complex-auto": 1, "no-gpu": 1})
+        self.assertEqual(row["reasons"], {"complex-phase22": 1, "no-gpu": 2})
         self.assertNotIn("cublasDgemm_v2", ozcrt.stats())
 
     def test_region_thresholds(self):

@@ -95,6 +95,9 @@ static void test_range(void **state)
             const uint64_t b1 = (uint64_t)oz_rng_range(1, (int64_t)a1);
             const int w = (int)oz_rng_range(0, 76);
             const int ok = oz2za_range_ok(w, a1, b1, k, H);
+            /* the plan's form of the same test: the real one at 2k against H/2 */
+            if (ok != oz2a_range_ok(w, a1, b1, 2 * k, 0.5 * H))
+                fail_msg("n %d w %d k %" PRId64 ": the complex range test and the real one at 2k disagree", n, w, k);
             const uint64_t mn = a1 < b1 ? a1 : b1;
             /* 2^E R = 2^(2w+1) mn + 2^w (a1 + b1) + k 2^E */
             const tbig R = tb_add(tb_add(tb_shl(tb_from_i64((int64_t)mn), 2 * w + 1),
@@ -107,6 +110,41 @@ static void test_range(void **state)
             if (!ok && tb_cmp(tb_shl(R, 1), lim) < 0)
                 fail_msg("n %d w %d k %" PRId64 ": the range test failed half the range", n, w, k);
         }
+    }
+}
+
+/* The plan (oz2za_make_plan: the real plan's loop at 2k over the halved
+ * table) against the spec's rule written out with the complex range test:
+ * N' the least in 2..24 holding w_need, w raised while the range holds, up
+ * to max(w_need, W_SOFT). */
+static void test_plan_rule(void **state)
+{
+    (void)state;
+    double H[OZ2Z_SPLIT_NMODULI + 1];
+    for (int n = OZ2Z_MIN_SPLIT; n <= OZ2Z_SPLIT_NMODULI; n++)
+        H[n] = oz2za_half_range(n);
+    for (int it = 0; it < 20000; it++) {
+        const int64_t k = it % 97 == 0 ? OZ2ZA_KMAX - (it % 2) : oz_rng_range(1, INT64_C(1) << (int)oz_rng_range(1, 31));
+        const uint64_t cap = (UINT64_C(1) << 52);
+        const uint64_t a1 = (uint64_t)oz_rng_range(1, (int64_t)cap), b1 = (uint64_t)oz_rng_range(1, (int64_t)cap);
+        const int need = (int)oz_rng_range(-1, 80);
+        oz2za_plan want = {0, 0};
+        if (k < OZ2ZA_KMAX && need <= OZ2A_W_MAX) {
+            const int wn = need < 1 ? 1 : need;
+            for (int n = OZ2Z_MIN_SPLIT; n <= OZ2Z_SPLIT_NMODULI && want.n_split == 0; n++) {
+                if (!oz2za_range_ok(wn, a1, b1, k, H[n]))
+                    continue;
+                int w = wn;
+                while (w < (wn > OZ2A_W_SOFT ? wn : OZ2A_W_SOFT) && oz2za_range_ok(w + 1, a1, b1, k, H[n]))
+                    w++;
+                want.n_split = n;
+                want.w = w;
+            }
+        }
+        const oz2za_plan got = oz2za_make_plan(need, a1, b1, k);
+        if (got.n_split != want.n_split || got.w != want.w)
+            fail_msg("need %d k %" PRId64 ": plan (%d, %d), the rule (%d, %d)", need, k, got.n_split, got.w,
+                     want.n_split, want.w);
     }
 }
 
@@ -294,6 +332,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_integers),
         cmocka_unit_test(test_range),
+        cmocka_unit_test(test_plan_rule),
         cmocka_unit_test(test_guarantee),
     };
     return OZ_TEST_RUN("test_oz2zauto", "oz2zauto", tests, seed);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tests/gpu/shim/ozaki2_complex_clients.py: PyTorch and CuPy complex128 work against NumPy, for the ozaki2 mode's complex products.
 
-Run under libozcrt.so with OZCRT_MODE=ozaki2, a fixed OZCRT_BITS (53) and the
+Run under libozcrt.so with OZCRT_MODE=ozaki2 (OZCRT_BITS auto or a number) and the
 thresholds at 0 (ozaki2.sh complex). Well-conditioned data; every result must
 agree with NumPy's complex128 to rtol 1e-12 (normwise; eigenvalues for eigh,
 singular values for svd). Prints PASS/FAIL per case and 'N passed, M failed';
