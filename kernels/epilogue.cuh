@@ -3,12 +3,15 @@
 #define OZCRT_KERNELS_EPILOGUE_CUH
 
 /* C = alpha * P (beta == 0: C not read), else (alpha * P) + (beta * C), each
- * operation rounded to nearest even, never contracted. k == 0 or alpha == 0:
- * C = beta * C (0 when beta == 0), as cuBLAS. */
+ * operation rounded to nearest even, never contracted. k == 0, or alpha ==
+ * 0 with P finite: C = beta * C (0 when beta == 0), as cuBLAS. alpha == 0
+ * with P Inf or NaN (a special row or column, or a product beyond the
+ * double range) takes the formula, so NaN, as cuBLAS's 0 * dot does: with
+ * alpha on the device it cannot skip the product. */
 __device__ __forceinline__ void oz_store_epilogue(double *c, double alpha, double beta, double P, bool product_vanishes)
 {
     double out;
-    if (product_vanishes || alpha == 0.0)
+    if (product_vanishes || (alpha == 0.0 && isfinite(P)))
         out = beta == 0.0 ? 0.0 : __dmul_rn(beta, *c);
     else if (beta == 0.0)
         out = __dmul_rn(alpha, P);
@@ -27,14 +30,16 @@ __device__ __forceinline__ double2 oz_zmul(double2 u, double2 v)
 
 /* The complex epilogue (a scalar is zero when both parts are): C = alpha *
  * P (beta == 0: C not read), else one rounded sum per part of alpha * P and
- * beta * C; k == 0 or alpha == 0: C = beta * C (+0 when beta == 0). */
+ * beta * C; k == 0, or alpha == 0 with both parts of P finite: C = beta * C
+ * (+0 when beta == 0); alpha == 0 with a part of P Inf or NaN: the formula
+ * (NaN in both parts), as the real epilogue. */
 __device__ __forceinline__ void oz_store_zepilogue(double *c, double2 alpha, double2 beta, double2 P,
                                                    bool product_vanishes)
 {
     /* c: re at c[0], im at c[1] (8-byte accesses: cuBLAS takes C at any double's alignment) */
     const bool beta0 = beta.x == 0.0 && beta.y == 0.0;
     double2 out;
-    if (product_vanishes || (alpha.x == 0.0 && alpha.y == 0.0)) {
+    if (product_vanishes || (alpha.x == 0.0 && alpha.y == 0.0 && isfinite(P.x) && isfinite(P.y))) {
         out = beta0 ? make_double2(0.0, 0.0) : oz_zmul(beta, make_double2(c[0], c[1]));
     } else {
         const double2 ap = oz_zmul(alpha, P);

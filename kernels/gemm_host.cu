@@ -352,6 +352,11 @@ extern "C" int oz_gemm_run(const oz_gemm_desc *d, void *workspace, size_t worksp
         return cudaSuccess;
     if (workspace == nullptr)
         return cudaErrorInvalidValue;
+    if (d->k > 0 && oz_host_alpha_zero(d)) { /* C = beta C: A and B not read */
+        oz_gemm_desc z = *d;
+        z.k = 0;
+        return oz_gemm_run(&z, workspace, workspace_bytes, stream);
+    }
     cudaStream_t s = (cudaStream_t)stream;
     bool engine = false;
     if (d->k > 0 && !g_force_tiles)

@@ -84,6 +84,14 @@ static inline oz_zscalars oz_zscalars_of(const oz_gemm_desc *d)
     return sc;
 }
 
+/* alpha == 0 (both parts of a complex one) given on the host: C = beta C
+ * with A and B not read, as BLAS (the host entries run the call as k == 0).
+ * A device alpha of 0 is the kernels' to see: they multiply it (epilogue.cuh). */
+static inline bool oz_host_alpha_zero(const oz_gemm_desc *d)
+{
+    return !d->scalars_on_device && d->alpha[0] == 0.0 && (d->elem != OZ_ELEM_COMPLEX || d->alpha[1] == 0.0);
+}
+
 /* The view advanced to batch item b0. */
 static inline oz_view oz_view_from(oz_view v, int64_t b0)
 {

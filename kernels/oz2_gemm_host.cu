@@ -350,6 +350,11 @@ static int oz2_run_auto(const oz_gemm_desc *d, int bits, void *workspace, size_t
 
 extern "C" int oz2_gemm_run(const oz_gemm_desc *d, int bits, void *workspace, size_t workspace_bytes, void *stream)
 {
+    if (d->k > 0 && d->m > 0 && d->n > 0 && d->batch > 0 && oz_host_alpha_zero(d)) { /* C = beta C: A and B not read */
+        oz_gemm_desc z = *d;
+        z.k = 0;
+        return oz2_gemm_run(&z, bits, workspace, workspace_bytes, stream);
+    }
     if (oz2a_is_auto(bits))
         return oz2_run_auto(d, bits, workspace, workspace_bytes, stream, 0);
     return oz2_run(d, bits, workspace, workspace_bytes, stream, 0, nullptr);

@@ -207,10 +207,17 @@ int oz2_ref_dgemm(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k,
                   double alpha, const double *A, int64_t lda,
                   const double *B, int64_t ldb, double beta, double *C, int64_t ldc, int bits)
 {
+    return oz2_ref_dgemm_pm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, bits, 0);
+}
+
+int oz2_ref_dgemm_pm(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k,
+                     double alpha, const double *A, int64_t lda,
+                     const double *B, int64_t ldb, double beta, double *C, int64_t ldc, int bits, int device_pm)
+{
     if (bits == 0 || (oz2a_is_auto(bits) && (oz2a_target(bits) < OZ2A_B_MIN || oz2a_target(bits) > OZ2A_B_MAX)))
         return OZ_REF_INVALID;
     int done;
-    int rc = oz_ref_contract(transa, transb, m, n, k, alpha, lda, ldb, beta, C, ldc, &done);
+    int rc = oz_ref_contract(transa, transb, m, n, k, alpha == 0.0 && !device_pm, lda, ldb, beta, C, ldc, &done);
     if (done)
         return rc;
     oz_ref_view va = oz_ref_view_a(transa, A, lda, m, k);

@@ -14,7 +14,8 @@ enum { OZ2_REF_UNREACHABLE = 3 };
  * `bits` (>= 1), column-major, the full cublasDgemm_v2 argument contract as
  * oz_ref_dgemm (OZ_REF_INVALID for what cuBLAS rejects and for bits < 1,
  * C untouched; beta == 0: C not read; k == 0 or alpha == 0: C = beta * C, 0
- * when beta == 0, A and B not read, no plan needed). Rows of op(A) / columns
+ * when beta == 0, A and B not read, no plan needed: alpha and beta in host
+ * pointer mode; oz2_ref_dgemm_pm below for device pointer mode). Rows of op(A) / columns
  * of op(B) holding Inf or NaN: their elements take the plain double dot
  * product in ascending k, as the Phase 22 path.
  * bits = OZ2A_AUTO(B) (crt/oz2_auto.h: -B, B in 20..64): automatic
@@ -24,6 +25,12 @@ enum { OZ2_REF_UNREACHABLE = 3 };
 int oz2_ref_dgemm(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k,
                   double alpha, const double *A, int64_t lda,
                   const double *B, int64_t ldb, double beta, double *C, int64_t ldc, int bits);
+
+/* The same with the scalars' pointer mode (refgemm.h's oz_ref_dgemm_pm):
+ * device_pm 1: alpha == 0 gives beta C where P is finite, NaN where not. */
+int oz2_ref_dgemm_pm(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k,
+                     double alpha, const double *A, int64_t lda,
+                     const double *B, int64_t ldb, double beta, double *C, int64_t ldc, int bits, int device_pm);
 
 /* The automatic plan of a call (k >= 1, target B in 20..64): N (0: native),
  * w, and w_need (the max of the elements' needs; OZ2A_W_NONE / OZ2A_W_INF,

@@ -192,7 +192,8 @@ static oz_cplx product_element(const zctx *x, int64_t i, int64_t j)
 }
 
 /* C[i, j] = alpha P when beta == 0 (C not read), else (alpha P) + (beta C),
- * one sum per part; columns in parallel with OpenMP. */
+ * one sum per part; alpha == 0 with P finite: beta C (+0 when beta == 0);
+ * columns in parallel with OpenMP. */
 static void zepilogue(int64_t m, int64_t n, oz_cplx alpha, oz_cplx beta, double *C, int64_t ldc, const zctx *x,
                       int native)
 {
@@ -202,8 +203,14 @@ static void zepilogue(int64_t m, int64_t n, oz_cplx alpha, oz_cplx beta, double 
     for (int64_t j = 0; j < n; j++) {
         for (int64_t i = 0; i < m; i++) {
             double *c = &C[2 * (i + j * ldc)];
-            const oz_cplx ap = cmul(alpha, native ? plain_zdot(x->va, x->vb, i, j) : product_element(x, i, j));
-            if (is_zero(beta)) {
+            const oz_cplx P = native ? plain_zdot(x->va, x->vb, i, j) : product_element(x, i, j);
+            const oz_cplx ap = cmul(alpha, P);
+            if (is_zero(alpha) && isfinite(P.re) && isfinite(P.im)) { /* 0 P: beta C (a non-finite P: NaN below) */
+                const oz_cplx old = {c[0], c[1]};
+                const oz_cplx bc = is_zero(beta) ? (oz_cplx){0.0, 0.0} : cmul(beta, old);
+                c[0] = bc.re;
+                c[1] = bc.im;
+            } else if (is_zero(beta)) {
                 c[0] = ap.re;
                 c[1] = ap.im;
             } else {
@@ -304,13 +311,20 @@ int oz2_ref_zgemm(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k,
                   oz_cplx alpha, const double *A, int64_t lda,
                   const double *B, int64_t ldb, oz_cplx beta, double *C, int64_t ldc, int bits)
 {
+    return oz2_ref_zgemm_pm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, bits, 0);
+}
+
+int oz2_ref_zgemm_pm(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k,
+                     oz_cplx alpha, const double *A, int64_t lda,
+                     const double *B, int64_t ldb, oz_cplx beta, double *C, int64_t ldc, int bits, int device_pm)
+{
     const int autop = oz2a_is_auto(bits);
     if ((autop ? oz2a_target(bits) < OZ2A_B_MIN || oz2a_target(bits) > OZ2A_B_MAX : bits < 1) ||
         !oz_ref_args_valid(transa, transb, m, n, k, lda, ldb, ldc))
         return OZ_REF_INVALID;
     if (m == 0 || n == 0)
         return OZ_REF_OK;
-    if (k == 0 || is_zero(alpha)) { /* C = beta C, A and B not read */
+    if (k == 0 || (is_zero(alpha) && !device_pm)) { /* C = beta C, A and B not read */
         for (int64_t j = 0; j < n; j++)
             for (int64_t i = 0; i < m; i++) {
                 double *c = &C[2 * (i + j * ldc)];

@@ -20,13 +20,21 @@ typedef struct oz_cplx {
  * when no N <= 20 holds the complex range at `bits`, C untouched.
  * beta == 0 (both parts): C not read. k == 0 or alpha == 0 (both parts):
  * C = beta * C by the spec's complex product (zeros when beta == 0), A and
- * B not read, no plan needed. Rows of op(A) / columns of op(B) with Inf or
+ * B not read, no plan needed (host pointer mode; oz2_ref_zgemm_pm below for
+ * device pointer mode). Rows of op(A) / columns of op(B) with Inf or
  * NaN in either part of any element: their elements take the plain complex
  * dot product in ascending k (the spec's complex product, then one sum per
  * part), so non-finite values propagate. */
 int oz2_ref_zgemm(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k,
                   oz_cplx alpha, const double *A, int64_t lda,
                   const double *B, int64_t ldb, oz_cplx beta, double *C, int64_t ldc, int bits);
+
+/* The same with the scalars' pointer mode: device_pm 1: alpha == 0 (both
+ * parts) gives beta C where both parts of P are finite, NaN in both parts
+ * where a part is not (0 * P, as cuBLAS). */
+int oz2_ref_zgemm_pm(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k,
+                     oz_cplx alpha, const double *A, int64_t lda,
+                     const double *B, int64_t ldb, oz_cplx beta, double *C, int64_t ldc, int bits, int device_pm);
 
 /* bits = OZ2A_AUTO(B) (crt/oz2_auto.h, B in 20..64) above: automatic
  * precision (crt/oz2_complex.h): N' split moduli and w from the data, X

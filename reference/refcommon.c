@@ -40,7 +40,7 @@ int oz_ref_args_valid(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t 
            lda >= max1(transa == OZ_OP_N ? m : k) && ldb >= max1(transb == OZ_OP_N ? k : n) && ldc >= max1(m);
 }
 
-int oz_ref_contract(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k, double alpha, int64_t lda,
+int oz_ref_contract(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k, int alpha_zero_host, int64_t lda,
                     int64_t ldb, double beta, double *C, int64_t ldc, int *done)
 {
     *done = 1;
@@ -48,7 +48,7 @@ int oz_ref_contract(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k,
         return OZ_REF_INVALID;
     if (m == 0 || n == 0)
         return OZ_REF_OK;
-    if (k == 0 || alpha == 0.0) {
+    if (k == 0 || alpha_zero_host) {
         for (int64_t j = 0; j < n; j++)
             for (int64_t i = 0; i < m; i++)
                 C[i + j * ldc] = beta == 0.0 ? 0.0 : beta * C[i + j * ldc];
@@ -89,7 +89,10 @@ void oz_ref_epilogue(int64_t m, int64_t n, double alpha, double beta, double *C,
         for (int64_t i = 0; i < m; i++) {
             double P = product(ctx, i, j);
             double *c = &C[i + j * ldc];
-            *c = beta == 0.0 ? alpha * P : (alpha * P) + (beta * *c);
+            if (alpha == 0.0 && isfinite(P)) /* 0 * P: beta C; a non-finite P gives NaN by the formula */
+                *c = beta == 0.0 ? 0.0 : beta * *c;
+            else
+                *c = beta == 0.0 ? alpha * P : (alpha * P) + (beta * *c);
         }
     }
 }

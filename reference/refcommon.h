@@ -33,9 +33,11 @@ int oz_ref_args_valid(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t 
 
 /* The cublasDgemm_v2 contract before any product: OZ_REF_INVALID for what
  * cuBLAS rejects (C untouched); OZ_REF_OK with *done = 1 when C is final
- * (m or n == 0; k == 0 or alpha == 0: C = beta C, 0 when beta == 0, C not
- * read then); *done = 0 when the product is needed. */
-int oz_ref_contract(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k, double alpha, int64_t lda,
+ * (m or n == 0; k == 0 or alpha_zero_host, alpha == 0 in host pointer
+ * mode: C = beta C, 0 when beta == 0, C not read then); *done = 0 when the
+ * product is needed (alpha == 0 in device pointer mode included: the
+ * epilogue's rule). */
+int oz_ref_contract(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k, int alpha_zero_host, int64_t lda,
                     int64_t ldb, double beta, double *C, int64_t ldc, int *done);
 
 /* max |value| of row r (NaN, once seen, stays). */
@@ -46,7 +48,9 @@ double oz_ref_row_absmax(const oz_ref_view *v, int64_t r);
 double oz_ref_plain_dot(const oz_ref_view *va, const oz_ref_view *vb, int64_t i, int64_t j);
 
 /* C[i, j] = alpha P(i, j) when beta == 0 (C not read), else (alpha P) + (beta C),
- * each operation rounded, never contracted; columns in parallel with OpenMP. */
+ * each operation rounded, never contracted; alpha == 0 with P finite: beta
+ * C (0 when beta == 0), with P Inf or NaN the formula (NaN); columns in
+ * parallel with OpenMP. */
 typedef double (*oz_ref_product_fn)(const void *ctx, int64_t i, int64_t j);
 void oz_ref_epilogue(int64_t m, int64_t n, double alpha, double beta, double *C, int64_t ldc,
                      oz_ref_product_fn product, const void *ctx);

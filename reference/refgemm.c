@@ -16,7 +16,9 @@
  * Rows of op(A) / columns of op(B) holding Inf or NaN are not sliced: their
  * elements take P = the plain double dot product in ascending k (product,
  * then sum, each rounded), so non-finite values propagate as in DGEMM.
- * k == 0 or alpha == 0: C = beta * C (0 when beta == 0), A and B not read. */
+ * k == 0, or alpha == 0 in host pointer mode: C = beta * C (0 when beta ==
+ * 0), A and B not read; alpha == 0 in device pointer mode: the same where P
+ * is finite, the formula (NaN) where it is not. */
 #include "refgemm.h"
 #include "refcommon.h"
 
@@ -131,8 +133,15 @@ int oz_ref_dgemm(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k,
                  double alpha, const double *A, int64_t lda,
                  const double *B, int64_t ldb, double beta, double *C, int64_t ldc)
 {
+    return oz_ref_dgemm_pm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 0);
+}
+
+int oz_ref_dgemm_pm(oz_op transa, oz_op transb, int64_t m, int64_t n, int64_t k,
+                    double alpha, const double *A, int64_t lda,
+                    const double *B, int64_t ldb, double beta, double *C, int64_t ldc, int device_pm)
+{
     int done;
-    int rc = oz_ref_contract(transa, transb, m, n, k, alpha, lda, ldb, beta, C, ldc, &done);
+    int rc = oz_ref_contract(transa, transb, m, n, k, alpha == 0.0 && !device_pm, lda, ldb, beta, C, ldc, &done);
     if (done)
         return rc;
     oz_ref_view va = oz_ref_view_a(transa, A, lda, m, k);

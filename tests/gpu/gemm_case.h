@@ -78,8 +78,8 @@ static inline void gemm_case_reference(gemm_case *c, gemm_case_ref_fn ref, void 
 static inline int gemm_case_ref_p22(const gemm_case *c, int64_t b, double *r, void *ctx)
 {
     (void)ctx;
-    return oz_ref_dgemm(c->ta, c->tb, c->m, c->n, c->k, c->alpha, c->A + (size_t)b * c->ia, c->lda,
-                        c->B + (size_t)b * c->ib, c->ldb, c->beta, r, c->ldc);
+    return oz_ref_dgemm_pm(c->ta, c->tb, c->m, c->n, c->k, c->alpha, c->A + (size_t)b * c->ia, c->lda,
+                           c->B + (size_t)b * c->ib, c->ldb, c->beta, r, c->ldc, c->device_mode);
 }
 
 /* alpha or beta: 0, 1, -1 or a random value in (-4, 4). */

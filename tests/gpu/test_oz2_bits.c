@@ -47,8 +47,8 @@ static int bits_for(int target, int64_t k)
 /* The ozaki2 CPU reference at *(int *)bits as a gemm_case_ref_fn. */
 static int ref_oz2(const gemm_case *c, int64_t b, double *r, void *bits)
 {
-    return oz2_ref_dgemm(c->ta, c->tb, c->m, c->n, c->k, c->alpha, c->A + (size_t)b * c->ia, c->lda,
-                         c->B + (size_t)b * c->ib, c->ldb, c->beta, r, c->ldc, *(const int *)bits);
+    return oz2_ref_dgemm_pm(c->ta, c->tb, c->m, c->n, c->k, c->alpha, c->A + (size_t)b * c->ia, c->lda,
+                            c->B + (size_t)b * c->ib, c->ldb, c->beta, r, c->ldc, *(const int *)bits, c->device_mode);
 }
 
 /* One random case. big: k up to maxk with small m, n and hazard data. */

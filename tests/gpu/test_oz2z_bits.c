@@ -114,8 +114,8 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk, int big)
     const oz_cplx za = {alpha[0], alpha[1]}, zb = {beta[0], beta[1]};
     int rrc = 0;
     for (int64_t b = 0; b < batch && rrc == 0; b++)
-        rrc = oz2_ref_zgemm((oz_op)ta, (oz_op)tb, m, n, k, za, A + 2 * (size_t)b * ia, lda, B + 2 * (size_t)b * ib,
-                            ldb, zb, R + 2 * (size_t)b * ic, ldc, bits);
+        rrc = oz2_ref_zgemm_pm((oz_op)ta, (oz_op)tb, m, n, k, za, A + 2 * (size_t)b * ia, lda, B + 2 * (size_t)b * ib,
+                               ldb, zb, R + 2 * (size_t)b * ic, ldc, bits, on_device);
     if (rrc != 0) {
         fprintf(stderr, "case %d: reference returned %d\n", idx, rrc);
         exit(2);

@@ -9,9 +9,12 @@ import sys
 import tempfile
 
 
-def call(index, ep="cublasZgemm_v2", status=0, canary=0, written=0, k=4, alpha=(1.0, 0.0), beta=(0.0, 0.0), rows=()):
+def call(index, ep="cublasZgemm_v2", status=0, canary=0, written=0, k=4, alpha=(1.0, 0.0), beta=(0.0, 0.0), rows=(),
+         cx=None, device=0):
     head = "%d %s %d %d %d %d %s %s %s %s %d" % (index, ep, status, canary, written, k, alpha[0].hex(), alpha[1].hex(),
                                                 beta[0].hex(), beta[1].hex(), len(rows))
+    if cx is not None:  # the client's two last fields: complex, device pointer mode
+        head += " %d %d" % (cx, device)
     return [head] + [" ".join(float(x).hex() for x in r) for r in rows]
 
 
@@ -75,6 +78,31 @@ def main():
             if rc != 1 or what not in out:
                 print("FAIL: %s: rc %d, output:\n%s" % (what, rc, out))
                 failures += 1
+        # complex calls and non-finite scalars: an element non-finite in both runs passes whatever its classes
+        inf, nan = float("inf"), float("nan")
+        zn = [(0, dict(cx=1, rows=[(inf, 1.0, 3.0, 1.0, 0.0), (0.5, 0.25, 2.0, 1.0, 0.0)])),
+              (1, dict(ep="cublasGemmEx", cx=0, device=1, alpha=(inf, 0.0), rows=[(inf, 0.0, 1.0, 1.0, 0.0)]))]
+        write(nat, zn)
+        loose_ok = [(0, dict(cx=1, rows=[(nan, inf, 3.0, 1.0, 0.0), (0.5, 0.25, 2.0, 1.0, 0.0)])),
+                    (1, dict(ep="cublasGemmEx", cx=0, device=1, alpha=(inf, 0.0), rows=[(nan, 0.0, 1.0, 1.0, 0.0)]))]
+        write(shim, loose_ok)
+        rc, out = run(tool, nat, shim)
+        if rc != 0:
+            print("FAIL: complex / non-finite-scalar classes compared strictly\n%s" % out)
+            failures += 1
+        for what, rows in (("non-finite natively, finite", [(1.0, 1.0, 3.0, 1.0, 0.0), (0.5, 0.25, 2.0, 1.0, 0.0)]),
+                           ("finite natively, non-finite", [(inf, nan, 3.0, 1.0, 0.0), (0.5, inf, 2.0, 1.0, 0.0)])):
+            write(shim, [(0, dict(cx=1, rows=rows))] + loose_ok[1:])
+            rc, out = run(tool, nat, shim)
+            if rc != 1 or what not in out:
+                print("FAIL: %s: rc %d, output:\n%s" % (what, rc, out))
+                failures += 1
+        # a real call with finite scalars stays strict in the 13-field form
+        write(nat, [(0, dict(ep="cublasDgemm_v2", cx=0, rows=[(inf, 0.0, 1.0, 1.0, 0.0)]))])
+        write(shim, [(0, dict(ep="cublasDgemm_v2", cx=0, rows=[(nan, 0.0, 1.0, 1.0, 0.0)]))])
+        if run(tool, nat, shim)[0] != 1:
+            print("FAIL: a real call's Inf/NaN class is not compared")
+            failures += 1
         # a malformed file: exit 2
         with open(shim, "w") as fh:
             fh.write("0 cublasZgemm_v2 0\n")

@@ -51,7 +51,7 @@ static void test_coverage(void **state)
     (void)state;
     int per_ep[FZ_EP_COUNT] = {0}, valid = 0, bad_op = 0, neg = 0, zero = 0, low_ld = 0, batch0 = 0, stride0 = 0;
     int nan_a = 0, inf_a = 0, nan_b = 0, alpha0 = 0, dev = 0, host = 0, mixed = 0, cplx_ex = 0, pedantic = 0;
-    int dist[FZ_D_COUNT] = {0};
+    int dist[FZ_D_COUNT] = {0}, bad_algo = 0, tensor_algo = 0;
     for (uint64_t i = 0; i < NCALLS; i++) {
         fz_call c;
         fz_make(0xfeed, i, &c);
@@ -86,6 +86,12 @@ static void test_coverage(void **state)
         dist[c.dist]++;
         if (fz_ep_ex[c.ep] && c.types == FZ_T_MIXED)
             assert_false(fz_valid(&c));
+        if (!fz_ep_ex[c.ep])
+            assert_int_equal(c.algo, -1);
+        bad_algo += !fz_algo_known(c.algo);
+        tensor_algo += c.algo >= 99;
+        if (!fz_algo_known(c.algo))
+            assert_false(fz_valid(&c));
     }
     for (int e = 0; e < FZ_EP_COUNT; e++)
         if (per_ep[e] < NCALLS / FZ_EP_COUNT / 2)
@@ -97,6 +103,7 @@ static void test_coverage(void **state)
     assert_true(bad_op > 100 && neg > 100 && zero > 100 && low_ld > 100 && batch0 > 50 && stride0 > 50);
     assert_true(nan_a > 100 && inf_a > 100 && nan_b > 100 && alpha0 > 100 && dev > NCALLS / 3 && host > NCALLS / 3);
     assert_true(mixed > 50 && cplx_ex > 200 && pedantic > 50);
+    assert_true(bad_algo > 50 && tensor_algo > 50);
 }
 
 /* fz_valid is cuBLAS's rule set: one broken rule each makes a valid call invalid. */

@@ -406,6 +406,52 @@ static void test_exact_range(void **state)
 
 /* ---- the cuBLAS contract ---- */
 
+/* alpha == 0 (both parts) in device pointer mode (oz2_ref_zgemm_pm with
+ * device_pm 1): elements whose row of op(A) or column of op(B) holds Inf or
+ * NaN in a part, and one whose product overflows, are NaN in both parts (0 *
+ * P); the others beta C; host pointer mode keeps beta C everywhere. */
+static void test_device_alpha_zero(void **state)
+{
+    (void)state;
+    enum { M = 5, N = 4, K = 6, LDC = 6 };
+    double A[2 * M * K], B[2 * K * N], C0[2 * LDC * N], C[2 * LDC * N], H[2 * LDC * N];
+    for (int i = 0; i < 2 * M * K; i++)
+        A[i] = oz_rng_sym();
+    for (int i = 0; i < 2 * K * N; i++)
+        B[i] = oz_rng_sym();
+    A[2 * (1 + 2 * M) + 1] = INFINITY; /* row 1 of A, im */
+    B[2 * (3 + 2 * K)] = NAN;          /* column 2 of B, re */
+    for (int kk = 0; kk < K; kk++)     /* row 3 x column 0: beyond the double range */
+        A[2 * (3 + kk * M)] = 0x1p600, B[2 * kk] = 0x1p600;
+    const oz_cplx zero = {0.0, 0.0}, betas[2] = {{0.0, 0.0}, {1.5, -0.5}};
+    for (int bi = 0; bi < 2; bi++) {
+        for (int i = 0; i < 2 * LDC * N; i++)
+            C0[i] = oz_rng_sym();
+        memcpy(C, C0, sizeof C);
+        memcpy(H, C0, sizeof H);
+        assert_int_equal(oz2_ref_zgemm_pm(OZ_OP_N, OZ_OP_N, M, N, K, zero, A, M, B, K, betas[bi], C, LDC, 53, 1),
+                         OZ_REF_OK);
+        assert_int_equal(oz2_ref_zgemm_pm(OZ_OP_N, OZ_OP_N, M, N, K, zero, A, M, B, K, betas[bi], H, LDC, 53, 0),
+                         OZ_REF_OK);
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i < M; i++) {
+                const double *c0 = &C0[2 * (i + j * LDC)];
+                const oz_cplx b = betas[bi];
+                const double bc[2] = {bi == 0 ? 0.0 : b.re * c0[0] - b.im * c0[1],
+                                      bi == 0 ? 0.0 : b.re * c0[1] + b.im * c0[0]};
+                const int nan = i == 1 || j == 2 || (i == 3 && j == 0);
+                for (int p = 0; p < 2; p++) {
+                    const double got = C[2 * (i + j * LDC) + p], host = H[2 * (i + j * LDC) + p];
+                    if (nan ? !isnan(got) : got != bc[p])
+                        fail_msg("device alpha 0, beta %d: C[%d,%d] part %d = %a, want %s", bi, i, j, p, got,
+                                 nan ? "NaN" : "beta C");
+                    if (host != bc[p])
+                        fail_msg("host alpha 0, beta %d: C[%d,%d] part %d = %a, want beta C", bi, i, j, p, host);
+                }
+            }
+    }
+}
+
 static void test_contract(void **state)
 {
     (void)state;
@@ -626,6 +672,7 @@ int main(void)
     uint64_t seed = oz_rng_seed_from_env(UINT64_C(0x2a2a0c0c));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_contract),
+        cmocka_unit_test(test_device_alpha_zero),
         cmocka_unit_test(test_vs_model),
         cmocka_unit_test(test_bits_sweep),
         cmocka_unit_test(test_exact_range),

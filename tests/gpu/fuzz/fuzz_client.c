@@ -1,6 +1,6 @@
 /* tests/gpu/fuzz/fuzz_client.c: the differential fuzzer's client, an ordinary cuBLAS program: runs the calls of fuzz_gen.h, natively or under libozcrt.so, and writes what each did for fuzz_compare.py.
  *
- *   fuzz_client SEED COUNT OUT [--only INDEX]
+ *   fuzz_client SEED COUNT OUT [--only INDEX | --from INDEX]
  *
  * Per call: A and B filled from the call's data seed; C's buffer (every
  * batch item, with its ld padding, gaps between items and FZ_CANARY
@@ -9,18 +9,22 @@
  * sentinel changed (a write outside C), and that nothing changed at all
  * when the status is not CUBLAS_STATUS_SUCCESS. OUT gets one text line per
  * call:
- *   index ep status canary written_on_error k alpha_re alpha_im beta_re beta_im count
+ *   index ep status canary written_on_error k alpha_re alpha_im beta_re beta_im count complex device
  * followed by `count` lines for C's elements in order (item, column, row):
  *   c_re c_im S R C0
  * (c as %a; S = sum_k |a|_1 |b|_1, R = rowmax|op(A)_i|_1 colmax|op(B)_j|_1,
  * C0 = |C_old|_1: the comparator's tolerance; only for SUCCESS). Exit 0
- * when every call ran (whatever its status), 2 on a CUDA failure. */
+ * when every call ran (whatever its status), 2 on a CUDA failure, 3 on a
+ * crash (the call's index and entry point on stderr). */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
+#include <execinfo.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/gpu/fuzz/fuzz_gen.h"
 
@@ -59,6 +63,42 @@ static double gen(int dist, uint64_t *s)
 }
 
 static int64_t nonneg(int64_t x) { return x > 0 ? x : 0; }
+
+/* The call in flight, for a crash's report (its index replays it alone). */
+static volatile sig_atomic_t g_index = -1, g_ep = -1;
+
+static void on_crash(int sig)
+{
+    char msg[160];
+    size_t n = 0;
+    const char *parts[3] = {"fuzz_client: crashed (signal ", ") in call ", " ("};
+    long long vals[2] = {sig, (long long)g_index};
+    for (int i = 0; i < 2; i++) {
+        for (const char *p = parts[i]; *p && n < sizeof msg - 40; p++)
+            msg[n++] = *p;
+        char d[24];
+        int nd = 0;
+        long long v = vals[i] < 0 ? -vals[i] : vals[i];
+        do
+            d[nd++] = (char)('0' + v % 10);
+        while ((v /= 10) && nd < 20);
+        if (vals[i] < 0)
+            msg[n++] = '-';
+        while (nd)
+            msg[n++] = d[--nd];
+    }
+    for (const char *p = parts[2]; *p; p++)
+        msg[n++] = *p;
+    for (const char *p = g_ep >= 0 && g_ep < FZ_EP_COUNT ? fz_ep_name[g_ep] : "?"; *p && n < sizeof msg - 3; p++)
+        msg[n++] = *p;
+    msg[n++] = ')';
+    msg[n++] = '\n';
+    if (write(2, msg, n) < 0)
+        _exit(3);
+    void *frames[32]; /* where: the client or a library (glibc's backtrace, good enough for a dying test) */
+    backtrace_symbols_fd(frames, backtrace(frames, 32), 2);
+    _exit(3);
+}
 
 /* One operand's or C's storage: items of `elems` elements each `stride` apart (strided), or
  * contiguous blocks (pointer arrays), es doubles an element, FZ_CANARY doubles each side. */
@@ -134,23 +174,23 @@ static cublasStatus_t run(cublasHandle_t h, const fz_call *c, const void *al, co
     case FZ_EP_DB64:
         return cublasDgemmBatched_64(h, ta, tb, c->m, c->n, c->k, al, pa, c->lda, pb, c->ldb, be, pc, c->ldc, c->batch);
     case FZ_EP_EX:
-        return cublasGemmEx(h, ta, tb, m, n, k, al, dA, t0, lda, dB, t1, ldb, be, dC, t2, ldc, ct, CUBLAS_GEMM_DEFAULT);
+        return cublasGemmEx(h, ta, tb, m, n, k, al, dA, t0, lda, dB, t1, ldb, be, dC, t2, ldc, ct, (cublasGemmAlgo_t)c->algo);
     case FZ_EP_EX64:
         return cublasGemmEx_64(h, ta, tb, c->m, c->n, c->k, al, dA, t0, c->lda, dB, t1, c->ldb, be, dC, t2, c->ldc, ct,
-                               CUBLAS_GEMM_DEFAULT);
+                               (cublasGemmAlgo_t)c->algo);
     case FZ_EP_SBEX:
         return cublasGemmStridedBatchedEx(h, ta, tb, m, n, k, al, dA, t0, lda, sa, dB, t1, ldb, sb, be, dC, t2, ldc, sc,
-                                          batch, ct, CUBLAS_GEMM_DEFAULT);
+                                          batch, ct, (cublasGemmAlgo_t)c->algo);
     case FZ_EP_SBEX64:
         return cublasGemmStridedBatchedEx_64(h, ta, tb, c->m, c->n, c->k, al, dA, t0, c->lda, sa, dB, t1, c->ldb, sb, be,
-                                             dC, t2, c->ldc, sc, c->batch, ct, CUBLAS_GEMM_DEFAULT);
+                                             dC, t2, c->ldc, sc, c->batch, ct, (cublasGemmAlgo_t)c->algo);
     case FZ_EP_BEX:
         return cublasGemmBatchedEx(h, ta, tb, m, n, k, al, (const void *const *)pa, t0, lda, (const void *const *)pb, t1,
-                                   ldb, be, (void *const *)pc, t2, ldc, batch, ct, CUBLAS_GEMM_DEFAULT);
+                                   ldb, be, (void *const *)pc, t2, ldc, batch, ct, (cublasGemmAlgo_t)c->algo);
     case FZ_EP_BEX64:
         return cublasGemmBatchedEx_64(h, ta, tb, c->m, c->n, c->k, al, (const void *const *)pa, t0, c->lda,
                                       (const void *const *)pb, t1, c->ldb, be, (void *const *)pc, t2, c->ldc, c->batch,
-                                      ct, CUBLAS_GEMM_DEFAULT);
+                                      ct, (cublasGemmAlgo_t)c->algo);
     case FZ_EP_ZGEMM: return cublasZgemm_v2(h, ta, tb, m, n, k, al, zA, lda, zB, ldb, be, zC, ldc);
     case FZ_EP_ZGEMM64: return cublasZgemm_v2_64(h, ta, tb, c->m, c->n, c->k, al, zA, c->lda, zB, c->ldb, be, zC, c->ldc);
     case FZ_EP_Z3M: return cublasZgemm3m(h, ta, tb, m, n, k, al, zA, lda, zB, ldb, be, zC, ldc);
@@ -221,7 +261,12 @@ static void one_call(cublasHandle_t h, cudaStream_t st, const fz_call *c, FILE *
     }
     /* scalars: host or device */
     double *dS = NULL;
-    const void *al = c->alpha, *be = c->beta;
+    /* host scalars as cuDoubleComplex (16-byte aligned, as cuBLAS loads them: fz_call's
+     * arrays are only 8-byte aligned, and cuBLASLt's complex scaling faults on those) */
+    cuDoubleComplex hs[2];
+    hs[0] = make_cuDoubleComplex(c->alpha[0], c->alpha[1]);
+    hs[1] = make_cuDoubleComplex(c->beta[0], c->beta[1]);
+    const void *al = &hs[0], *be = &hs[1];
     if (c->device_scalars) {
         FZ_CUDA(cudaMalloc((void **)&dS, 4 * sizeof(double)));
         FZ_CUDA(cudaMemcpy(dS, c->alpha, 2 * sizeof(double), cudaMemcpyHostToDevice));
@@ -253,8 +298,9 @@ static void one_call(cublasHandle_t h, cudaStream_t st, const fz_call *c, FILE *
         written |= status != CUBLAS_STATUS_SUCCESS && !same;
     }
     int64_t count = status == CUBLAS_STATUS_SUCCESS && valid ? mi * nonneg(c->m) * nonneg(c->n) : 0;
-    fprintf(out, "%llu %s %d %d %d %lld %a %a %a %a %lld\n", (unsigned long long)c->index, fz_ep_name[c->ep], (int)status,
-            canary, written, (long long)c->k, c->alpha[0], c->alpha[1], c->beta[0], c->beta[1], (long long)count);
+    fprintf(out, "%llu %s %d %d %d %lld %a %a %a %a %lld %d %d\n", (unsigned long long)c->index, fz_ep_name[c->ep],
+            (int)status, canary, written, (long long)c->k, c->alpha[0], c->alpha[1], c->beta[0], c->beta[1],
+            (long long)count, es == 2, c->device_scalars);
     for (int b = 0; b < mi && count; b++) {
         const int ia = kind == 1 && c->strideA == 0 ? 0 : b, ib = kind == 1 && c->strideB == 0 ? 0 : b;
         for (int64_t j = 0; j < c->n; j++)
@@ -286,17 +332,23 @@ static void one_call(cublasHandle_t h, cudaStream_t st, const fz_call *c, FILE *
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: fuzz_client SEED COUNT OUT [--only INDEX]\n");
+        fprintf(stderr, "usage: fuzz_client SEED COUNT OUT [--only INDEX | --from INDEX]\n");
         return 2;
     }
     const uint64_t seed = strtoull(argv[1], NULL, 0);
     const long long count = atoll(argv[2]);
-    long long only = -1;
+    long long only = -1, from = 0;
     if (argc > 5 && strcmp(argv[4], "--only") == 0)
         only = atoll(argv[5]);
+    if (argc > 5 && strcmp(argv[4], "--from") == 0)
+        from = atoll(argv[5]);
     FILE *out = fopen(argv[3], "w");
     if (!out)
         return 2;
+    signal(SIGSEGV, on_crash);
+    signal(SIGBUS, on_crash);
+    signal(SIGFPE, on_crash);
+    signal(SIGABRT, on_crash);
     cublasHandle_t h;
     if (cublasCreate_v2(&h) != CUBLAS_STATUS_SUCCESS)
         return 2;
@@ -305,10 +357,12 @@ int main(int argc, char **argv)
     if (cublasSetStream_v2(h, st) != CUBLAS_STATUS_SUCCESS)
         return 2;
     for (long long i = 0; i < count; i++) {
-        if (only >= 0 && i != only)
+        if ((only >= 0 && i != only) || i < from)
             continue;
         fz_call c;
         fz_make(seed, (uint64_t)i, &c);
+        g_index = (sig_atomic_t)i;
+        g_ep = c.ep;
         one_call(h, st, &c, out);
     }
     fclose(out);

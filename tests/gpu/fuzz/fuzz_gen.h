@@ -7,7 +7,8 @@
  * sizes from 0 to FZ_MAX_DIM and negative ones, leading dimensions at, above
  * and below the minimum, batch counts and strides (0 and overlapping for
  * A and B), host or device scalars in {0, 1, -1.5, tiny, NaN, Inf} (both
- * parts for complex), data with Inf/NaN and wide exponents. fz_valid says
+ * parts for complex), data with Inf/NaN and wide exponents, and for the Ex
+ * calls the algo (documented values and others). fz_valid says
  * whether cuBLAS's documented rules accept it: the client then expects
  * CUBLAS_STATUS_SUCCESS natively, and nothing written otherwise. */
 #ifndef OZCRT_TESTS_GPU_FUZZ_GEN_H
@@ -76,6 +77,7 @@ typedef struct fz_call {
     int ta, tb; /* raw: 0 N, 1 T, 2 C, or an invalid value */
     int64_t m, n, k, lda, ldb, ldc, batch, strideA, strideB, strideC;
     int device_scalars;
+    int algo; /* the Ex calls' cublasGemmAlgo_t: -1 (default), 0..23, 99..115, or (1 in 10) a value outside */
     double alpha[2], beta[2];
     int dist;
     uint64_t data_seed;
@@ -99,7 +101,12 @@ static inline int64_t fz_cols_b(const fz_call *c) { return c->tb == 0 ? c->n : c
 
 static inline int64_t fz_max1(int64_t x) { return x > 1 ? x : 1; }
 
-/* Whether cuBLAS's documented rules accept the call (and it computes a product: types all one). */
+/* Whether an algo value is one cuBLAS documents: CUBLAS_GEMM_DEFAULT (-1),
+ * CUBLAS_GEMM_ALGO0..23, CUBLAS_GEMM_DEFAULT_TENSOR_OP (99) and
+ * CUBLAS_GEMM_ALGO0..15_TENSOR_OP (100..115). */
+static inline int fz_algo_known(int algo) { return algo == -1 || (algo >= 0 && algo <= 23) || (algo >= 99 && algo <= 115); }
+
+/* Whether cuBLAS's documented rules accept the call (and it computes a product: types all one, a documented algo). */
 static inline int fz_valid(const fz_call *c)
 {
     if (c->ta < 0 || c->ta > 2 || c->tb < 0 || c->tb > 2)
@@ -108,7 +115,7 @@ static inline int fz_valid(const fz_call *c)
         return 0;
     if (c->lda < fz_max1(fz_rows_a(c)) || c->ldb < fz_max1(fz_rows_b(c)) || c->ldc < fz_max1(c->m))
         return 0;
-    if (fz_ep_ex[c->ep] && c->types == FZ_T_MIXED)
+    if (fz_ep_ex[c->ep] && (c->types == FZ_T_MIXED || !fz_algo_known(c->algo)))
         return 0;
     return 1;
 }
@@ -165,6 +172,11 @@ static inline void fz_make(uint64_t seed, uint64_t index, fz_call *c)
         c->alpha[0] = c->alpha[1] = 0.0;
     c->dist = (int)fz_range(&s, 0, FZ_D_COUNT - 1);
     c->data_seed = fz_mix(&s);
+    /* drawn last, so that the calls of a seed keep their other fields */
+    static const int bad_algos[5] = {24, 98, 116, 9999, -2};
+    const int64_t ra = fz_range(&s, 0, 19);
+    c->algo = !fz_ep_ex[c->ep] ? -1 : ra < 2 ? bad_algos[fz_range(&s, 0, 4)] : ra < 14 ? -1
+              : fz_range(&s, 0, 1) ? (int)fz_range(&s, 0, 23) : (int)fz_range(&s, 99, 115);
 }
 
 #endif

@@ -24,8 +24,8 @@ process with jax_enable_x64 and XLA_PYTHON_CLIENT_PREALLOCATE=false:
 Cases at 2048: jnp.dot, matmul with a transposed operand, einsum, batched
 matmul (4 x 2048^3), batched einsum, a broadcast batch, dot + bias, dot +
 ReLU (an epilogue the shim does not take: may be forwarded), complex128
-dot / batched matmul / einsum (in the ozaki2 mode's default, automatic
-precision, forwarded: reason complex-auto), and float64 jnp.linalg.solve
+dot / batched matmul / einsum (emulated in the ozaki2 mode, automatic
+precision included), and float64 jnp.linalg.solve
 (cuSOLVER inside).
 
 Checked, every element against the native result:
