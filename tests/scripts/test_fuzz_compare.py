@@ -97,6 +97,17 @@ def main():
             if rc != 1 or what not in out:
                 print("FAIL: %s: rc %d, output:\n%s" % (what, rc, out))
                 failures += 1
+        # device alpha == 0: cuBLAS's NaN (0 x P) or beta C, by its kernel: a non-finite element on either side passes
+        write(nat, [(0, dict(ep="cublasDgemm_v2", cx=0, device=1, alpha=(0.0, 0.0), rows=[(0.5, 0.0, 1.0, 1.0, 0.5)]))])
+        write(shim, [(0, dict(ep="cublasDgemm_v2", cx=0, device=1, alpha=(0.0, 0.0), rows=[(nan, 0.0, 1.0, 1.0, 0.5)]))])
+        if run(tool, nat, shim)[0] != 0:
+            print("FAIL: device alpha 0: NaN against beta C was reported")
+            failures += 1
+        write(shim, [(0, dict(ep="cublasDgemm_v2", cx=0, device=0, alpha=(0.0, 0.0), rows=[(nan, 0.0, 1.0, 1.0, 0.5)]))])
+        write(nat, [(0, dict(ep="cublasDgemm_v2", cx=0, device=0, alpha=(0.0, 0.0), rows=[(0.5, 0.0, 1.0, 1.0, 0.5)]))])
+        if run(tool, nat, shim)[0] != 1:
+            print("FAIL: host alpha 0: NaN against beta C passed")
+            failures += 1
         # a real call with finite scalars stays strict in the 13-field form
         write(nat, [(0, dict(ep="cublasDgemm_v2", cx=0, rows=[(inf, 0.0, 1.0, 1.0, 0.0)]))])
         write(shim, [(0, dict(ep="cublasDgemm_v2", cx=0, rows=[(nan, 0.0, 1.0, 1.0, 0.0)]))])

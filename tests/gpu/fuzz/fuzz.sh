@@ -3,7 +3,7 @@
 # of seed SEED natively, then under libozcrt.so in each mode with every call it takes emulated
 # (thresholds and the speed rule off), and fuzz_compare.py compares each run with the native one;
 # the shim's stats say how many calls were emulated: phase22, ozaki2 in its default (automatic
-# precision) and ozaki2 at the fixed 53 bits. Prints the seed (fuzz_client SEED COUNT OUT
+# precision) and ozaki2 at the fixed 53 bits (FUZZ_RUNS="phase22 ozaki2" picks some). Prints the seed (fuzz_client SEED COUNT OUT
 # --only INDEX replays a call), one summary line per mode.
 #
 #   tests/gpu/fuzz/fuzz.sh BUILD_DIR [COUNT [SEED]]      SEED default: drawn now
@@ -20,7 +20,7 @@ echo "fuzz: seed $seed, $count calls"
 "$client" "$seed" "$count" "$out/native.txt" >"$out/native.log" 2>&1 \
     || { tail -20 "$out/native.log"; echo "FAIL: the native run"; exit 1; }
 rc=0
-for run in phase22 ozaki2 ozaki2:53; do
+for run in ${FUZZ_RUNS:-phase22 ozaki2 ozaki2:53}; do
     mode=${run%%:*}
     case $run in *:*) bits=${run#*:} ;; *) bits=auto ;; esac
     tag=$(echo "$run" | tr : -)
