@@ -114,7 +114,7 @@ static void test_valid_rules(void **state)
     for (uint64_t i = 0; checked < 500 && i < NCALLS; i++) {
         fz_call c;
         fz_make(0xbeef, i, &c);
-        if (!fz_valid(&c) || c.m < 1 || c.n < 1 || c.k < 1)
+        if (!fz_valid(&c) || c.m < 1 || c.n < 1 || c.k < 1 || fz_ep_kind[c.ep] == 3)
             continue;
         checked++;
         fz_call x = c;
@@ -136,6 +136,57 @@ static void test_valid_rules(void **state)
     assert_int_equal(checked, 500);
 }
 
+/* Grouped calls: valid only when every group is; each group's rules, a negative size or count. */
+static void test_grouped(void **state)
+{
+    (void)state;
+    int checked = 0, groups[FZ_MAX_GROUPS + 1] = {0}, bad_size = 0, items = 0;
+    for (uint64_t i = 0; i < NCALLS; i++) {
+        fz_call c;
+        fz_make(0xabcd, i, &c);
+        if (fz_ep_kind[c.ep] != 3) {
+            assert_int_equal(c.groups, 0);
+            continue;
+        }
+        assert_true(c.groups >= 0 && c.groups <= FZ_MAX_GROUPS);
+        groups[c.groups]++;
+        int64_t total = 0;
+        for (int g = 0; g < c.groups; g++) {
+            bad_size += c.grp[g].size < 0;
+            total += c.grp[g].size > 0 ? c.grp[g].size : 0;
+        }
+        assert_int_equal(c.batch, total);
+        assert_true(total <= FZ_MAX_BATCH);
+        items += total > 0;
+        if (c.groups > 0) /* group 0 is the call's own shape */
+            assert_true(c.grp[0].m == c.m && c.grp[0].n == c.n && c.grp[0].lda == c.lda && c.grp[0].ta == c.ta);
+        if (!fz_valid(&c) || c.groups < 2)
+            continue;
+        checked++;
+        const int g = (int)(i % (uint64_t)c.groups);
+        fz_call x = c;
+        x.grp[g].tb = 7;
+        assert_false(fz_valid(&x));
+        x = c;
+        x.grp[g].ldb = fz_max1(x.grp[g].tb == 0 ? c.k : x.grp[g].n) - 1;
+        assert_false(fz_valid(&x));
+        x = c;
+        x.grp[g].ldc = fz_max1(x.grp[g].m) - 1;
+        assert_false(fz_valid(&x));
+        x = c;
+        x.grp[g].size = -1;
+        assert_false(fz_valid(&x));
+        x = c;
+        x.groups = -1;
+        assert_false(fz_valid(&x));
+    }
+    print_message("fuzz_gen: grouped calls with 0..3 groups: %d %d %d %d; %d checked\n", groups[0], groups[1],
+                  groups[2], groups[3], checked);
+    assert_true(checked > 100 && bad_size > 10 && items > 200);
+    for (int g = 0; g <= FZ_MAX_GROUPS; g++)
+        assert_true(groups[g] > 10);
+}
+
 int main(void)
 {
     uint64_t seed = oz_rng_seed_from_env(UINT64_C(0xf022));
@@ -143,6 +194,7 @@ int main(void)
         cmocka_unit_test(test_replay),
         cmocka_unit_test(test_coverage),
         cmocka_unit_test(test_valid_rules),
+        cmocka_unit_test(test_grouped),
     };
     return OZ_TEST_RUN("test_fuzz_gen", "fuzz_gen", tests, seed);
 }

@@ -146,9 +146,21 @@ static cudaDataType fz_type(const fz_call *c, int which)
     return c->types == FZ_T_COMPLEX ? CUDA_C_64F : CUDA_R_64F;
 }
 
-/* The call itself. */
+/* A grouped call's per-group arrays, in the entry point's integer type IT. */
+#define FZ_GROUP_ARRAYS(IT)                                                                          \
+    cublasOperation_t gta[FZ_MAX_GROUPS], gtb[FZ_MAX_GROUPS];                                        \
+    IT gm[FZ_MAX_GROUPS], gn[FZ_MAX_GROUPS], gk[FZ_MAX_GROUPS], glda[FZ_MAX_GROUPS], gldb[FZ_MAX_GROUPS], \
+        gldc[FZ_MAX_GROUPS], gsz[FZ_MAX_GROUPS];                                                     \
+    for (int g = 0; g < FZ_MAX_GROUPS; g++) {                                                        \
+        const fz_group *x = &c->grp[g < c->groups ? g : 0];                                          \
+        gta[g] = (cublasOperation_t)x->ta, gtb[g] = (cublasOperation_t)x->tb;                        \
+        gm[g] = (IT)x->m, gn[g] = (IT)x->n, gk[g] = (IT)c->k, glda[g] = (IT)x->lda, gldb[g] = (IT)x->ldb; \
+        gldc[g] = (IT)x->ldc, gsz[g] = (IT)x->size;                                                  \
+    }
+
+/* The call itself (ga, gb: a grouped call's alpha and beta arrays, one scalar a group). */
 static cublasStatus_t run(cublasHandle_t h, const fz_call *c, const void *al, const void *be, fz_buf *A, fz_buf *B,
-                          fz_buf *C, void **parr)
+                          fz_buf *C, void **parr, const void *ga, const void *gb)
 {
     const cublasOperation_t ta = (cublasOperation_t)c->ta, tb = (cublasOperation_t)c->tb;
     const double *dA = A->dev + A->item_off[0], *dB = B->dev + B->item_off[0];
@@ -205,6 +217,28 @@ static cublasStatus_t run(cublasHandle_t h, const fz_call *c, const void *al, co
         return cublasZgemmBatched_64(h, ta, tb, c->m, c->n, c->k, al, (const cuDoubleComplex *const *)pa, c->lda,
                                      (const cuDoubleComplex *const *)pb, c->ldb, be, (cuDoubleComplex *const *)pc, c->ldc,
                                      c->batch);
+    case FZ_EP_DGG: {
+        FZ_GROUP_ARRAYS(int)
+        return cublasDgemmGroupedBatched(h, gta, gtb, gm, gn, gk, (const double *)ga, pa, glda, pb, gldb,
+                                         (const double *)gb, pc, gldc, c->groups, gsz);
+    }
+    case FZ_EP_DGG64: {
+        FZ_GROUP_ARRAYS(int64_t)
+        return cublasDgemmGroupedBatched_64(h, gta, gtb, gm, gn, gk, (const double *)ga, pa, glda, pb, gldb,
+                                            (const double *)gb, pc, gldc, c->groups, gsz);
+    }
+    case FZ_EP_GGEX: {
+        FZ_GROUP_ARRAYS(int)
+        return cublasGemmGroupedBatchedEx(h, gta, gtb, gm, gn, gk, ga, (const void *const *)pa, t0, glda,
+                                          (const void *const *)pb, t1, gldb, gb, (void *const *)pc, t2, gldc,
+                                          c->groups, gsz, ct);
+    }
+    case FZ_EP_GGEX64: {
+        FZ_GROUP_ARRAYS(int64_t)
+        return cublasGemmGroupedBatchedEx_64(h, gta, gtb, gm, gn, gk, ga, (const void *const *)pa, t0, glda,
+                                             (const void *const *)pb, t1, gldb, gb, (void *const *)pc, t2, gldc,
+                                             c->groups, gsz, ct);
+    }
     default: return CUBLAS_STATUS_INVALID_VALUE;
     }
 }
@@ -216,30 +250,53 @@ static double op_abs(fz_buf *X, int item, int t, int64_t r, int64_t kk, int64_t 
     return fabs(p[0]) + (es == 2 ? fabs(p[1]) : 0.0);
 }
 
+/* The shape of each batch item: the call's own, or (grouped) its group's. */
+static void item_shapes(const fz_call *c, int64_t items, fz_group *g)
+{
+    if (fz_ep_kind[c->ep] != 3) {
+        for (int64_t b = 0; b < items; b++)
+            g[b] = (fz_group){c->ta, c->tb, c->m, c->n, c->lda, c->ldb, c->ldc, 1};
+        return;
+    }
+    int64_t b = 0;
+    for (int x = 0; x < c->groups; x++)
+        for (int64_t i = 0; i < c->grp[x].size && b < items; i++)
+            g[b++] = c->grp[x];
+}
+
 static void one_call(cublasHandle_t h, cudaStream_t st, const fz_call *c, FILE *out)
 {
     const int es = c->complex_ || c->types != FZ_T_REAL ? 2 : 1;
     const int kind = fz_ep_kind[c->ep];
     const int64_t items = kind == 0 ? 1 : c->batch;
-    const int64_t ea = nonneg(c->lda) * nonneg(fz_cols_a(c)), eb = nonneg(c->ldb) * nonneg(fz_cols_b(c)),
-                  ec = nonneg(c->ldc) * nonneg(c->n);
+    const int64_t mi = items < FZ_MAX_BATCH ? items : FZ_MAX_BATCH;
+    fz_group gi[FZ_MAX_BATCH];
+    item_shapes(c, mi, gi);
+    int64_t ea = nonneg(c->lda) * nonneg(fz_cols_a(c)), eb = nonneg(c->ldb) * nonneg(fz_cols_b(c)),
+            ec = nonneg(c->ldc) * nonneg(c->n);
+    for (int64_t b = 0; kind == 3 && b < mi; b++) { /* grouped: every item as large as the largest */
+        const fz_group *g = &gi[b];
+        const int64_t a = nonneg(g->lda) * nonneg(g->ta == 0 ? c->k : g->m), bb = nonneg(g->ldb) * nonneg(g->tb == 0 ? g->n : c->k),
+                      cc = nonneg(g->ldc) * nonneg(g->n);
+        ea = a > ea ? a : ea, eb = bb > eb ? bb : eb, ec = cc > ec ? cc : ec;
+    }
+    const int bk = kind == 3 ? 2 : kind; /* the buffers' layout: grouped items as pointer-array ones */
     fz_buf A, B, C;
-    buf_make(&A, items, ea, c->strideA, kind, es);
-    buf_make(&B, items, eb, c->strideB, kind, es);
-    buf_make(&C, items, ec, c->strideC, kind, es);
+    buf_make(&A, items, ea, c->strideA, bk, es);
+    buf_make(&B, items, eb, c->strideB, bk, es);
+    buf_make(&C, items, ec, c->strideC, bk, es);
     uint64_t s = c->data_seed;
     for (size_t i = 0; i < A.doubles; i++)
         A.host[i] = gen(c->dist, &s);
     for (size_t i = 0; i < B.doubles; i++)
         B.host[i] = gen(c->dist, &s);
     const int valid = fz_valid(c);
-    const int64_t mi = items < FZ_MAX_BATCH ? items : FZ_MAX_BATCH;
     if (valid)
         for (int b = 0; b < mi; b++)
-            for (int64_t j = 0; j < c->n; j++)
-                for (int64_t i = 0; i < c->m; i++)
+            for (int64_t j = 0; j < gi[b].n; j++)
+                for (int64_t i = 0; i < gi[b].m; i++)
                     for (int p = 0; p < es; p++)
-                        at(&C, b, i, j, c->ldc, es)[p] = gen(FZ_D_UNIFORM, &s);
+                        at(&C, b, i, j, gi[b].ldc, es)[p] = gen(FZ_D_UNIFORM, &s);
     double *C0 = malloc(C.doubles * sizeof(double));
     if (!C0)
         exit(2);
@@ -250,7 +307,7 @@ static void one_call(cublasHandle_t h, cudaStream_t st, const fz_call *c, FILE *
     /* pointer arrays: items' first elements */
     void *parr[3] = {NULL, NULL, NULL};
     double *hp[3][FZ_MAX_BATCH];
-    if (kind == 2) {
+    if (kind >= 2) {
         fz_buf *bufs[3] = {&A, &B, &C};
         for (int x = 0; x < 3; x++) {
             for (int b = 0; b < FZ_MAX_BATCH; b++)
@@ -277,7 +334,21 @@ static void one_call(cublasHandle_t h, cudaStream_t st, const fz_call *c, FILE *
     if (cublasSetPointerMode_v2(h, c->device_scalars ? CUBLAS_POINTER_MODE_DEVICE : CUBLAS_POINTER_MODE_HOST) !=
         CUBLAS_STATUS_SUCCESS)
         exit(2);
-    const cublasStatus_t status = run(h, c, al, be, &A, &B, &C, parr);
+    /* grouped: alpha and beta once a group, where the pointer mode says (es doubles each; 16-byte
+     * aligned, as cuBLAS loads complex scalars) */
+    _Alignas(16) double gsc[2][FZ_MAX_GROUPS * 2];
+    for (int g = 0; g < FZ_MAX_GROUPS; g++)
+        for (int p = 0; p < es; p++)
+            gsc[0][g * es + p] = c->alpha[p], gsc[1][g * es + p] = c->beta[p];
+    double *dG = NULL;
+    const void *ga = gsc[0], *gb = gsc[1];
+    if (kind == 3 && c->device_scalars) {
+        FZ_CUDA(cudaMalloc((void **)&dG, sizeof gsc));
+        FZ_CUDA(cudaMemcpy(dG, gsc, sizeof gsc, cudaMemcpyHostToDevice));
+        ga = dG;
+        gb = dG + FZ_MAX_GROUPS * 2;
+    }
+    const cublasStatus_t status = run(h, c, al, be, &A, &B, &C, parr, ga, gb);
     FZ_CUDA(cudaStreamSynchronize(st));
     FZ_CUDA(cudaGetLastError());
     FZ_CUDA(cudaMemcpy(C.host, C.dev, C.doubles * 8, cudaMemcpyDeviceToHost));
@@ -288,31 +359,34 @@ static void one_call(cublasHandle_t h, cudaStream_t st, const fz_call *c, FILE *
         exit(2);
     if (valid)
         for (int b = 0; b < mi; b++)
-            for (int64_t j = 0; j < c->n; j++)
-                for (int64_t i = 0; i < c->m; i++)
+            for (int64_t j = 0; j < gi[b].n; j++)
+                for (int64_t i = 0; i < gi[b].m; i++)
                     for (int p = 0; p < es; p++)
-                        inside[(size_t)(at(&C, b, i, j, c->ldc, es) + p - C.host)] = 1;
+                        inside[(size_t)(at(&C, b, i, j, gi[b].ldc, es) + p - C.host)] = 1;
     for (size_t i = 0; i < C.doubles; i++) {
         const int same = memcmp(&C.host[i], &C0[i], 8) == 0;
         canary |= !inside[i] && !same;
         written |= status != CUBLAS_STATUS_SUCCESS && !same;
     }
-    int64_t count = status == CUBLAS_STATUS_SUCCESS && valid ? mi * nonneg(c->m) * nonneg(c->n) : 0;
+    int64_t count = 0;
+    for (int b = 0; status == CUBLAS_STATUS_SUCCESS && valid && b < mi; b++)
+        count += nonneg(gi[b].m) * nonneg(gi[b].n);
     fprintf(out, "%llu %s %d %d %d %lld %a %a %a %a %lld %d %d\n", (unsigned long long)c->index, fz_ep_name[c->ep],
             (int)status, canary, written, (long long)c->k, c->alpha[0], c->alpha[1], c->beta[0], c->beta[1],
             (long long)count, es == 2, c->device_scalars);
     for (int b = 0; b < mi && count; b++) {
         const int ia = kind == 1 && c->strideA == 0 ? 0 : b, ib = kind == 1 && c->strideB == 0 ? 0 : b;
-        for (int64_t j = 0; j < c->n; j++)
-            for (int64_t i = 0; i < c->m; i++) {
+        const fz_group *g = &gi[b];
+        for (int64_t j = 0; j < g->n; j++)
+            for (int64_t i = 0; i < g->m; i++) {
                 double S = 0.0, ra = 0.0, cb = 0.0;
                 for (int64_t kk = 0; kk < c->k; kk++) {
-                    const double x = op_abs(&A, ia, c->ta, i, kk, c->lda, es), y = op_abs(&B, ib, c->tb, kk, j, c->ldb, es);
+                    const double x = op_abs(&A, ia, g->ta, i, kk, g->lda, es), y = op_abs(&B, ib, g->tb, kk, j, g->ldb, es);
                     S += x * y;
                     ra = fmax(ra, x);
                     cb = fmax(cb, y);
                 }
-                const double *cf = at(&C, b, i, j, c->ldc, es), *ci = C0 + (at(&C, b, i, j, c->ldc, es) - C.host);
+                const double *cf = at(&C, b, i, j, g->ldc, es), *ci = C0 + (at(&C, b, i, j, g->ldc, es) - C.host);
                 fprintf(out, "%a %a %a %a %a\n", cf[0], es == 2 ? cf[1] : 0.0, S, ra * cb,
                         fabs(ci[0]) + (es == 2 ? fabs(ci[1]) : 0.0));
             }
@@ -324,6 +398,8 @@ static void one_call(cublasHandle_t h, cudaStream_t st, const fz_call *c, FILE *
             FZ_CUDA(cudaFree(parr[x]));
     if (dS)
         FZ_CUDA(cudaFree(dS));
+    if (dG)
+        FZ_CUDA(cudaFree(dG));
     buf_free(&A);
     buf_free(&B);
     buf_free(&C);

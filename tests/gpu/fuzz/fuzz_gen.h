@@ -17,9 +17,12 @@
 #include <stdint.h>
 
 #define FZ_MAX_DIM 48
-#define FZ_MAX_BATCH 3
+#define FZ_MAX_BATCH 3 /* batch items of a call at most (a grouped call's items too) */
+#define FZ_MAX_GROUPS 3
 
-/* X(id, name, complex, kind): kind 0 plain, 1 strided batch, 2 pointer-array batch; Ex forms take types */
+/* X(id, name, complex, kind, ex): kind 0 plain, 1 strided batch, 2 pointer-array batch, 3 grouped
+ * (pointer arrays, per group its own ops, m, n, lds and size; k, alpha and beta shared by the
+ * groups here); ex: the Ex forms take types (and, but for the grouped ones, an algo) */
 #define FZ_ENTRY_POINTS(X)                                              \
     X(DGEMM, "cublasDgemm_v2", 0, 0, 0) X(DGEMM64, "cublasDgemm_v2_64", 0, 0, 0) \
     X(DSB, "cublasDgemmStridedBatched", 0, 1, 0) X(DSB64, "cublasDgemmStridedBatched_64", 0, 1, 0) \
@@ -30,7 +33,9 @@
     X(ZGEMM, "cublasZgemm_v2", 1, 0, 0) X(ZGEMM64, "cublasZgemm_v2_64", 1, 0, 0)                   \
     X(Z3M, "cublasZgemm3m", 1, 0, 0) X(ZSB, "cublasZgemmStridedBatched", 1, 1, 0)                  \
     X(ZSB64, "cublasZgemmStridedBatched_64", 1, 1, 0) X(ZB, "cublasZgemmBatched", 1, 2, 0)         \
-    X(ZB64, "cublasZgemmBatched_64", 1, 2, 0)
+    X(ZB64, "cublasZgemmBatched_64", 1, 2, 0)                                                      \
+    X(DGG, "cublasDgemmGroupedBatched", 0, 3, 0) X(DGG64, "cublasDgemmGroupedBatched_64", 0, 3, 0) \
+    X(GGEX, "cublasGemmGroupedBatchedEx", -1, 3, 1) X(GGEX64, "cublasGemmGroupedBatchedEx_64", -1, 3, 1)
 
 enum {
 #define FZ_X_ID_(id, name, cx, kind, ex) FZ_EP_##id,
@@ -71,6 +76,12 @@ enum { FZ_T_REAL, FZ_T_COMPLEX, FZ_T_MIXED };
 /* Data distributions. */
 enum { FZ_D_UNIFORM, FZ_D_WIDE, FZ_D_INT, FZ_D_SPECIAL, FZ_D_COUNT };
 
+/* One group of a grouped call (group 0 is the call's own ta, tb, m, n, lds). */
+typedef struct fz_group {
+    int ta, tb;
+    int64_t m, n, lda, ldb, ldc, size;
+} fz_group;
+
 typedef struct fz_call {
     uint64_t index;
     int ep, complex_, types, pedantic;
@@ -81,6 +92,8 @@ typedef struct fz_call {
     double alpha[2], beta[2];
     int dist;
     uint64_t data_seed;
+    int groups; /* grouped calls: group_count (0..FZ_MAX_GROUPS), grp[] and batch = the items of all */
+    fz_group grp[FZ_MAX_GROUPS];
 } fz_call;
 
 /* splitmix64: the generator's stream for (seed, index) */
@@ -106,9 +119,25 @@ static inline int64_t fz_max1(int64_t x) { return x > 1 ? x : 1; }
  * CUBLAS_GEMM_ALGO0..15_TENSOR_OP (100..115). */
 static inline int fz_algo_known(int algo) { return algo == -1 || (algo >= 0 && algo <= 23) || (algo >= 99 && algo <= 115); }
 
+/* Whether one group's own arguments are valid (k the call's). */
+static inline int fz_group_valid(const fz_group *g, int64_t k)
+{
+    if (g->ta < 0 || g->ta > 2 || g->tb < 0 || g->tb > 2 || g->m < 0 || g->n < 0 || g->size < 0)
+        return 0;
+    return g->lda >= fz_max1(g->ta == 0 ? g->m : k) && g->ldb >= fz_max1(g->tb == 0 ? k : g->n) && g->ldc >= fz_max1(g->m);
+}
+
 /* Whether cuBLAS's documented rules accept the call (and it computes a product: types all one, a documented algo). */
 static inline int fz_valid(const fz_call *c)
 {
+    if (fz_ep_kind[c->ep] == 3) {
+        if (c->k < 0 || c->groups < 0 || (fz_ep_ex[c->ep] && c->types == FZ_T_MIXED))
+            return 0;
+        for (int g = 0; g < c->groups; g++)
+            if (!fz_group_valid(&c->grp[g], c->k))
+                return 0;
+        return 1;
+    }
     if (c->ta < 0 || c->ta > 2 || c->tb < 0 || c->tb > 2)
         return 0;
     if (c->m < 0 || c->n < 0 || c->k < 0 || c->batch < 0)
@@ -175,8 +204,38 @@ static inline void fz_make(uint64_t seed, uint64_t index, fz_call *c)
     /* drawn last, so that the calls of a seed keep their other fields */
     static const int bad_algos[5] = {24, 98, 116, 9999, -2};
     const int64_t ra = fz_range(&s, 0, 19);
-    c->algo = !fz_ep_ex[c->ep] ? -1 : ra < 2 ? bad_algos[fz_range(&s, 0, 4)] : ra < 14 ? -1
+    c->algo = !fz_ep_ex[c->ep] || fz_ep_kind[c->ep] == 3 ? -1 : ra < 2 ? bad_algos[fz_range(&s, 0, 4)] : ra < 14 ? -1
               : fz_range(&s, 0, 1) ? (int)fz_range(&s, 0, 23) : (int)fz_range(&s, 99, 115);
+    /* grouped: 0..3 groups (0 in 1 of 10), group 0 the call's own shape, the others drawn the
+     * same way; sizes 0..2 (-1 in 1 of 30) within FZ_MAX_BATCH items */
+    c->groups = 0;
+    if (fz_ep_kind[c->ep] == 3) {
+        c->groups = fz_range(&s, 0, 9) == 0 ? 0 : (int)fz_range(&s, 1, FZ_MAX_GROUPS);
+        int64_t items = 0;
+        for (int g = 0; g < c->groups; g++) {
+            fz_group *x = &c->grp[g];
+            if (g == 0) {
+                x->ta = c->ta, x->tb = c->tb, x->m = c->m, x->n = c->n, x->lda = c->lda, x->ldb = c->ldb, x->ldc = c->ldc;
+            } else {
+                x->ta = (int)fz_range(&s, 0, 2);
+                x->tb = (int)fz_range(&s, 0, 2);
+                x->m = fz_range(&s, 0, 11) == 0 ? 0 : fz_range(&s, 1, FZ_MAX_DIM);
+                x->n = fz_range(&s, 0, 11) == 0 ? 0 : fz_range(&s, 1, FZ_MAX_DIM);
+                const int64_t gmins[3] = {fz_max1(x->ta == 0 ? x->m : c->k), fz_max1(x->tb == 0 ? c->k : x->n),
+                                          fz_max1(x->m)};
+                int64_t *glds[3] = {&x->lda, &x->ldb, &x->ldc};
+                for (int i = 0; i < 3; i++) {
+                    const int64_t r = fz_range(&s, 0, 29);
+                    *glds[i] = r == 0 ? gmins[i] - 1 : r < 15 ? gmins[i] : gmins[i] + fz_range(&s, 1, 5);
+                }
+            }
+            x->size = fz_range(&s, 0, 29) == 0 ? -1 : fz_range(&s, 0, 2);
+            if (x->size > FZ_MAX_BATCH - items)
+                x->size = FZ_MAX_BATCH - items;
+            items += x->size > 0 ? x->size : 0;
+        }
+        c->batch = items;
+    }
 }
 
 #endif
