@@ -17,6 +17,7 @@
 
 #include "compare/compare.h"
 #include "lifecycle.h"
+#include "dlhook.h"
 #include "policy.h"
 #include "stats.h"
 
@@ -286,6 +287,11 @@ OZCRT_EXPORT int ozcrt_report_write(const char *path)
 OZCRT_EXPORT int ozcrt_compare_begin(void)
 {
     return ozcmp_region_begin();
+}
+
+OZCRT_EXPORT int ozcrt_hook_dlsym(void)
+{
+    return ozcrt_dl_hook_objects();
 }
 
 OZCRT_EXPORT int ozcrt_compare_end(int id, const char *path)

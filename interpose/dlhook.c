@@ -41,6 +41,8 @@
 #include <elf.h>
 #include <link.h>
 #include <stdatomic.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,8 +335,11 @@ ozcrt_dl_answer ozcrt_dl_route(void *handle, const char *name, const char *versi
 __asm__(".text\n"
         ".globl dlsym\n"
         ".type dlsym, @function\n"
+        ".globl ozcrt_dlsym_entry\n"
+        ".hidden ozcrt_dlsym_entry\n"
         ".p2align 4\n"
         "dlsym:\n"
+        "ozcrt_dlsym_entry:\n"
         ".cfi_startproc\n"
         "endbr64\n"
         "pushq %rdi\n"
@@ -362,8 +367,11 @@ __asm__(".text\n"
         "\n"
         ".globl dlvsym\n"
         ".type dlvsym, @function\n"
+        ".globl ozcrt_dlvsym_entry\n"
+        ".hidden ozcrt_dlvsym_entry\n"
         ".p2align 4\n"
         "dlvsym:\n"
+        "ozcrt_dlvsym_entry:\n"
         ".cfi_startproc\n"
         "endbr64\n"
         "pushq %rdi\n"
@@ -388,3 +396,130 @@ __asm__(".text\n"
         ".cfi_endproc\n"
         ".size dlvsym, .-dlvsym\n");
 #endif
+
+/* ---- objects that do not see the preload: their GOT slots (ozcrt_dl_hook_objects) ----
+ *
+ * Loaded without LD_PRELOAD (`import ozcrt`: dlopen RTLD_GLOBAL), the shim's
+ * dlsym comes after libc's in the global scope, so every object's calls to
+ * dlsym and dlvsym go to libc's. ozcrt_dl_hook_objects points the GOT slots
+ * that hold dlsym and dlvsym (R_X86_64_JUMP_SLOT and GLOB_DAT relocations of
+ * those names) in every loaded object at the trampolines above (through
+ * hidden labels: the names dlsym and dlvsym, seen from here, bind to libc's
+ * when the shim is not preloaded). The trampolines keep the caller's return
+ * address, so what every lookup returns is as under the preload. Not
+ * patched: the shim, the dynamic linker, libc and libdl (the definers) and
+ * cuBLAS / cuBLASLt (their lookups pass through anyway). A slot in a RELRO
+ * page the loader made read-only is made writable for the store, then read-
+ * only again; a slot past the loader's read-only pages is stored as it is.
+ * Objects loaded later keep libc's until the next call. */
+#if defined(__x86_64__)
+extern char ozcrt_dlsym_entry[], ozcrt_dlvsym_entry[];
+
+typedef struct got_walk {
+    uintptr_t self;
+    int slots, failed;
+} got_walk;
+
+static int system_object(const char *path)
+{
+    return ozcrt_basename_is(path, "ld-linux") || ozcrt_basename_is(path, "libc.so") ||
+           ozcrt_basename_is(path, "libdl.so") || family(path) != DL_OTHER;
+}
+
+/* Whether addr lies in the pages the loader made read-only after relocating (PT_GNU_RELRO, rounded down). */
+static int in_relro(const struct dl_phdr_info *info, uintptr_t addr, uintptr_t page)
+{
+    for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+        if (p->p_type != PT_GNU_RELRO)
+            continue;
+        const uintptr_t lo = (info->dlpi_addr + p->p_vaddr) & ~(page - 1);
+        const uintptr_t hi = (info->dlpi_addr + p->p_vaddr + p->p_memsz) & ~(page - 1);
+        if (addr >= lo && addr < hi)
+            return 1;
+    }
+    return 0;
+}
+
+static void store_slot(const struct dl_phdr_info *info, void **slot, void *target, got_walk *w)
+{
+    w->slots++;
+    if (__atomic_load_n(slot, __ATOMIC_ACQUIRE) == target)
+        return;
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), at = (uintptr_t)slot & ~(page - 1);
+    const int ro = in_relro(info, (uintptr_t)slot, page);
+    if (ro && mprotect((void *)at, page, PROT_READ | PROT_WRITE) != 0) {
+        w->failed++;
+        return;
+    }
+    __atomic_store_n(slot, target, __ATOMIC_RELEASE);
+    if (ro && mprotect((void *)at, page, PROT_READ) != 0)
+        w->failed++;
+}
+
+static void patch_relocs(const struct dl_phdr_info *info, const ElfW(Rela) *r, size_t bytes, const ElfW(Sym) *sym,
+                         const char *str, got_walk *w)
+{
+    for (size_t i = 0; r && i < bytes / sizeof *r; i++) {
+        const unsigned type = (unsigned)ELF64_R_TYPE(r[i].r_info);
+        if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
+            continue;
+        const char *name = str + sym[ELF64_R_SYM(r[i].r_info)].st_name;
+        void *target = strcmp(name, "dlsym") == 0 ? (void *)ozcrt_dlsym_entry
+                       : strcmp(name, "dlvsym") == 0 ? (void *)ozcrt_dlvsym_entry
+                                                     : NULL;
+        if (target)
+            store_slot(info, (void **)(info->dlpi_addr + r[i].r_offset), target, w);
+    }
+}
+
+static int hook_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    got_walk *w = data;
+    if (contains(info, w->self) || system_object(info->dlpi_name))
+        return 0;
+    const ElfW(Dyn) *dyn = NULL;
+    for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+    if (!dyn)
+        return 0;
+    const ElfW(Sym) *sym = NULL;
+    const char *str = NULL;
+    const ElfW(Rela) *jmprel = NULL, *rela = NULL;
+    size_t jmpsz = 0, relasz = 0;
+    long pltrel = DT_RELA;
+    for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
+        const uintptr_t p = dyn_addr(info->dlpi_addr, d->d_un.d_ptr);
+        switch (d->d_tag) {
+        case DT_SYMTAB: sym = (const ElfW(Sym) *)p; break;
+        case DT_STRTAB: str = (const char *)p; break;
+        case DT_JMPREL: jmprel = (const ElfW(Rela) *)p; break;
+        case DT_PLTRELSZ: jmpsz = d->d_un.d_val; break;
+        case DT_PLTREL: pltrel = (long)d->d_un.d_val; break;
+        case DT_RELA: rela = (const ElfW(Rela) *)p; break;
+        case DT_RELASZ: relasz = d->d_un.d_val; break;
+        default: break;
+        }
+    }
+    if (!sym || !str || pltrel != DT_RELA)
+        return 0;
+    patch_relocs(info, jmprel, jmpsz, sym, str, w);
+    patch_relocs(info, rela, relasz, sym, str, w);
+    return 0;
+}
+#endif
+
+int ozcrt_dl_hook_objects(void)
+{
+#if defined(__x86_64__)
+    got_walk w = {.self = (uintptr_t)(void *)ozcrt_dl_route};
+    dl_iterate_phdr(hook_cb, &w);
+    ozcrt_log(2, "ozcrt: dlsym/dlvsym of the loaded objects: %d GOT slots on the shim's hook, %d could not be written",
+              w.slots - w.failed, w.failed);
+    return w.failed ? -1 : w.slots;
+#else
+    return -1;
+#endif
+}

@@ -56,4 +56,10 @@ static inline int ozcrt_dl_slot(ozcrt_dl_lib *libs, uintptr_t base, const char *
 void *ozcrt_dl_cublas_function(ozcrt_entry ep, uintptr_t base, const char *path);
 void *ozcrt_dl_lt_function(ozcrt_entry ep, uintptr_t base, const char *path);
 
+/* Points the dlsym / dlvsym GOT slots of every object loaded now at the
+ * hook (dlhook.c, x86_64): for a shim loaded after the program started.
+ * Returns the slots on the hook, -1 when one could not be written (or not
+ * x86_64). */
+int ozcrt_dl_hook_objects(void);
+
 #endif

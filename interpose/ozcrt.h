@@ -151,6 +151,17 @@ int ozcrt_report_write(const char *path);
 int ozcrt_compare_begin(void);
 int ozcrt_compare_end(int id, const char *path);
 
+/* For a shim loaded after the program started (dlopen: Python's `import
+ * ozcrt`), where its dlsym hook comes after libc's: points the dlsym and
+ * dlvsym slots of every object loaded now (the program and its libraries;
+ * not libc, the loader, cuBLAS or the shim) at the hook, so that a library
+ * that takes cuBLAS with dlsym on its own handle (XLA) gets the shim's
+ * functions for the names it intercepts, every other lookup unchanged.
+ * Objects loaded later need another call. Returns the number of slots on
+ * the hook, or -1 when one could not be written or the machine has no hook
+ * (not x86_64). A preloaded shim needs none of this. */
+int ozcrt_hook_dlsym(void);
+
 #ifdef __cplusplus
 }
 #endif

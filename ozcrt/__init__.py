@@ -24,10 +24,14 @@ installed on a machine without nvcc: then it says so), the import warns
 (RuntimeWarning) and every use raises LibraryNotFound until ozcrt.load(path)
 succeeds.
 
-JAX (XLA) takes cuBLAS with dlsym on its own handle: only a preloaded shim
-sees those lookups (`python -m ozcrt script.py`, ozcrt-run, LD_PRELOAD); after
-a load without it, importing jax warns (RuntimeWarning) that its products
-stay native.
+JAX (XLA) takes cuBLAS with dlsym on its own handle, which a preloaded shim
+sees through its dlsym hook. Loaded by `import ozcrt` instead, the shim puts
+the dlsym slots of the loaded objects on that hook (ozcrt_hook_dlsym, x86_64)
+and again once JAX has loaded its GPU plugin (jaxlib's
+load_pjrt_plugin_dynamically, wrapped when it is imported), so `import ozcrt`
+before `import jax` reaches XLA's products too. Where the hook cannot be set
+(not x86_64), importing jax warns (RuntimeWarning) that its products stay
+native; `python -m ozcrt script.py` (a preload) always works.
 
 Loaded after cuBLAS, the shim would intercept nothing: the import refuses
 (raises ozcrt.LoadError naming the module or the library) when a cuBLAS
@@ -48,7 +52,7 @@ import threading
 
 __all__ = [
     "LoadError", "load", "loaded", "library_path", "mode", "region", "set", "get", "reset",
-    "stats", "stats_clear", "write_stats", "write_report", "compare", "MODES", "KNOBS",
+    "stats", "stats_clear", "write_stats", "write_report", "compare", "hook_dlsym", "MODES", "KNOBS",
 ]
 
 MODES = ("phase22", "off", "ozaki2")  # the numbers of ozcrt.h: OZCRT_PHASE22 = 0, OZCRT_OFF = 1, OZCRT_OZAKI2 = 2
@@ -75,6 +79,7 @@ class LibraryNotFound(LoadError):
 
 
 _lib = None
+_preloaded = False
 _lib_path = None
 _load_lock = threading.Lock()
 
@@ -184,6 +189,7 @@ def _declare(lib):
         "ozcrt_report_write": (c.c_int, [c.c_char_p]),
         "ozcrt_compare_begin": (c.c_int, []),
         "ozcrt_compare_end": (c.c_int, [c.c_int, c.c_char_p]),
+        "ozcrt_hook_dlsym": (c.c_int, []),
     }
     for name, (res, args) in sigs.items():
         try:
@@ -197,25 +203,85 @@ def _declare(lib):
         raise LoadError("%s has C API version %d; this package speaks version %d" % (_lib_path, v, _API_VERSION))
 
 
-_JAX_NOTE = ("ozcrt: JAX (XLA) takes its cuBLAS functions with dlsym on its own handle, which only a PRELOADED "
-             "libozcrt.so sees (its dlsym hook); loaded by `import ozcrt`, the shim leaves JAX's products native. "
-             "Run the program with `python -m ozcrt script.py`, ozcrt-run or LD_PRELOAD=libozcrt.so (an "
-             "`import ozcrt` then uses that copy)")
+_JAX_NOTE = ("ozcrt: JAX (XLA) takes its cuBLAS functions with dlsym on its own handle; loaded by `import "
+             "ozcrt`, the shim could not put those lookups on its hook here (ozcrt_hook_dlsym failed), so JAX's "
+             "products stay native. Run the program with `python -m ozcrt script.py`, ozcrt-run or "
+             "LD_PRELOAD=libozcrt.so (an `import ozcrt` then uses that copy)")
 
 
-class _JaxNote:
-    """On sys.meta_path after a load without LD_PRELOAD: warns once when jax or jaxlib is imported."""
+def hook_dlsym():
+    """Puts the dlsym / dlvsym slots of every object loaded now on the shim's
+    dlsym hook (ozcrt_hook_dlsym of ozcrt.h): what a shim loaded by `import
+    ozcrt` needs for libraries that take cuBLAS with dlsym on their own
+    handle (XLA). Returns the slot count, -1 where it cannot (not x86_64), 0
+    when the shim is preloaded (its hook already sees every lookup)."""
+    if _preloaded:
+        return 0
+    return _L().ozcrt_hook_dlsym()
+
+
+# The module that loads JAX's PJRT plugins (the CUDA backend, which dlopens
+# cuBLAS) and the function that does it, wrapped to hook the new objects.
+_JAX_PLUGIN_LOADERS = {"jaxlib.xla_client": "load_pjrt_plugin_dynamically"}
+
+
+def _wrap_plugin_loader(module, name):
+    f = getattr(module, name, None)
+    if f is None or getattr(f, "_ozcrt_hooked", False):
+        return
+    import functools
+
+    @functools.wraps(f)
+    def loader(*args, **kwargs):
+        r = f(*args, **kwargs)
+        _hook_or_warn()
+        return r
+
+    loader._ozcrt_hooked = True
+    setattr(module, name, loader)
+
+
+_warned_jax = False
+
+
+def _hook_or_warn():
+    global _warned_jax
+    if hook_dlsym() < 0 and not _warned_jax:
+        _warned_jax = True
+        import warnings
+
+        warnings.warn(_JAX_NOTE, RuntimeWarning, stacklevel=3)
+
+
+class _JaxHook:
+    """On sys.meta_path after a load without LD_PRELOAD: once jaxlib's plugin
+    loader is imported, it is wrapped so that the objects it loads (the CUDA
+    plugin) get their dlsym slots on the shim's hook; the objects of jax and
+    jaxlib themselves are hooked as their modules load."""
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname in ("jax", "jaxlib"):
-            try:
-                sys.meta_path.remove(self)
-            except ValueError:
-                pass
-            import warnings
+        if fullname not in _JAX_PLUGIN_LOADERS and fullname not in ("jax", "jaxlib"):
+            return None
+        import importlib.abc
+        import importlib.machinery
 
-            warnings.warn(_JAX_NOTE, RuntimeWarning, stacklevel=2)
-        return None  # the import goes on as usual
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return None  # the import goes on as usual
+        inner = spec.loader
+
+        class _Loader(importlib.abc.Loader):
+            def create_module(self, s):
+                return inner.create_module(s)
+
+            def exec_module(self, module):
+                inner.exec_module(module)
+                if fullname in _JAX_PLUGIN_LOADERS:
+                    _wrap_plugin_loader(module, _JAX_PLUGIN_LOADERS[fullname])
+                _hook_or_warn()
+
+        spec.loader = _Loader()
+        return spec
 
 
 def load(path=None):
@@ -254,8 +320,11 @@ def load(path=None):
         _declare(lib)
         lib.ozcrt_stats_enable(1)  # so that stats() counts; the exit table stays OZCRT_STATS's
         _lib = lib
-        if not mapped:  # not preloaded: JAX's lookups would not reach the shim
-            sys.meta_path.insert(0, _JaxNote())
+        global _preloaded
+        _preloaded = bool(mapped)
+        if not mapped:  # not preloaded: the loaded objects' dlsym slots on the hook, and JAX's as it loads
+            _hook_or_warn()
+            sys.meta_path.insert(0, _JaxHook())
         return chosen
 
 

@@ -138,28 +138,34 @@ class Loading(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("LIB " + os.path.abspath(LIB), r.stdout)
 
-    def test_jax_after_import_warns_preloaded_does_not(self):
-        # a stand-in jax package: importing it after a load without LD_PRELOAD warns once
+    def test_jax_after_import_hooks_instead_of_warning(self):
+        # a stand-in jax package: importing it after a load without LD_PRELOAD puts the loaded objects'
+        # dlsym slots on the shim's hook (x86_64) and does not warn; preloaded, the hook needs nothing
         with tempfile.TemporaryDirectory() as d:
             os.mkdir(os.path.join(d, "jax"))
             open(os.path.join(d, "jax", "__init__.py"), "w").close()
             code = """
-                import warnings
+                import platform, warnings
                 warnings.simplefilter("always")
                 import ozcrt
                 with warnings.catch_warnings(record=True) as w:
                     warnings.simplefilter("always")
                     import jax
                     import jax
-                print("WARNINGS", sum("only a PRELOADED libozcrt.so" in str(x.message) for x in w))
+                print("WARNINGS", sum("products stay native" in str(x.message) for x in w))
+                print("HOOK", ozcrt.hook_dlsym() > 0 if platform.machine() == "x86_64" else True)
+                print("PRELOADED", ozcrt.hook_dlsym() == 0)
             """
             pp = {"PYTHONPATH": ROOT + os.pathsep + d}
             r = run_py(code, pp)
             self.assertEqual(r.returncode, 0, r.stderr)
-            self.assertIn("WARNINGS 1", r.stdout)
+            self.assertIn("WARNINGS 0", r.stdout)
+            self.assertIn("HOOK True", r.stdout)
+            self.assertIn("PRELOADED False", r.stdout)
             r = run_py(code, dict(pp, LD_PRELOAD=os.path.abspath(LIB)))
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn("WARNINGS 0", r.stdout)
+            self.assertIn("PRELOADED True", r.stdout)
 
     def test_not_found_then_load(self):
         r = run_py("""

@@ -1,12 +1,22 @@
 #!/bin/sh
-# tests/fake/xla/check_dl_lookups.sh: dl_lookups without and with libozcrt.so preloaded: every "same" lookup (other libraries, RTLD_DEFAULT, RTLD_NEXT, dlvsym, unknown names) gives exactly the same answer and dlerror; every "taken" one (an intercepted name on a cuBLAS / cuBLASLt handle) is the fake's without the shim and libozcrt.so's with it.
+# tests/fake/xla/check_dl_lookups.sh: dl_lookups without and with libozcrt.so preloaded (and loaded late, dlopen RTLD_GLOBAL + ozcrt_hook_dlsym, as `import ozcrt`): every "same" lookup (other libraries, RTLD_DEFAULT, RTLD_NEXT, dlvsym, unknown names) gives exactly the same answer and dlerror; every "taken" one (an intercepted name on a cuBLAS / cuBLASLt handle) is the fake's without the shim and libozcrt.so's with it.
 # usage: check_dl_lookups.sh DL_LOOKUPS LIBOZCRT CLIENT LIBCUBLAS LIBCUBLASLT
 set -u
 prog=$1 lib=$2
 shift 2
 without=$(env -u LD_PRELOAD "$prog" "$@") || { echo "FAIL: $prog without the shim"; exit 1; }
 with=$(env LD_PRELOAD="$lib" "$prog" "$@") || { echo "FAIL: $prog with the shim preloaded"; exit 1; }
+late=$(env -u LD_PRELOAD OZ_DL_LATE="$lib" "$prog" "$@") || { echo "FAIL: $prog with the shim loaded late"; exit 1; }
 status=0
+# loaded late and hooked, every answer is the preloaded shim's
+if [ "$late" != "$with" ]; then
+    echo "FAIL: the late-loaded shim answers otherwise than the preloaded one (< preloaded, > late):"
+    printf '%s\n' "$with" >/tmp/dl_lookups_pre.$$
+    printf '%s\n' "$late" >/tmp/dl_lookups_late.$$
+    diff /tmp/dl_lookups_pre.$$ /tmp/dl_lookups_late.$$
+    rm -f /tmp/dl_lookups_pre.$$ /tmp/dl_lookups_late.$$
+    status=1
+fi
 a=$(printf '%s\n' "$without" | grep '^same ')
 b=$(printf '%s\n' "$with" | grep '^same ')
 n=$(printf '%s\n' "$a" | grep -c .)

@@ -6,10 +6,14 @@
  * answer as object file base name and offset, ASLR aside, and what
  * dlerror() says after it), "taken LABEL: ..." for the intercepted names on
  * a cuBLAS / cuBLASLt handle (their fake's without the shim, libozcrt.so's
- * with it). argv: the client library, a fake libcublas, a fake libcublasLt. */
+ * with it). argv: the client library, a fake libcublas, a fake libcublasLt.
+ * OZ_DL_LATE=LIBOZCRT: the shim dlopened RTLD_GLOBAL first (not preloaded, as
+ * Python's `import ozcrt`), and ozcrt_hook_dlsym() called once the client is
+ * loaded: the same answers as under the preload. */
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void show(const char *kind, const char *label, void *p)
@@ -37,10 +41,25 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s CLIENT LIBCUBLAS LIBCUBLASLT\n", argv[0]);
         return 2;
     }
+    const char *late = getenv("OZ_DL_LATE");
+    void *shim = late && late[0] ? dlopen(late, RTLD_NOW | RTLD_GLOBAL) : NULL;
+    if (late && late[0] && !shim) {
+        fprintf(stderr, "dlopen %s: %s\n", late, dlerror());
+        return 2;
+    }
     void *client = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
     if (!client) {
         fprintf(stderr, "dlopen %s: %s\n", argv[1], dlerror());
         return 2;
+    }
+    if (shim) {
+        int (*hook)(void);
+        *(void **)&hook = dlsym(shim, "ozcrt_hook_dlsym");
+        if (!hook || hook() < 2) {
+            fprintf(stderr, "%s: ozcrt_hook_dlsym failed\n", late);
+            return 2;
+        }
+        (void)dlerror();
     }
     int (*open_fn)(const char *, const char *);
     *(void **)&open_fn = dlsym(client, "xla_client_open");

@@ -8,9 +8,13 @@
  * queried there, its destroy there; cuBLASLt's FP64 matmul (A and B in row
  * order, as XLA passes them) likewise. Other names on the same handles are
  * the fake's own. argv: MODE ("on", or "off": run with OZCRT_DLSYM=0, every
- * lookup the fake's and nothing counted), client a, client b, libcublas
- * .so.13 and .so.99, libcublasLt .so.13 and .so.99. Run with
- * OZCRT_MIN_M/N/K=1 (the router reaches the handle queries and no-gpu). */
+ * lookup the fake's and nothing counted; or "late": the shim not preloaded
+ * but dlopened RTLD_GLOBAL first, as Python's `import ozcrt` loads it, its
+ * hook then after libc's dlsym in the global scope, and ozcrt_hook_dlsym()
+ * called once each client is loaded, before it opens its cuBLAS: the same as
+ * "on"), client a, client b, libcublas .so.13 and .so.99, libcublasLt .so.13
+ * and .so.99, and for "late" libozcrt.so. Run with OZCRT_MIN_M/N/K=1 (the
+ * router reaches the handle queries and no-gpu). */
 #include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -42,7 +46,8 @@ typedef struct client {
 } client;
 
 static client g_c[2] = {{.id = 13}, {.id = 99}};
-static int g_on = 1;
+static int g_on = 1, g_late;
+static int (*hook_dlsym)(void); /* late: the shim's ozcrt_hook_dlsym */
 
 /* the shim's C API, from the global scope (the preload) */
 static int (*stats_enable)(int);
@@ -83,6 +88,13 @@ static int open_client(client *c)
     NEED(c->lib, c->lt_matmul, "xla_client_lt_matmul");
     NEED(c->lib, c->lt_count, "xla_client_lt_count");
     NEED(c->lib, c->lt_live, "xla_client_lt_live");
+    if (g_late) { /* the client's dlsym slots on the hook (the main program's too, and the other client's again) */
+        const int slots = hook_dlsym();
+        if (slots < 2) {
+            fprintf(stderr, "ozcrt_hook_dlsym: %d slots\n", slots);
+            return -1;
+        }
+    }
     return open_fn(c->blas, c->lt);
 }
 
@@ -264,6 +276,18 @@ int main(int argc, char **argv)
         return 2;
     }
     g_on = strcmp(argv[1], "off") != 0;
+    g_late = strcmp(argv[1], "late") == 0;
+    if (g_late) {
+        if (argc < 9 || getenv("LD_PRELOAD")) {
+            fprintf(stderr, "%s late: LIBOZCRT last, and nothing preloaded\n", argv[0]);
+            return 2;
+        }
+        void *shim = dlopen(argv[8], RTLD_NOW | RTLD_GLOBAL);
+        if (!shim || !(*(void **)&hook_dlsym = dlsym(shim, "ozcrt_hook_dlsym"))) {
+            fprintf(stderr, "%s: %s\n", argv[8], dlerror());
+            return 2;
+        }
+    }
     g_c[0] = (client){.id = 13, .path = argv[2], .blas = argv[4], .lt = argv[6]};
     g_c[1] = (client){.id = 99, .path = argv[3], .blas = argv[5], .lt = argv[7]};
     *(void **)&stats_enable = dlsym(RTLD_DEFAULT, "ozcrt_stats_enable");

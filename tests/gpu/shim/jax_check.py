@@ -15,7 +15,10 @@ process with jax_enable_x64 and XLA_PYTHON_CLIENT_PREALLOCATE=false:
                   accuracy), XLA_FLAGS=--xla_gpu_enable_cublaslt=true
                   (XLA's cublasLtMatmul path);
   ozaki2-legacy   the same with --xla_gpu_enable_cublaslt=false (XLA's
-                  cublasDgemm_v2 / cublasGemmEx / ...StridedBatched path).
+                  cublasDgemm_v2 / cublasGemmEx / ...StridedBatched path);
+  ozaki2-import   not preloaded: `import ozcrt` before `import jax` (the
+                  shim then puts the loaded objects' dlsym slots on its hook,
+                  and the CUDA plugin's once JAX loads it), as ozaki2-lt.
   Every preloaded run sets --xla_gpu_enable_triton_gemm=false: with Triton
   GEMMs on, XLA's autotuner times the shim's product against its own Triton
   kernel and keeps the faster (docs/jax.md), so at 2048^3 no cuBLAS call
@@ -103,7 +106,7 @@ def child(role, outdir):
     ozcrt = None
     if role != "native":
         sys.path.insert(0, ROOT)
-        import ozcrt as oz  # the preloaded copy: its stats
+        import ozcrt as oz  # the preloaded copy (ozaki2-import: loaded here, before jax): its stats
 
         ozcrt = oz
     try:
@@ -233,8 +236,9 @@ def run_child(role, outdir, lib, env_extra):
     for k in [k for k in env if k.startswith("OZCRT_")]:
         del env[k]
     if role != "native":
-        env["LD_PRELOAD"] = lib
         env["OZCRT_LIB"] = lib
+        if role != "ozaki2-import":
+            env["LD_PRELOAD"] = lib
     env.update(env_extra)
     print("-- %s: %s" % (role, " ".join("%s=%s" % kv for kv in sorted(env_extra.items()))), flush=True)
     t = time.time()
@@ -268,6 +272,8 @@ def parent(build):
                        "XLA_FLAGS": "--xla_gpu_enable_cublaslt=true --xla_gpu_enable_triton_gemm=false"}),
         ("ozaki2-legacy", {"OZCRT_MODE": "ozaki2", "OZCRT_MIN_SPEEDUP": "0",
                            "XLA_FLAGS": "--xla_gpu_enable_cublaslt=false --xla_gpu_enable_triton_gemm=false"}),
+        ("ozaki2-import", {"OZCRT_MODE": "ozaki2", "OZCRT_MIN_SPEEDUP": "0",
+                           "XLA_FLAGS": "--xla_gpu_enable_cublaslt=true --xla_gpu_enable_triton_gemm=false"}),
     ]
     with tempfile.TemporaryDirectory(prefix="ozcrt-jax-") as outdir:
         rc = run_child("native", outdir, lib, {})
