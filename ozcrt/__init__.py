@@ -323,7 +323,7 @@ def load(path=None):
         global _preloaded
         _preloaded = bool(mapped)
         if not mapped:  # not preloaded: the loaded objects' dlsym slots on the hook, and JAX's as it loads
-            _hook_or_warn()
+            lib.ozcrt_hook_dlsym()  # -1 (not x86_64): said when jax is imported
             sys.meta_path.insert(0, _JaxHook())
         return chosen
 
