@@ -128,11 +128,12 @@ extern "C" void oz2_gemm_workspace_sizes(const oz_gemm_desc *d, int bits, size_t
     if (n == 0)
         return;
     const oz_bp_call c = oz2_call(d, n);
-    const int64_t most = oz2_ceiling(c, true), bound = oz2_ceiling(c, false), cp = oz_bp_budget_of(cap);
+    /* the automatic plan's estimate comes on top of the path's plan: the cap holds both */
+    const int64_t extra = oz2_auto_bytes(d, bits), cap_all = oz_bp_budget_of(cap);
+    const int64_t most = oz2_ceiling(c, true), bound = oz2_ceiling(c, false), cp = cap_all > extra ? cap_all - extra : 0;
     const int64_t full = oz_bp_plan_full(&c, most).bytes;
     const int64_t capped = full <= cp ? full : oz_bp_bytes_within(&c, most, cp);
     const int64_t bounded = capped <= bound ? capped : oz_bp_bytes_within(&c, most, cp < bound ? cp : bound);
-    const int64_t extra = oz2_auto_bytes(d, bits);
     sizes[0] = (size_t)(full + extra);
     sizes[1] = (size_t)(capped + extra);
     sizes[2] = (size_t)(bounded + extra);
