@@ -114,6 +114,17 @@ def main():
         if run(tool, nat, shim)[0] != 1:
             print("FAIL: a real call's Inf/NaN class is not compared")
             failures += 1
+        # cuBLASLt's BIAS term (a sixth element field) widens the tolerance by 2^-50 |bias|
+        write(nat, [(0, dict(ep="cublasLtMatmul", cx=0, rows=[(1.0, 0.0, 0.0, 0.0, 0.0, 100.0)]))])
+        write(shim, [(0, dict(ep="cublasLtMatmul", cx=0, rows=[(1.0 + 1e-14, 0.0, 0.0, 0.0, 0.0, 100.0)]))])
+        if run(tool, nat, shim)[0] != 0:
+            print("FAIL: the BIAS term's tolerance")
+            failures += 1
+        write(nat, [(0, dict(ep="cublasLtMatmul", cx=0, rows=[(1.0, 0.0, 0.0, 0.0, 0.0, 0.0)]))])
+        write(shim, [(0, dict(ep="cublasLtMatmul", cx=0, rows=[(1.0 + 1e-14, 0.0, 0.0, 0.0, 0.0)]))])
+        if run(tool, nat, shim)[0] != 1:
+            print("FAIL: without a BIAS term the difference passed")
+            failures += 1
         # a malformed file: exit 2
         with open(shim, "w") as fh:
             fh.write("0 cublasZgemm_v2 0\n")

@@ -124,16 +124,63 @@ static void test_valid_rules(void **state)
         x.k = -1;
         assert_false(fz_valid(&x));
         x = c;
-        x.lda = fz_max1(fz_rows_a(&c)) - 1;
+        x.lda = fz_max1(fz_min_lda(&c)) - 1;
         assert_false(fz_valid(&x));
         x = c;
         x.ldc = fz_max1(c.m) - 1;
+        if (fz_ep_kind[c.ep] == 4)
+            x.ldd = x.ldc; /* in place or not, too small either way */
         assert_false(fz_valid(&x));
         x = c;
         x.batch = -1;
         assert_false(fz_valid(&x));
     }
     assert_int_equal(checked, 500);
+}
+
+/* cuBLASLt calls: row order's leading dimensions, D's layout, in place with another ldd, the draws' mix. */
+static void test_lt(void **state)
+{
+    (void)state;
+    int n = 0, inplace = 0, rows = 0, bias = 0, cx = 0, valid = 0, checked = 0;
+    for (uint64_t i = 0; i < NCALLS; i++) {
+        fz_call c;
+        fz_make(0x1717, i, &c);
+        if (fz_ep_kind[c.ep] != 4) {
+            assert_true(c.ldd == c.ldc && !c.in_place && !c.row_order && !c.bias);
+            continue;
+        }
+        n++;
+        inplace += c.in_place, rows += c.row_order, bias += c.bias, cx += c.types == FZ_T_COMPLEX;
+        assert_true(c.m >= 1 && c.n >= 1 && c.k >= 1 && c.batch >= 1 && c.batch <= 2 && c.algo == -1);
+        if (c.in_place)
+            assert_int_equal(c.strideD, c.strideC);
+        else
+            assert_true(c.strideD >= c.ldd * c.n);
+        assert_true(c.strideA >= c.lda * fz_span_a(&c) && c.strideB >= c.ldb * fz_span_b(&c));
+        if (!fz_valid(&c))
+            continue;
+        valid++;
+        checked++;
+        fz_call x = c;
+        x.ldd = x.ldc + 1;
+        if (c.in_place)
+            assert_false(fz_valid(&x)); /* in place: D's layout must be C's */
+        x = c;
+        x.ldd = c.m - 1;
+        assert_false(fz_valid(&x));
+        x = c;
+        x.m = 0;
+        assert_false(fz_valid(&x));
+        if (c.row_order) { /* row order: lda counts columns */
+            x = c;
+            x.lda = fz_cols_a(&c) - 1;
+            assert_false(fz_valid(&x));
+        }
+    }
+    print_message("fuzz_gen: %d cuBLASLt calls, %d valid, %d in place, %d row order, %d BIAS, %d complex\n", n, valid,
+                  inplace, rows, bias, cx);
+    assert_true(n > 500 && valid > n / 2 && inplace > n / 3 && rows > n / 8 && bias > n / 10 && cx > n / 5 && checked > 200);
 }
 
 /* Grouped calls: valid only when every group is; each group's rules, a negative size or count. */
@@ -195,6 +242,7 @@ int main(void)
         cmocka_unit_test(test_coverage),
         cmocka_unit_test(test_valid_rules),
         cmocka_unit_test(test_grouped),
+        cmocka_unit_test(test_lt),
     };
     return OZ_TEST_RUN("test_fuzz_gen", "fuzz_gen", tests, seed);
 }

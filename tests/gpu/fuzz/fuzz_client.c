@@ -10,12 +10,14 @@
  * when the status is not CUBLAS_STATUS_SUCCESS. OUT gets one text line per
  * call:
  *   index ep status canary written_on_error k alpha_re alpha_im beta_re beta_im count complex device
- * followed by `count` lines for C's elements in order (item, column, row):
- *   c_re c_im S R C0
+ * followed by `count` lines for C's elements in order (item, column, row; cuBLASLt: D's):
+ *   c_re c_im S R C0 BIAS
  * (c as %a; S = sum_k |a|_1 |b|_1, R = rowmax|op(A)_i|_1 colmax|op(B)_j|_1,
- * C0 = |C_old|_1: the comparator's tolerance; only for SUCCESS). Exit 0
+ * C0 = |C_old|_1, BIAS = |bias_i|_1 of cuBLASLt's BIAS epilogue (else 0): the comparator's
+ * tolerance; only for SUCCESS). Exit 0
  * when every call ran (whatever its status), 2 on a CUDA failure, 3 on a
  * crash (the call's index and entry point on stderr). */
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <execinfo.h>
@@ -244,18 +246,81 @@ static cublasStatus_t run(cublasHandle_t h, const fz_call *c, const void *al, co
 }
 
 /* |x|_1 of element (r, kk) of op(X) (op from t, storage ld, es doubles an element) */
-static double op_abs(fz_buf *X, int item, int t, int64_t r, int64_t kk, int64_t ld, int es)
+static double op_abs(fz_buf *X, int item, int t, int64_t r, int64_t kk, int64_t ld, int es, int row_order)
 {
-    const double *p = t == 0 ? at(X, item, r, kk, ld, es) : at(X, item, kk, r, ld, es);
+    /* element (r, kk) of op(X): (r, kk) or (kk, r) of X as stored; row order (cuBLASLt): a row is contiguous */
+    const int64_t sr = t == 0 ? r : kk, sc = t == 0 ? kk : r;
+    const double *p = row_order ? X->host + X->item_off[item] + (size_t)((sr * ld + sc) * es) : at(X, item, sr, sc, ld, es);
     return fabs(p[0]) + (es == 2 ? fabs(p[1]) : 0.0);
+}
+
+/* cuBLASLt's matmul of the call: layouts of A, B, C and D (D at C's address in place), orders, a
+ * strided batch, the BIAS epilogue, the pointer mode; a descriptor cuBLASLt refuses gives its status. */
+static cublasLtHandle_t g_lt;
+static void *g_lt_ws;
+#define FZ_LT_WS ((size_t)32 << 20)
+#define FZ_LT(call)                                  \
+    do {                                             \
+        const cublasStatus_t s_ = (call);            \
+        if (s_ != CUBLAS_STATUS_SUCCESS) {           \
+            status = s_;                             \
+            goto done;                               \
+        }                                            \
+    } while (0)
+static cublasStatus_t run_lt(const fz_call *c, const void *al, const void *be, fz_buf *A, fz_buf *B, fz_buf *Cin,
+                             fz_buf *D, const double *dbias, cudaStream_t st)
+{
+    cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
+    cublasLtMatmulDesc_t desc = NULL;
+    cublasLtMatrixLayout_t l[4] = {NULL, NULL, NULL, NULL};
+    const cudaDataType t = c->types == FZ_T_COMPLEX ? CUDA_C_64F : CUDA_R_64F;
+    FZ_LT(cublasLtMatmulDescCreate(&desc, c->pedantic ? CUBLAS_COMPUTE_64F_PEDANTIC : CUBLAS_COMPUTE_64F, t));
+    const int32_t ta = c->ta, tb = c->tb;
+    const int32_t pm = c->device_scalars ? CUBLASLT_POINTER_MODE_DEVICE : CUBLASLT_POINTER_MODE_HOST;
+    FZ_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+    FZ_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+    FZ_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_POINTER_MODE, &pm, sizeof pm));
+    if (c->bias) {
+        const uint32_t ep = CUBLASLT_EPILOGUE_BIAS;
+        FZ_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &ep, sizeof ep));
+        FZ_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &dbias, sizeof dbias));
+    }
+    const uint64_t rows[4] = {(uint64_t)fz_rows_a(c), (uint64_t)fz_rows_b(c), (uint64_t)c->m, (uint64_t)c->m};
+    const uint64_t cols[4] = {(uint64_t)fz_cols_a(c), (uint64_t)fz_cols_b(c), (uint64_t)c->n, (uint64_t)c->n};
+    const int64_t lds[4] = {c->lda, c->ldb, c->ldc, c->ldd}, strides[4] = {c->strideA, c->strideB, c->strideC, c->strideD};
+    for (int i = 0; i < 4; i++) {
+        FZ_LT(cublasLtMatrixLayoutCreate(&l[i], t, rows[i], cols[i], lds[i]));
+        if (i < 2 && c->row_order) {
+            const int32_t order = CUBLASLT_ORDER_ROW;
+            FZ_LT(cublasLtMatrixLayoutSetAttribute(l[i], CUBLASLT_MATRIX_LAYOUT_ORDER, &order, sizeof order));
+        }
+        if (c->batch > 1) {
+            const int32_t bc = (int32_t)c->batch;
+            FZ_LT(cublasLtMatrixLayoutSetAttribute(l[i], CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &bc, sizeof bc));
+            FZ_LT(cublasLtMatrixLayoutSetAttribute(l[i], CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &strides[i],
+                                                   sizeof strides[i]));
+        }
+    }
+    {
+        double *dC = Cin->dev + Cin->item_off[0], *dD = D->dev + D->item_off[0];
+        status = cublasLtMatmul(g_lt, desc, al, A->dev + A->item_off[0], l[0], B->dev + B->item_off[0], l[1], be, dC,
+                                l[2], c->in_place ? dC : dD, c->in_place ? l[2] : l[3], NULL, g_lt_ws, FZ_LT_WS, st);
+    }
+done:
+    for (int i = 0; i < 4; i++)
+        if (l[i])
+            cublasLtMatrixLayoutDestroy(l[i]);
+    if (desc)
+        cublasLtMatmulDescDestroy(desc);
+    return status;
 }
 
 /* The shape of each batch item: the call's own, or (grouped) its group's. */
 static void item_shapes(const fz_call *c, int64_t items, fz_group *g)
 {
-    if (fz_ep_kind[c->ep] != 3) {
+    if (fz_ep_kind[c->ep] != 3) { /* cuBLASLt: the output is D, its ld ldd (ldc in place) */
         for (int64_t b = 0; b < items; b++)
-            g[b] = (fz_group){c->ta, c->tb, c->m, c->n, c->lda, c->ldb, c->ldc, 1};
+            g[b] = (fz_group){c->ta, c->tb, c->m, c->n, c->lda, c->ldb, fz_ep_kind[c->ep] == 4 ? c->ldd : c->ldc, 1};
         return;
     }
     int64_t b = 0;
@@ -272,19 +337,22 @@ static void one_call(cublasHandle_t h, cudaStream_t st, const fz_call *c, FILE *
     const int64_t mi = items < FZ_MAX_BATCH ? items : FZ_MAX_BATCH;
     fz_group gi[FZ_MAX_BATCH];
     item_shapes(c, mi, gi);
-    int64_t ea = nonneg(c->lda) * nonneg(fz_cols_a(c)), eb = nonneg(c->ldb) * nonneg(fz_cols_b(c)),
-            ec = nonneg(c->ldc) * nonneg(c->n);
+    const int lt = kind == 4, lt_apart = lt && !c->in_place; /* cuBLASLt, D in its own buffer */
+    int64_t ea = nonneg(c->lda) * nonneg(fz_span_a(c)), eb = nonneg(c->ldb) * nonneg(fz_span_b(c)),
+            ec = nonneg(lt ? c->ldd : c->ldc) * nonneg(c->n);
     for (int64_t b = 0; kind == 3 && b < mi; b++) { /* grouped: every item as large as the largest */
         const fz_group *g = &gi[b];
         const int64_t a = nonneg(g->lda) * nonneg(g->ta == 0 ? c->k : g->m), bb = nonneg(g->ldb) * nonneg(g->tb == 0 ? g->n : c->k),
                       cc = nonneg(g->ldc) * nonneg(g->n);
         ea = a > ea ? a : ea, eb = bb > eb ? bb : eb, ec = cc > ec ? cc : ec;
     }
-    const int bk = kind == 3 ? 2 : kind; /* the buffers' layout: grouped items as pointer-array ones */
-    fz_buf A, B, C;
+    /* the buffers' layout: grouped items as pointer-array ones, cuBLASLt's as a strided batch */
+    const int bk = kind == 3 ? 2 : lt ? 1 : kind;
+    fz_buf A, B, C, Cin; /* C: the output (cuBLASLt: D, C's own buffer in place); Cin: an apart D's C */
     buf_make(&A, items, ea, c->strideA, bk, es);
     buf_make(&B, items, eb, c->strideB, bk, es);
-    buf_make(&C, items, ec, c->strideC, bk, es);
+    buf_make(&C, items, ec, lt ? c->strideD : c->strideC, bk, es);
+    buf_make(&Cin, items, lt_apart ? nonneg(c->ldc) * nonneg(c->n) : 0, c->strideC, bk, es);
     uint64_t s = c->data_seed;
     for (size_t i = 0; i < A.doubles; i++)
         A.host[i] = gen(c->dist, &s);
@@ -297,17 +365,32 @@ static void one_call(cublasHandle_t h, cudaStream_t st, const fz_call *c, FILE *
                 for (int64_t i = 0; i < gi[b].m; i++)
                     for (int p = 0; p < es; p++)
                         at(&C, b, i, j, gi[b].ldc, es)[p] = gen(FZ_D_UNIFORM, &s);
-    double *C0 = malloc(C.doubles * sizeof(double));
-    if (!C0)
+    if (valid && lt_apart) /* the C an apart D reads */
+        for (int b = 0; b < mi; b++)
+            for (int64_t j = 0; j < c->n; j++)
+                for (int64_t i = 0; i < c->m; i++)
+                    for (int p = 0; p < es; p++)
+                        at(&Cin, b, i, j, c->ldc, es)[p] = gen(FZ_D_UNIFORM, &s);
+    double *C0 = malloc(C.doubles * sizeof(double)), *Cin0 = malloc(Cin.doubles * sizeof(double));
+    double *hbias = malloc((size_t)(nonneg(c->m) * es + 1) * sizeof(double)), *dbias = NULL;
+    if (!C0 || !Cin0 || !hbias)
         exit(2);
     memcpy(C0, C.host, C.doubles * sizeof(double));
+    memcpy(Cin0, Cin.host, Cin.doubles * sizeof(double));
+    for (int64_t i = 0; i < nonneg(c->m) * es; i++)
+        hbias[i] = gen(FZ_D_UNIFORM, &s);
+    if (lt) {
+        FZ_CUDA(cudaMalloc((void **)&dbias, (size_t)(nonneg(c->m) * es + 1) * sizeof(double)));
+        FZ_CUDA(cudaMemcpy(dbias, hbias, (size_t)(nonneg(c->m) * es) * sizeof(double), cudaMemcpyHostToDevice));
+    }
+    FZ_CUDA(cudaMemcpy(Cin.dev, Cin.host, Cin.doubles * 8, cudaMemcpyHostToDevice));
     FZ_CUDA(cudaMemcpy(A.dev, A.host, A.doubles * 8, cudaMemcpyHostToDevice));
     FZ_CUDA(cudaMemcpy(B.dev, B.host, B.doubles * 8, cudaMemcpyHostToDevice));
     FZ_CUDA(cudaMemcpy(C.dev, C.host, C.doubles * 8, cudaMemcpyHostToDevice));
     /* pointer arrays: items' first elements */
     void *parr[3] = {NULL, NULL, NULL};
     double *hp[3][FZ_MAX_BATCH];
-    if (kind >= 2) {
+    if (kind == 2 || kind == 3) {
         fz_buf *bufs[3] = {&A, &B, &C};
         for (int x = 0; x < 3; x++) {
             for (int b = 0; b < FZ_MAX_BATCH; b++)
@@ -348,10 +431,12 @@ static void one_call(cublasHandle_t h, cudaStream_t st, const fz_call *c, FILE *
         ga = dG;
         gb = dG + FZ_MAX_GROUPS * 2;
     }
-    const cublasStatus_t status = run(h, c, al, be, &A, &B, &C, parr, ga, gb);
+    const cublasStatus_t status = lt ? run_lt(c, al, be, &A, &B, lt_apart ? &Cin : &C, &C, dbias, st)
+                                     : run(h, c, al, be, &A, &B, &C, parr, ga, gb);
     FZ_CUDA(cudaStreamSynchronize(st));
     FZ_CUDA(cudaGetLastError());
     FZ_CUDA(cudaMemcpy(C.host, C.dev, C.doubles * 8, cudaMemcpyDeviceToHost));
+    FZ_CUDA(cudaMemcpy(Cin.host, Cin.dev, Cin.doubles * 8, cudaMemcpyDeviceToHost));
     /* outside C's elements: every double still the sentinel; on an error: nothing changed */
     int canary = 0, written = 0;
     char *inside = calloc(C.doubles, 1);
@@ -368,6 +453,7 @@ static void one_call(cublasHandle_t h, cudaStream_t st, const fz_call *c, FILE *
         canary |= !inside[i] && !same;
         written |= status != CUBLAS_STATUS_SUCCESS && !same;
     }
+    canary |= memcmp(Cin.host, Cin0, Cin.doubles * 8) != 0; /* an apart D's C is only read */
     int64_t count = 0;
     for (int b = 0; status == CUBLAS_STATUS_SUCCESS && valid && b < mi; b++)
         count += nonneg(gi[b].m) * nonneg(gi[b].n);
@@ -381,18 +467,27 @@ static void one_call(cublasHandle_t h, cudaStream_t st, const fz_call *c, FILE *
             for (int64_t i = 0; i < g->m; i++) {
                 double S = 0.0, ra = 0.0, cb = 0.0;
                 for (int64_t kk = 0; kk < c->k; kk++) {
-                    const double x = op_abs(&A, ia, g->ta, i, kk, g->lda, es), y = op_abs(&B, ib, g->tb, kk, j, g->ldb, es);
+                    const double x = op_abs(&A, ia, g->ta, i, kk, g->lda, es, c->row_order), y = op_abs(&B, ib, g->tb, kk, j, g->ldb, es, c->row_order);
                     S += x * y;
                     ra = fmax(ra, x);
                     cb = fmax(cb, y);
                 }
-                const double *cf = at(&C, b, i, j, g->ldc, es), *ci = C0 + (at(&C, b, i, j, g->ldc, es) - C.host);
-                fprintf(out, "%a %a %a %a %a\n", cf[0], es == 2 ? cf[1] : 0.0, S, ra * cb,
-                        fabs(ci[0]) + (es == 2 ? fabs(ci[1]) : 0.0));
+                const double *cf = at(&C, b, i, j, g->ldc, es);
+                const double *ci = lt_apart ? Cin0 + (at(&Cin, b, i, j, c->ldc, es) - Cin.host)
+                                            : C0 + (at(&C, b, i, j, g->ldc, es) - C.host);
+                /* a 6th field: the BIAS epilogue's term, |bias_i|, for the tolerance's last rounding */
+                const double bias = lt && c->bias ? fabs(hbias[i * es]) + (es == 2 ? fabs(hbias[i * es + 1]) : 0.0) : 0.0;
+                fprintf(out, "%a %a %a %a %a %a\n", cf[0], es == 2 ? cf[1] : 0.0, S, ra * cb,
+                        fabs(ci[0]) + (es == 2 ? fabs(ci[1]) : 0.0), bias);
             }
     }
     free(inside);
     free(C0);
+    free(Cin0);
+    free(hbias);
+    if (dbias)
+        FZ_CUDA(cudaFree(dbias));
+    buf_free(&Cin);
     for (int x = 0; x < 3; x++)
         if (parr[x])
             FZ_CUDA(cudaFree(parr[x]));
@@ -430,6 +525,9 @@ int main(int argc, char **argv)
         return 2;
     cudaStream_t st;
     FZ_CUDA(cudaStreamCreate(&st));
+    if (cublasLtCreate(&g_lt) != CUBLAS_STATUS_SUCCESS)
+        return 2;
+    FZ_CUDA(cudaMalloc(&g_lt_ws, FZ_LT_WS));
     if (cublasSetStream_v2(h, st) != CUBLAS_STATUS_SUCCESS)
         return 2;
     for (long long i = 0; i < count; i++) {
@@ -442,6 +540,8 @@ int main(int argc, char **argv)
         one_call(h, st, &c, out);
     }
     fclose(out);
+    cublasLtDestroy(g_lt);
+    FZ_CUDA(cudaFree(g_lt_ws));
     cublasDestroy_v2(h);
     FZ_CUDA(cudaStreamDestroy(st));
     printf("fuzz_client: seed 0x%llx, %lld calls\n", (unsigned long long)seed, only >= 0 ? 1LL : count);

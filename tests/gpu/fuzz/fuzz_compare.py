@@ -17,7 +17,7 @@ native ones:
   ozaki2:  |d| <= |alpha|_1 (8 (k+2) 2^-53 S + k 2^-52 R) + 2^-50 (|alpha|_1 S + |beta|_1 C0) + 2^-1000
   phase22: the same with k 2^-32 R in place of k 2^-52 R
 (S = sum_k |a|_1 |b|_1, R = rowmax colmax, C0 = |C_old|_1, all from the
-client). Prints each difference (at most --max-report, with the call's index:
+client; cuBLASLt's BIAS epilogue adds 2^-50 |bias_i|_1, a sixth field). Prints each difference (at most --max-report, with the call's index:
 fuzz_client SEED COUNT OUT --only INDEX replays it), then per class of
 difference and entry point the count of calls and up to three of them, then
 one summary line.
@@ -53,9 +53,9 @@ def parse(path):
                 raise ValueError("%s: call %d ends early" % (path, hdr["index"]))
             e = lines[i].split()
             i += 1
-            if len(e) != 5:
-                raise ValueError("%s:%d: an element line has 5 fields" % (path, i))
-            rows.append(tuple(float.fromhex(x) for x in e))
+            if len(e) not in (5, 6):
+                raise ValueError("%s:%d: an element line has 5 or 6 fields" % (path, i))
+            rows.append(tuple(float.fromhex(x) for x in e) + ((0.0,) if len(e) == 5 else ()))
         calls[hdr["index"]] = (hdr, rows)
     return calls
 
@@ -69,12 +69,12 @@ def kind(x):
 
 
 def tolerance(mode, hdr, row):
-    _, _, S, R, C0 = row
+    _, _, S, R, C0, bias = row
     a = abs(hdr["alpha"][0]) + abs(hdr["alpha"][1])
     b = abs(hdr["beta"][0]) + abs(hdr["beta"][1])
     k = hdr["k"]
     prod = 8 * (k + 2) * 2.0 ** -53 * S + k * (2.0 ** -32 if mode == "phase22" else 2.0 ** -52) * R
-    return a * prod + 2.0 ** -50 * (a * S + b * C0) + 2.0 ** -1000
+    return a * prod + 2.0 ** -50 * (a * S + b * C0 + bias) + 2.0 ** -1000
 
 
 def compare(native, shim, mode):

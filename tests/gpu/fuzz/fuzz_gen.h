@@ -3,7 +3,8 @@
  * Call `index` of run `seed` is a pure function of the two (fz_make), so a
  * failing call replays alone (fuzz_client --only INDEX). Each call draws an
  * entry point of the cuBLAS API the shim exports (the real and complex
- * GEMM families, their _64 and Ex forms), ops N/T/C and invalid values,
+ * GEMM families, their _64 and Ex forms, the grouped ones, cublasLtMatmul),
+ * ops N/T/C and invalid values,
  * sizes from 0 to FZ_MAX_DIM and negative ones, leading dimensions at, above
  * and below the minimum, batch counts and strides (0 and overlapping for
  * A and B), host or device scalars in {0, 1, -1.5, tiny, NaN, Inf} (both
@@ -22,7 +23,8 @@
 
 /* X(id, name, complex, kind, ex): kind 0 plain, 1 strided batch, 2 pointer-array batch, 3 grouped
  * (pointer arrays, per group its own ops, m, n, lds and size; k, alpha and beta shared by the
- * groups here); ex: the Ex forms take types (and, but for the grouped ones, an algo) */
+ * groups here), 4 cuBLASLt's matmul (layouts, D in place or not, orders, epilogue, a strided
+ * batch); ex: the Ex forms take types (and, but for the grouped ones and Lt, an algo) */
 #define FZ_ENTRY_POINTS(X)                                              \
     X(DGEMM, "cublasDgemm_v2", 0, 0, 0) X(DGEMM64, "cublasDgemm_v2_64", 0, 0, 0) \
     X(DSB, "cublasDgemmStridedBatched", 0, 1, 0) X(DSB64, "cublasDgemmStridedBatched_64", 0, 1, 0) \
@@ -35,7 +37,8 @@
     X(ZSB64, "cublasZgemmStridedBatched_64", 1, 1, 0) X(ZB, "cublasZgemmBatched", 1, 2, 0)         \
     X(ZB64, "cublasZgemmBatched_64", 1, 2, 0)                                                      \
     X(DGG, "cublasDgemmGroupedBatched", 0, 3, 0) X(DGG64, "cublasDgemmGroupedBatched_64", 0, 3, 0) \
-    X(GGEX, "cublasGemmGroupedBatchedEx", -1, 3, 1) X(GGEX64, "cublasGemmGroupedBatchedEx_64", -1, 3, 1)
+    X(GGEX, "cublasGemmGroupedBatchedEx", -1, 3, 1) X(GGEX64, "cublasGemmGroupedBatchedEx_64", -1, 3, 1) \
+    X(LT, "cublasLtMatmul", -1, 4, 1)
 
 enum {
 #define FZ_X_ID_(id, name, cx, kind, ex) FZ_EP_##id,
@@ -94,6 +97,10 @@ typedef struct fz_call {
     uint64_t data_seed;
     int groups; /* grouped calls: group_count (0..FZ_MAX_GROUPS), grp[] and batch = the items of all */
     fz_group grp[FZ_MAX_GROUPS];
+    /* cublasLtMatmul: D's leading dimension and batch stride, D at C's address (in place) or its own
+     * buffer, A and B in row order (CUBLASLT_ORDER_ROW, as XLA passes them), the BIAS epilogue */
+    int64_t ldd, strideD;
+    int in_place, row_order, bias;
 } fz_call;
 
 /* splitmix64: the generator's stream for (seed, index) */
@@ -111,6 +118,12 @@ static inline int64_t fz_rows_a(const fz_call *c) { return c->ta == 0 ? c->m : c
 static inline int64_t fz_cols_a(const fz_call *c) { return c->ta == 0 ? c->k : c->m; }
 static inline int64_t fz_rows_b(const fz_call *c) { return c->tb == 0 ? c->k : c->n; }
 static inline int64_t fz_cols_b(const fz_call *c) { return c->tb == 0 ? c->n : c->k; }
+/* The least leading dimension of A and B: the stored rows, or in row order (cuBLASLt) the columns. */
+static inline int64_t fz_min_lda(const fz_call *c) { return c->row_order ? fz_cols_a(c) : fz_rows_a(c); }
+static inline int64_t fz_min_ldb(const fz_call *c) { return c->row_order ? fz_cols_b(c) : fz_rows_b(c); }
+/* How many matrices a row-order A or B spans in memory: ld per stored row instead of per column. */
+static inline int64_t fz_span_a(const fz_call *c) { return c->row_order ? fz_rows_a(c) : fz_cols_a(c); }
+static inline int64_t fz_span_b(const fz_call *c) { return c->row_order ? fz_rows_b(c) : fz_cols_b(c); }
 
 static inline int64_t fz_max1(int64_t x) { return x > 1 ? x : 1; }
 
@@ -142,8 +155,11 @@ static inline int fz_valid(const fz_call *c)
         return 0;
     if (c->m < 0 || c->n < 0 || c->k < 0 || c->batch < 0)
         return 0;
-    if (c->lda < fz_max1(fz_rows_a(c)) || c->ldb < fz_max1(fz_rows_b(c)) || c->ldc < fz_max1(c->m))
+    if (c->lda < fz_max1(fz_min_lda(c)) || c->ldb < fz_max1(fz_min_ldb(c)) || c->ldc < fz_max1(c->m))
         return 0;
+    if (fz_ep_kind[c->ep] == 4) /* Lt: sizes >= 1 here, D's layout as C's when in place, both types one */
+        return c->types != FZ_T_MIXED && c->m >= 1 && c->n >= 1 && c->k >= 1 && c->batch >= 1 &&
+               c->ldd >= fz_max1(c->m) && (!c->in_place || c->ldd == c->ldc);
     if (fz_ep_ex[c->ep] && (c->types == FZ_T_MIXED || !fz_algo_known(c->algo)))
         return 0;
     return 1;
@@ -235,6 +251,31 @@ static inline void fz_make(uint64_t seed, uint64_t index, fz_call *c)
             items += x->size > 0 ? x->size : 0;
         }
         c->batch = items;
+    }
+    /* cuBLASLt: sizes 1..48 (its rules for 0 are its own), lds redrawn for the order, D in place in
+     * half the calls (ldd == ldc but 1 in 10), BIAS in 1 of 5, a batch of 1 or 2 */
+    c->in_place = c->row_order = c->bias = 0;
+    c->ldd = c->ldc;
+    c->strideD = c->strideC;
+    if (fz_ep_kind[c->ep] == 4) {
+        c->m = fz_range(&s, 1, FZ_MAX_DIM), c->n = fz_range(&s, 1, FZ_MAX_DIM), c->k = fz_range(&s, 1, FZ_MAX_DIM);
+        c->row_order = fz_range(&s, 0, 3) == 0;
+        c->in_place = (int)fz_range(&s, 0, 1);
+        c->bias = fz_range(&s, 0, 4) == 0;
+        c->batch = fz_range(&s, 1, 2);
+        const int64_t lmins[4] = {fz_max1(fz_min_lda(c)), fz_max1(fz_min_ldb(c)), fz_max1(c->m), fz_max1(c->m)};
+        int64_t *llds[4] = {&c->lda, &c->ldb, &c->ldc, &c->ldd};
+        for (int i = 0; i < 4; i++) {
+            const int64_t r = fz_range(&s, 0, 19);
+            *llds[i] = r == 0 ? lmins[i] - 1 : r < 12 ? lmins[i] : lmins[i] + fz_range(&s, 1, 5);
+        }
+        if (c->in_place && fz_range(&s, 0, 9) != 0)
+            c->ldd = c->ldc;
+        c->strideA = c->lda * fz_max1(fz_span_a(c)) + fz_range(&s, 0, 3);
+        c->strideB = c->ldb * fz_max1(fz_span_b(c)) + fz_range(&s, 0, 3);
+        c->strideC = c->ldc * fz_max1(c->n) + fz_range(&s, 0, 3);
+        c->strideD = c->in_place ? c->strideC : c->ldd * fz_max1(c->n) + fz_range(&s, 0, 3);
+        c->algo = -1;
     }
 }
 
