@@ -8,29 +8,24 @@ without=$(env -u LD_PRELOAD "$prog" "$@") || { echo "FAIL: $prog without the shi
 with=$(env LD_PRELOAD="$lib" "$prog" "$@") || { echo "FAIL: $prog with the shim preloaded"; exit 1; }
 late=$(env -u LD_PRELOAD OZ_DL_LATE="$lib" "$prog" "$@") || { echo "FAIL: $prog with the shim loaded late"; exit 1; }
 status=0
-# loaded late and hooked, every answer is the preloaded shim's
-if [ "$late" != "$with" ]; then
-    echo "FAIL: the late-loaded shim answers otherwise than the preloaded one (< preloaded, > late):"
-    printf '%s\n' "$with" >/tmp/dl_lookups_pre.$$
-    printf '%s\n' "$late" >/tmp/dl_lookups_late.$$
-    diff /tmp/dl_lookups_pre.$$ /tmp/dl_lookups_late.$$
-    rm -f /tmp/dl_lookups_pre.$$ /tmp/dl_lookups_late.$$
+# the diff of two outputs, after a FAIL line
+show_diff() {
+    echo "FAIL: $1"
+    printf '%s\n' "$2" >/tmp/dl_lookups_a.$$
+    printf '%s\n' "$3" >/tmp/dl_lookups_b.$$
+    diff /tmp/dl_lookups_a.$$ /tmp/dl_lookups_b.$$
+    rm -f /tmp/dl_lookups_a.$$ /tmp/dl_lookups_b.$$
     status=1
-fi
+}
+# loaded late and hooked, every answer is the preloaded shim's
+[ "$late" = "$with" ] || show_diff "the late-loaded shim answers otherwise than the preloaded one (< preloaded, > late):" "$with" "$late"
 a=$(printf '%s\n' "$without" | grep '^same ')
 b=$(printf '%s\n' "$with" | grep '^same ')
 n=$(printf '%s\n' "$a" | grep -c .)
 if [ "$n" -lt 30 ]; then
     echo "FAIL: only $n same-lookups without the shim:"; printf '%s\n' "$without"; exit 1
 fi
-if [ "$a" != "$b" ]; then
-    echo "FAIL: lookups the shim must not change differ (< without, > with):"
-    printf '%s\n' "$a" >/tmp/dl_lookups_without.$$
-    printf '%s\n' "$b" >/tmp/dl_lookups_with.$$
-    diff /tmp/dl_lookups_without.$$ /tmp/dl_lookups_with.$$
-    rm -f /tmp/dl_lookups_without.$$ /tmp/dl_lookups_with.$$
-    status=1
-fi
+[ "$a" = "$b" ] || show_diff "lookups the shim must not change differ (< without, > with):" "$a" "$b"
 # the taken ones: libcublas*/libcublasLt* without the shim, libozcrt.so with it, no dlerror either way
 bad=$(printf '%s\n' "$without" | grep '^taken ' | grep -v -E ': libcublas(Lt)?\.so[^ ]*\+0x[0-9a-f]+ -$')
 [ -z "$bad" ] || { echo "FAIL: without the shim, not the fake's:"; printf '%s\n' "$bad"; status=1; }
