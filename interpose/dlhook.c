@@ -408,9 +408,9 @@ __asm__(".text\n"
  * when the shim is not preloaded). The trampolines keep the caller's return
  * address, so what every lookup returns is as under the preload. Not
  * patched: the shim, the dynamic linker, libc and libdl (the definers) and
- * cuBLAS / cuBLASLt (their lookups pass through anyway). A slot in a RELRO
- * page the loader made read-only is made writable for the store, then read-
- * only again; a slot past the loader's read-only pages is stored as it is.
+ * cuBLAS / cuBLASLt (their lookups pass through anyway). A slot's page is
+ * made writable for the store (a no-op where it is), then read-only again
+ * where the loader had made it so (its RELRO pages).
  * Objects loaded later keep libc's until the next call. */
 #if defined(__x86_64__)
 extern char ozcrt_dlsym_entry[], ozcrt_dlvsym_entry[];
@@ -447,13 +447,14 @@ static void store_slot(const struct dl_phdr_info *info, void **slot, void *targe
     if (__atomic_load_n(slot, __ATOMIC_ACQUIRE) == target)
         return;
     const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), at = (uintptr_t)slot & ~(page - 1);
-    const int ro = in_relro(info, (uintptr_t)slot, page);
-    if (ro && mprotect((void *)at, page, PROT_READ | PROT_WRITE) != 0) {
+    /* writable first whatever the page was (a no-op where it is), so that a store never faults;
+     * read-only again where the loader had made it so */
+    if (mprotect((void *)at, page, PROT_READ | PROT_WRITE) != 0) {
         w->failed++;
         return;
     }
     __atomic_store_n(slot, target, __ATOMIC_RELEASE);
-    if (ro && mprotect((void *)at, page, PROT_READ) != 0)
+    if (in_relro(info, (uintptr_t)slot, page) && mprotect((void *)at, page, PROT_READ) != 0)
         w->failed++;
 }
 
