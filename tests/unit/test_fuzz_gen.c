@@ -51,7 +51,7 @@ static void test_coverage(void **state)
     (void)state;
     int per_ep[FZ_EP_COUNT] = {0}, valid = 0, bad_op = 0, neg = 0, zero = 0, low_ld = 0, batch0 = 0, stride0 = 0;
     int nan_a = 0, inf_a = 0, nan_b = 0, alpha0 = 0, dev = 0, host = 0, mixed = 0, cplx_ex = 0, pedantic = 0;
-    int dist[FZ_D_COUNT] = {0}, bad_algo = 0, tensor_algo = 0;
+    int dist[FZ_D_COUNT] = {0}, bad_algo = 0, tensor_algo = 0, streams[FZ_STREAMS] = {0};
     for (uint64_t i = 0; i < NCALLS; i++) {
         fz_call c;
         fz_make(0xfeed, i, &c);
@@ -88,6 +88,8 @@ static void test_coverage(void **state)
             assert_false(fz_valid(&c));
         if (!fz_ep_ex[c.ep])
             assert_int_equal(c.algo, -1);
+        assert_true(c.stream >= 0 && c.stream < FZ_STREAMS);
+        streams[c.stream]++;
         bad_algo += !fz_algo_known(c.algo);
         tensor_algo += c.algo >= 99;
         if (!fz_algo_known(c.algo))
@@ -104,6 +106,8 @@ static void test_coverage(void **state)
     assert_true(nan_a > 100 && inf_a > 100 && nan_b > 100 && alpha0 > 100 && dev > NCALLS / 3 && host > NCALLS / 3);
     assert_true(mixed > 50 && cplx_ex > 200 && pedantic > 50);
     assert_true(bad_algo > 50 && tensor_algo > 50);
+    for (int i = 0; i < FZ_STREAMS; i++)
+        assert_true(streams[i] > NCALLS / FZ_STREAMS / 2);
 }
 
 /* fz_valid is cuBLAS's rule set: one broken rule each makes a valid call invalid. */

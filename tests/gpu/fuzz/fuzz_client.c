@@ -523,13 +523,12 @@ int main(int argc, char **argv)
     cublasHandle_t h;
     if (cublasCreate_v2(&h) != CUBLAS_STATUS_SUCCESS)
         return 2;
-    cudaStream_t st;
-    FZ_CUDA(cudaStreamCreate(&st));
+    cudaStream_t streams[FZ_STREAMS] = {0}; /* stream 0: the legacy default stream */
+    for (int i = 1; i < FZ_STREAMS; i++)
+        FZ_CUDA(cudaStreamCreate(&streams[i]));
     if (cublasLtCreate(&g_lt) != CUBLAS_STATUS_SUCCESS)
         return 2;
     FZ_CUDA(cudaMalloc(&g_lt_ws, FZ_LT_WS));
-    if (cublasSetStream_v2(h, st) != CUBLAS_STATUS_SUCCESS)
-        return 2;
     for (long long i = 0; i < count; i++) {
         if ((only >= 0 && i != only) || i < from)
             continue;
@@ -537,13 +536,16 @@ int main(int argc, char **argv)
         fz_make(seed, (uint64_t)i, &c);
         g_index = (sig_atomic_t)i;
         g_ep = c.ep;
-        one_call(h, st, &c, out);
+        if (cublasSetStream_v2(h, streams[c.stream]) != CUBLAS_STATUS_SUCCESS)
+            return 2;
+        one_call(h, streams[c.stream], &c, out);
     }
     fclose(out);
     cublasLtDestroy(g_lt);
     FZ_CUDA(cudaFree(g_lt_ws));
     cublasDestroy_v2(h);
-    FZ_CUDA(cudaStreamDestroy(st));
+    for (int i = 1; i < FZ_STREAMS; i++)
+        FZ_CUDA(cudaStreamDestroy(streams[i]));
     printf("fuzz_client: seed 0x%llx, %lld calls\n", (unsigned long long)seed, only >= 0 ? 1LL : count);
     return 0;
 }

@@ -8,8 +8,9 @@
  * sizes from 0 to FZ_MAX_DIM and negative ones, leading dimensions at, above
  * and below the minimum, batch counts and strides (0 and overlapping for
  * A and B), host or device scalars in {0, 1, -1.5, tiny, NaN, Inf} (both
- * parts for complex), data with Inf/NaN and wide exponents, and for the Ex
- * calls the algo (documented values and others). fz_valid says
+ * parts for complex), data with Inf/NaN and wide exponents, for the Ex
+ * calls the algo (documented values and others), and the stream (the
+ * default one or one of two created ones). fz_valid says
  * whether cuBLAS's documented rules accept it: the client then expects
  * CUBLAS_STATUS_SUCCESS natively, and nothing written otherwise. */
 #ifndef OZCRT_TESTS_GPU_FUZZ_GEN_H
@@ -20,6 +21,7 @@
 #define FZ_MAX_DIM 48
 #define FZ_MAX_BATCH 3 /* batch items of a call at most (a grouped call's items too) */
 #define FZ_MAX_GROUPS 3
+#define FZ_STREAMS 3 /* the legacy default stream and two created ones */
 
 /* X(id, name, complex, kind, ex): kind 0 plain, 1 strided batch, 2 pointer-array batch, 3 grouped
  * (pointer arrays, per group its own ops, m, n, lds and size; k, alpha and beta shared by the
@@ -101,6 +103,7 @@ typedef struct fz_call {
      * buffer, A and B in row order (CUBLASLT_ORDER_ROW, as XLA passes them), the BIAS epilogue */
     int64_t ldd, strideD;
     int in_place, row_order, bias;
+    int stream; /* which of FZ_STREAMS streams the call runs on (0: the default stream) */
 } fz_call;
 
 /* splitmix64: the generator's stream for (seed, index) */
@@ -252,6 +255,7 @@ static inline void fz_make(uint64_t seed, uint64_t index, fz_call *c)
         }
         c->batch = items;
     }
+    c->stream = (int)fz_range(&s, 0, FZ_STREAMS - 1);
     /* cuBLASLt: sizes 1..48 (its rules for 0 are its own), lds redrawn for the order, D in place in
      * half the calls (ldd == ldc but 1 in 10), BIAS in 1 of 5, a batch of 1 or 2 */
     c->in_place = c->row_order = c->bias = 0;
