@@ -262,25 +262,22 @@ class _JaxHook:
     def find_spec(self, fullname, path=None, target=None):
         if fullname not in _JAX_PLUGIN_LOADERS and fullname not in ("jax", "jaxlib"):
             return None
-        import importlib.abc
         import importlib.machinery
 
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return None  # the import goes on as usual
-        inner = spec.loader
+        # the module's own loader stays (importlib.resources and the like ask it); only this
+        # instance's exec_module is wrapped, to act once the module has run
+        run = spec.loader.exec_module
 
-        class _Loader(importlib.abc.Loader):
-            def create_module(self, s):
-                return inner.create_module(s)
+        def exec_module(module):
+            run(module)
+            if fullname in _JAX_PLUGIN_LOADERS:
+                _wrap_plugin_loader(module, _JAX_PLUGIN_LOADERS[fullname])
+            _hook_or_warn()
 
-            def exec_module(self, module):
-                inner.exec_module(module)
-                if fullname in _JAX_PLUGIN_LOADERS:
-                    _wrap_plugin_loader(module, _JAX_PLUGIN_LOADERS[fullname])
-                _hook_or_warn()
-
-        spec.loader = _Loader()
+        spec.loader.exec_module = exec_module
         return spec
 
 

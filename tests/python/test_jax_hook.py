@@ -56,6 +56,10 @@ class JaxHook(unittest.TestCase):
             finally:
                 sys.path.remove(tmp)
             self.assertTrue(getattr(xc.load_pjrt_plugin_dynamically, "_ozcrt_hooked", False))
+            # the modules keep their own loaders (importlib.resources asks them)
+            import importlib.machinery
+            self.assertIsInstance(xc.__spec__.loader, importlib.machinery.SourceFileLoader)
+            self.assertIsInstance(sys.modules["jaxlib"].__loader__, importlib.machinery.SourceFileLoader)
             plugin = xc.load_pjrt_plugin_dynamically("cuda", os.environ["OZCRT_TEST_XLA_CLIENT"])
         plugin.xla_client_open.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
         self.assertEqual(plugin.xla_client_open(os.environ["OZCRT_TEST_FAKE"].encode(),
