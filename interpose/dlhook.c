@@ -515,6 +515,8 @@ static int hook_cb(struct dl_phdr_info *info, size_t size, void *data)
 int ozcrt_dl_hook_objects(void)
 {
 #if defined(__x86_64__)
+    if (!find_real()) /* no glibc dlsym to pass lookups to: the slots stay as they are */
+        return -1;
     got_walk w = {.self = (uintptr_t)(void *)ozcrt_dl_route};
     dl_iterate_phdr(hook_cb, &w);
     ozcrt_log(2, "ozcrt: dlsym/dlvsym of the loaded objects: %d GOT slots on the shim's hook, %d could not be written",
