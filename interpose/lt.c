@@ -21,7 +21,9 @@
  * op: XLA's layouts; not a complex one under C, a conjugate without
  * transpose), shapes that agree; one matrix, or a
  * strided batch without bias; D the same matrix as C (pointer, ld, stride),
- * or beta 0 in host mode (C is not read). Then ozcrt_route decides as for
+ * C not read (beta 0 in host mode), or C apart from D, not overlapping it,
+ * and copied into D on the stream first (one copy where both batches are
+ * dense, else one an item, at most LT_COPY_ITEMS). Then ozcrt_route decides as for
  * any entry point (thresholds, mode, GPU, workspace), on the call's own
  * stream and pointer mode, with the Lt handle as the workspaces' key. */
 #include <dlfcn.h>
@@ -252,7 +254,12 @@ typedef struct lt_call {
     size_t workspace_size;
     cudaStream_t stream;
     const double *bias; /* BIAS epilogue: D is filled with it, then the product added with beta 1 */
+    int64_t c_ld, c_stride; /* C apart from D and read: copied into D first (copy_c) */
 } lt_call;
+
+/* C apart from D, read (beta not known to be 0): the batch items copied at
+ * most one by one (else cuBLASLt answers). */
+#define LT_COPY_ITEMS 16
 
 static const double k_one = 1.0;
 
@@ -269,6 +276,29 @@ static int fill_bias(const ozcrt_call *c, cudaStream_t stream)
         e = cudaMemcpy2DAsync(D + done * c->ldc, pitch, D, pitch, col, (size_t)cols, cudaMemcpyDeviceToDevice, stream);
     }
     return (int)e;
+}
+
+/* D (the routed call's C) = C, item by item (or in one copy where both
+ * batches are dense), before D = alpha op(A) op(B) + beta D. */
+static int copy_c(const ozcrt_call *c, cudaStream_t stream)
+{
+    const lt_call *l = c->ext;
+    const size_t es = c->elem == OZ_ELEM_COMPLEX ? 2 * sizeof(double) : sizeof(double);
+    const size_t dp = (size_t)c->ldc * es, sp = (size_t)l->c_ld * es, w = (size_t)c->m * es;
+    const int dense = c->batch == 1 || (c->strideC == c->ldc * c->n && l->c_stride == l->c_ld * c->n);
+    const int64_t items = dense ? 1 : c->batch, cols = dense ? c->n * c->batch : c->n;
+    cudaError_t e = cudaSuccess;
+    for (int64_t b = 0; e == cudaSuccess && b < items; b++)
+        e = cudaMemcpy2DAsync((char *)c->C + (size_t)(b * c->strideC) * es, dp,
+                              (const char *)l->C + (size_t)(b * l->c_stride) * es, sp, w, (size_t)cols,
+                              cudaMemcpyDeviceToDevice, stream);
+    return (int)e;
+}
+
+/* The bytes a column-order matrix batch spans from its first element. */
+static uint64_t lt_extent(int64_t m, int64_t n, int64_t ld, int64_t stride, int64_t batch, size_t es)
+{
+    return ((uint64_t)(batch - 1) * (uint64_t)stride + (uint64_t)(n - 1) * (uint64_t)ld + (uint64_t)m) * es;
 }
 
 /* Shadow mode's native run: the caller's call, D redirected to into->C (its own layout, batch and stride). */
@@ -380,11 +410,27 @@ static int decode(lt_call *l, ozcrt_call *c, ozcrt_reason *why, const char **det
         LT_NOT("C's ld below its rows");
     if (l->C == l->D && (cc.ld != d.ld || (batch > 1 && cc.stride != d.stride)))
         LT_NOT("in place with C's and D's layouts differing");
-    /* C is D (in place), or not read (beta 0 in host mode) */
+    /* C is D (in place), not read (beta 0 in host mode), or apart from D and
+     * copied into it first: then C's and D's bytes must not overlap, and a
+     * batch of more than LT_COPY_ITEMS items must be dense in both */
     const int beta0 = host && l->beta && ozcrt_scalar_is_zero(l->beta, elem);
     const int same = l->C == l->D && cc.ld == d.ld && (batch == 1 || cc.stride == d.stride);
-    if (!same && !beta0)
-        LT_NOT("C not D with beta not 0");
+    const int copy = !same && !beta0;
+    if (copy) {
+        const size_t es = elem == OZ_ELEM_COMPLEX ? 2 * sizeof(double) : sizeof(double);
+        if (!l->C || !l->D || d.ld < 1 || (uint64_t)d.ld < d.rows || m < 1 || n < 1 || batch < 1 ||
+            (batch > 1 && (cc.stride < 0 || d.stride < 0)))
+            LT_NOT("C apart from D, with a layout the copy does not take");
+        const uintptr_t c0 = (uintptr_t)l->C, d0 = (uintptr_t)l->D;
+        const uint64_t ce = lt_extent(m, n, cc.ld, cc.stride, batch, es), de = lt_extent(m, n, d.ld, d.stride, batch, es);
+        if (c0 < d0 + de && d0 < c0 + ce)
+            LT_NOT("C apart from D but overlapping it");
+        const int dense = batch == 1 || (cc.stride == cc.ld * n && d.stride == d.ld * n);
+        if (!dense && batch > LT_COPY_ITEMS)
+            LT_NOT("C apart from D in a batch not dense");
+        l->c_ld = cc.ld;
+        l->c_stride = cc.stride;
+    }
     const void *beta = l->beta;
     if (epilogue == CUBLASLT_EPILOGUE_BIAS) {
         if (elem == OZ_ELEM_COMPLEX) /* the fill of D copies real columns; cuBLASLt judges it */
@@ -401,7 +447,7 @@ static int decode(lt_call *l, ozcrt_call *c, ozcrt_reason *why, const char **det
                       .elem = elem, .alpha = l->alpha, .beta = beta, .A = l->A, .B = l->B, .C = l->D, .lda = a.ld,
                       .ldb = b.ld, .ldc = d.ld, .strideA = a.stride, .strideB = b.stride, .strideC = d.stride, .batch = batch,
                       .lt = 1, .stream = l->stream, .device_scalars = !host, .ext = l,
-                      .prepare = l->bias ? fill_bias : NULL, .native = lt_native};
+                      .prepare = l->bias ? fill_bias : copy ? copy_c : NULL, .native = lt_native};
     *why = OZCRT_R_EMULATED;
     return 1;
 }
@@ -419,7 +465,7 @@ static cublasStatus_t lt_matmul(const lt_real *lt, cublasLtHandle_t lightHandle,
         return ozcrt_real_missing("cublasLtMatmul");
     if (!lt->internal && !ozcrt_in_real) {
         lt_call l = {lt, lightHandle, computeDesc, alpha, beta, A, B, C, D, Adesc, Bdesc, Cdesc, Ddesc, algo,
-                     workspace, workspaceSizeInBytes, stream, NULL};
+                     workspace, workspaceSizeInBytes, stream, NULL, 0, 0};
         ozcrt_call c;
         ozcrt_reason why = OZCRT_R_EMULATED;
         const char *detail = "";

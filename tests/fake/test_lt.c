@@ -24,6 +24,7 @@ static const double one = 1.0, zero = 0.0, half = 0.5;
 #define PB ((const void *)0x2000)
 #define PC ((void *)0x3000)
 #define PD ((void *)0x4000)
+#define PFAR ((void *)0x40000000) /* a D apart from C, not overlapping it */
 #define PBIAS ((const void *)0x5000)
 #define PWS ((void *)0x6000)
 #define PSTREAM ((cudaStream_t)0x7000)
@@ -155,6 +156,29 @@ static void t_routed(void **state)
                                     PSTREAM),
                      CUBLAS_STATUS_SUCCESS);
     assert_logged("no-gpu", "m=600 n=500 k=400 ops=NN batch=3");
+    /* D apart from C and beta not 0: C copied into D first (routed); dense batches of any count, others
+     * of 16 items at most (else lt-unsupported), C and D not overlapping */
+    call(&o, &half, PFAR);
+    assert_untouched(&o, &half, PFAR);
+    assert_logged("no-gpu", "m=600 n=500 k=400 ops=NN batch=3");
+    const int64_t sparse = 600 * 500 + 7;
+    const int32_t many = 17;
+    assert_int_equal(cublasLtMatrixLayoutSetAttribute(o.c, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &sparse, 8), 0);
+    call(&o, &half, PFAR);
+    assert_logged("no-gpu", "batch=3");
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(cublasLtMatrixLayoutSetAttribute(ls[i], CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &many, 4), 0);
+    call(&o, &half, PFAR);
+    assert_untouched(&o, &half, PFAR);
+    assert_logged("lt-unsupported", "(C apart from D in a batch not dense)");
+    const int64_t dense = 600 * 500;
+    assert_int_equal(cublasLtMatrixLayoutSetAttribute(o.c, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &dense, 8), 0);
+    assert_int_equal(cublasLtMatrixLayoutSetAttribute(o.d, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &dense, 8), 0);
+    call(&o, &half, PFAR);
+    assert_logged("no-gpu", "batch=17");
+    /* D far enough for one item, not for 17 */
+    call(&o, &half, (char *)PC + 600 * 500 * 8);
+    assert_logged("lt-unsupported", "(C apart from D but overlapping it)");
     drop(&o);
     /* XLA's layouts: A and B in row order (their row-major arrays), D and C
      * in column order: each operand is its column-order transpose under the
@@ -198,7 +222,7 @@ static void t_unsupported(void **state)
     } cases[] = {
         {"(epilogue)", CUBLASLT_MATMUL_DESC_EPILOGUE, CUBLASLT_EPILOGUE_RELU_BIAS, 0, &zero, PD},
         {"(BIAS without", CUBLASLT_MATMUL_DESC_EPILOGUE, CUBLASLT_EPILOGUE_BIAS, 0, &half, PC},
-        {"(C not D with beta not 0)", -1, 0, 0, &half, PD},
+        {"(C apart from D but overlapping it)", -1, 0, 0, &half, PD},
         {"(TRANSC)", CUBLASLT_MATMUL_DESC_TRANSC, CUBLAS_OP_T, 0, &zero, PD},
         {"(pointer mode)", CUBLASLT_MATMUL_DESC_POINTER_MODE, CUBLASLT_POINTER_MODE_DEVICE_VECTOR, 0,
          &zero, PD},
@@ -270,9 +294,12 @@ static void t_complex(void **state)
     call(&o, zimag, PC); /* in place: D is C */
     assert_untouched(&o, zimag, PC);
     assert_logged("complex-phase22", "ops=CN");
-    call(&o, zimag, PD); /* an imaginary beta is no zero: C would be read */
+    call(&o, zimag, PD); /* an imaginary beta is no zero: C would be read, copied into a D that overlaps it */
     assert_untouched(&o, zimag, PD);
-    assert_logged("lt-unsupported", "(C not D with beta not 0)");
+    assert_logged("lt-unsupported", "(C apart from D but overlapping it)");
+    call(&o, zimag, PFAR); /* apart: C copied into D first */
+    assert_untouched(&o, zimag, PFAR);
+    assert_logged("complex-phase22", "ops=CN");
     /* the BIAS epilogue: the shim's fill of D is a real one */
     const uint32_t bias_ep = CUBLASLT_EPILOGUE_BIAS;
     const void *bias = PBIAS;

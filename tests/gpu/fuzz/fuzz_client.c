@@ -273,8 +273,9 @@ static cublasStatus_t run_lt(const fz_call *c, const void *al, const void *be, f
     cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
     cublasLtMatmulDesc_t desc = NULL;
     cublasLtMatrixLayout_t l[4] = {NULL, NULL, NULL, NULL};
-    const cudaDataType t = c->types == FZ_T_COMPLEX ? CUDA_C_64F : CUDA_R_64F;
-    FZ_LT(cublasLtMatmulDescCreate(&desc, c->pedantic ? CUBLAS_COMPUTE_64F_PEDANTIC : CUBLAS_COMPUTE_64F, t));
+    /* the layouts' types as the Ex calls' (mixed: B complex, the others real: cuBLASLt refuses) */
+    const cudaDataType lt_types[4] = {fz_type(c, 0), fz_type(c, 1), fz_type(c, 2), fz_type(c, 2)};
+    FZ_LT(cublasLtMatmulDescCreate(&desc, c->pedantic ? CUBLAS_COMPUTE_64F_PEDANTIC : CUBLAS_COMPUTE_64F, lt_types[0]));
     const int32_t ta = c->ta, tb = c->tb;
     const int32_t pm = c->device_scalars ? CUBLASLT_POINTER_MODE_DEVICE : CUBLASLT_POINTER_MODE_HOST;
     FZ_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
@@ -289,7 +290,7 @@ static cublasStatus_t run_lt(const fz_call *c, const void *al, const void *be, f
     const uint64_t cols[4] = {(uint64_t)fz_cols_a(c), (uint64_t)fz_cols_b(c), (uint64_t)c->n, (uint64_t)c->n};
     const int64_t lds[4] = {c->lda, c->ldb, c->ldc, c->ldd}, strides[4] = {c->strideA, c->strideB, c->strideC, c->strideD};
     for (int i = 0; i < 4; i++) {
-        FZ_LT(cublasLtMatrixLayoutCreate(&l[i], t, rows[i], cols[i], lds[i]));
+        FZ_LT(cublasLtMatrixLayoutCreate(&l[i], lt_types[i], rows[i], cols[i], lds[i]));
         if (i < 2 && c->row_order) {
             const int32_t order = CUBLASLT_ORDER_ROW;
             FZ_LT(cublasLtMatrixLayoutSetAttribute(l[i], CUBLASLT_MATRIX_LAYOUT_ORDER, &order, sizeof order));
