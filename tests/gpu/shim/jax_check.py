@@ -24,6 +24,9 @@ process with jax_enable_x64 and XLA_PYTHON_CLIENT_PREALLOCATE=false:
   kernel and keeps the faster (docs/jax.md), so at 2048^3 no cuBLAS call
   would be left to count.
 
+Two plain dots (float64 and complex128, 512x576 @ 576x640) are held bit for
+bit to the CPU reference of the mode that emulated them (tests/tools/ref_gemm),
+or to native where the shim forwarded them.
 Cases at 2048: jnp.dot, matmul with a transposed operand, einsum, batched
 matmul (4 x 2048^3), batched einsum, a broadcast batch, dot + bias, dot +
 ReLU (an epilogue the shim does not take: may be forwarded), complex128
@@ -60,6 +63,11 @@ N = int(os.environ.get("JAX_CHECK_N", "2048"))
 BATCH = 4
 SPEED_N = int(os.environ.get("JAX_CHECK_SPEED_N", "8192"))
 SPEED_REPS = 5
+# plain dots held to the CPU reference bit for bit (tests/tools/ref_gemm): m x k @ k x n, small enough
+# for the reference, at the shim's default size thresholds
+EXACT_MKN = (512, 576, 640)
+EXACT = ("f64 jnp.dot %dx%d @ %dx%d" % (EXACT_MKN[0], EXACT_MKN[1], EXACT_MKN[1], EXACT_MKN[2]),
+         "c128 jnp.dot %dx%d @ %dx%d" % (EXACT_MKN[0], EXACT_MKN[1], EXACT_MKN[1], EXACT_MKN[2]))
 
 
 def cases():
@@ -84,6 +92,8 @@ def cases():
         ("c128 jnp.dot", "dot", (cu(N, N), cu(N, N)), (0, 0), False),
         ("c128 batched matmul %dx%d^3" % (BATCH, N), "matmul", (cu(BATCH, N, N), cu(BATCH, N, N)), (0, 0), False),
         ("c128 einsum ij,kj->ik", "einsum_t", (cu(N, N), cu(N, N)), (0, 1), False),
+        (EXACT[0], "dot", (u(*EXACT_MKN[:2]), u(*EXACT_MKN[1:])), (0, 0), True),
+        (EXACT[1], "dot", (cu(*EXACT_MKN[:2]), cu(*EXACT_MKN[1:])), (0, 0), False),
     ]
     return out
 
@@ -261,6 +271,24 @@ def tolerances(kind, operands, ta, tb, bound, mode):
     return tol + 1e-300
 
 
+def reference(build, mode, operands, outdir):
+    """C = A B (row-major) by the CPU reference of `mode` (tests/tools/ref_gemm), or None with why"""
+    a, b = operands[0], operands[1]
+    (m, k), n = a.shape, b.shape[1]
+    tool = os.path.join(os.path.abspath(build), "tests", "tools", "ref_gemm")
+    pa, pb, pc = (os.path.join(outdir, x) for x in ("ref-a.bin", "ref-b.bin", "ref-c.bin"))
+    np.ascontiguousarray(b).tofile(pa)  # row-major C = A B is column-major C^T = B^T A^T
+    np.ascontiguousarray(a).tofile(pb)
+    p = subprocess.run([tool, mode, str(n), str(m), str(k), pa, pb, pc], capture_output=True, text=True)
+    if p.returncode != 0:
+        return None, "%s exit %d: %s" % (tool, p.returncode, p.stderr.strip())
+    return np.fromfile(pc, dtype=a.dtype).reshape(m, n), ""
+
+
+def same_bits(x, y):
+    return x.shape == y.shape and x.dtype == y.dtype and np.array_equal(x.view(np.uint64), y.view(np.uint64))
+
+
 def parent(build):
     lib = os.path.join(os.path.abspath(build), "interpose", "libozcrt.so")
     if not os.path.isfile(lib):
@@ -320,6 +348,16 @@ def parent(build):
                           what)
                 else:
                     check("%s: %s: no call failed" % (role, name), fails == 0, what)
+                if name in EXACT:  # emulated: the CPU reference's bits; forwarded: native's
+                    if emulated:
+                        cplx = np.iscomplexobj(operands[0])
+                        rmode = "phase22" if mode == "phase22" else ("complex:" if cplx else "real:") + "auto"
+                        want, why = reference(build, rmode, operands, outdir)
+                        check("%s: %s bit-identical to the CPU reference (%s)" % (role, name, rmode),
+                              want is not None and same_bits(c, want),
+                              why or "%d elements differ" % int(np.count_nonzero(c != want)))
+                    else:
+                        check("%s: %s forwarded: bit-identical to native" % (role, name), same_bits(c, ref), what)
             tol = 1e-8 if mode == "phase22" else 1e-12
             check("%s: jnp.linalg.solve backward error <= %g" % (role, tol), rep["solve"]["backward"] <= tol,
                   "%.3g; %s" % (rep["solve"]["backward"], json.dumps(rep["solve"]["stats"], sort_keys=True)))
