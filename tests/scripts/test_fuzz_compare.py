@@ -10,11 +10,13 @@ import tempfile
 
 
 def call(index, ep="cublasZgemm_v2", status=0, canary=0, written=0, k=4, alpha=(1.0, 0.0), beta=(0.0, 0.0), rows=(),
-         cx=None, device=0):
+         cx=None, device=0, hash=None):
     head = "%d %s %d %d %d %d %s %s %s %s %d" % (index, ep, status, canary, written, k, alpha[0].hex(), alpha[1].hex(),
                                                 beta[0].hex(), beta[1].hex(), len(rows))
     if cx is not None:  # the client's two last fields: complex, device pointer mode
         head += " %d %d" % (cx, device)
+    if hash is not None:  # the 14-field form: the outputs' hash
+        head += " %016x" % hash
     return [head] + [" ".join(float(x).hex() for x in r) for r in rows]
 
 
@@ -124,6 +126,25 @@ def main():
         write(shim, [(0, dict(ep="cublasLtMatmul", cx=0, rows=[(1.0 + 1e-14, 0.0, 0.0, 0.0, 0.0)]))])
         if run(tool, nat, shim)[0] != 1:
             print("FAIL: without a BIAS term the difference passed")
+            failures += 1
+        # a call the client could not predict (canary 2): the outputs' hashes must agree, nothing else is judged
+        write(nat, [(0, dict(ep="cublasLtMatmul", cx=0, canary=2, hash=0x1234))])
+        write(shim, [(0, dict(ep="cublasLtMatmul", cx=0, canary=2, hash=0x1234))])
+        if run(tool, nat, shim)[0] != 0:
+            print("FAIL: an unpredicted call with equal outputs was reported")
+            failures += 1
+        write(shim, [(0, dict(ep="cublasLtMatmul", cx=0, canary=2, hash=0x1235))])
+        rc, out = run(tool, nat, shim)
+        if rc != 1 or "CLASS bits" not in out:
+            print("FAIL: an unpredicted call whose outputs differ passed\n%s" % out)
+            failures += 1
+        write(shim, [(0, dict(ep="cublasLtMatmul", cx=0, canary=0, hash=0x1234))])
+        if run(tool, nat, shim)[0] != 1:
+            print("FAIL: an unpredicted call against a predicted one passed")
+            failures += 1
+        write(shim, [(0, dict(ep="cublasLtMatmul", cx=0, canary=2, written=1, status=7, hash=0x1234))])
+        if run(tool, nat, shim)[0] != 1:
+            print("FAIL: an unpredicted call written on an error passed")
             failures += 1
         # a malformed file: exit 2
         with open(shim, "w") as fh:
