@@ -380,6 +380,10 @@ static int decode(lt_call *l, ozcrt_call *c, ozcrt_reason *why, const char **det
         LT_NOT("pointer mode");
     if (tc != CUBLAS_OP_N)
         LT_NOT("TRANSC");
+    /* an op value outside N, T, C: cuBLASLt's own answer (it takes some, refuses others), before a
+     * row-order operand's op is turned into its transpose's */
+    if ((uint32_t)ta > CUBLAS_OP_C || (uint32_t)tb > CUBLAS_OP_C)
+        LT_NOT("TRANSA or TRANSB not N, T or C");
     lt_layout a, b, cc, d;
     if (!layout_of(lt, l->Adesc, &a) || !layout_of(lt, l->Bdesc, &b) || !layout_of(lt, l->Cdesc, &cc) ||
         !layout_of(lt, l->Ddesc, &d))

@@ -224,6 +224,9 @@ static void t_unsupported(void **state)
         {"(BIAS without", CUBLASLT_MATMUL_DESC_EPILOGUE, CUBLASLT_EPILOGUE_BIAS, 0, &half, PC},
         {"(C apart from D but overlapping it)", -1, 0, 0, &half, PD},
         {"(TRANSC)", CUBLASLT_MATMUL_DESC_TRANSC, CUBLAS_OP_T, 0, &zero, PD},
+        {"(TRANSA or TRANSB not N, T or C)", CUBLASLT_MATMUL_DESC_TRANSA, 3, 0, &zero, PD},
+        {"(TRANSA or TRANSB not N, T or C)", CUBLASLT_MATMUL_DESC_TRANSB, -1, 0, &zero, PD},
+        {"(TRANSA or TRANSB not N, T or C)", CUBLASLT_MATMUL_DESC_TRANSA, 111, 0, &zero, PD},
         {"(pointer mode)", CUBLASLT_MATMUL_DESC_POINTER_MODE, CUBLASLT_POINTER_MODE_DEVICE_VECTOR, 0,
          &zero, PD},
         {"(C or D in row order)", CUBLASLT_MATRIX_LAYOUT_ORDER, CUBLASLT_ORDER_ROW, 4, &zero, PD},
@@ -266,6 +269,19 @@ static void t_unsupported(void **state)
         if (log_lines() != before + 1)
             fail_msg("%s: not logged once", cases[i].what);
         assert_logged("lt-unsupported", cases[i].what);
+        drop(&o);
+    }
+    /* a row-order operand under an op value outside N, T, C: not taken for its transpose under N */
+    {
+        op o = make(CUBLAS_COMPUTE_64F, CUDA_R_64F, CUBLAS_OP_N, 768, 640, 700);
+        const int32_t row = CUBLASLT_ORDER_ROW, bad = 3;
+        const int64_t lda = 700;
+        assert_int_equal(cublasLtMatrixLayoutSetAttribute(o.a, CUBLASLT_MATRIX_LAYOUT_ORDER, &row, sizeof row), 0);
+        assert_int_equal(cublasLtMatrixLayoutSetAttribute(o.a, CUBLASLT_MATRIX_LAYOUT_LD, &lda, sizeof lda), 0);
+        assert_int_equal(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_TRANSA, &bad, sizeof bad), 0);
+        call(&o, &zero, PD);
+        assert_untouched(&o, &zero, PD);
+        assert_logged("lt-unsupported", "(TRANSA or TRANSB not N, T or C)");
         drop(&o);
     }
     const cublasComputeType_t own[] = {CUBLAS_COMPUTE_64F_PEDANTIC, CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT};

@@ -314,7 +314,7 @@ static cublasStatus_t run_lt(const fz_call *c, const void *al, const void *be, f
     {
         double *dC = Cin->dev + Cin->item_off[0], *dD = D->dev + D->item_off[0];
         status = cublasLtMatmul(g_lt, desc, al, A->dev + A->item_off[0], l[0], B->dev + B->item_off[0], l[1], be, dC,
-                                l[2], c->in_place ? dC : dD, c->in_place ? l[2] : l[3], NULL, g_lt_ws, FZ_LT_WS, st);
+                                l[2], c->in_place ? dC : dD, l[3], NULL, g_lt_ws, FZ_LT_WS, st);
     }
 done:
     for (int i = 0; i < 4; i++)
