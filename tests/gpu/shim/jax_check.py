@@ -42,8 +42,10 @@ Checked, every element against the native result:
 and from the shim's own stats (ozcrt.stats() around each case, the
 preloaded copy): every float64 product case emulated (>= 1 call), no call
 failed. Each case's entry points and reasons are printed (what XLA calls).
-Then the speed at 8192: a float64 jnp.dot timed natively and under the
-shim (phase22, ozaki2), the 8192 products emulated.
+At 8192: jnp.dot, matmul a @ b.T and einsum, each emulated, 256 sampled
+rows within the tolerance above; then the speed there: a float64 jnp.dot
+timed natively and under the shim (phase22, ozaki2), the 8192 products
+emulated.
 Prints PASS/FAIL per check, then "N passed, M failed"; exit 1 on any
 failure; SKIP (exit 0) when JAX or a CUDA GPU is missing.
 """
@@ -102,6 +104,21 @@ def solve_operands():
     rng = np.random.default_rng(20261202)
     a = rng.uniform(-1.0, 1.0, (N, N)) + N ** 0.5 * np.eye(N)  # well conditioned
     return a, rng.uniform(-1.0, 1.0, (N, 64))
+
+
+def speed_operands():
+    rng = np.random.default_rng(20261203)
+    return rng.uniform(-1.0, 1.0, (SPEED_N, SPEED_N)), rng.uniform(-1.0, 1.0, (SPEED_N, SPEED_N))
+
+
+# the rows of the 8192 products compared (every 32nd: 256 of 8192)
+SAMPLE_ROWS = slice(0, None, 32)
+
+
+def large_cases(fns, mm_t):
+    """(name, function, transposed B) of the products at SPEED_N (on speed_operands())"""
+    return [("f64 jnp.dot %d^3" % SPEED_N, fns["dot"]), ("f64 matmul a @ b.T %d^3" % SPEED_N, mm_t),
+            ("f64 einsum ij,jk->ik %d^3" % SPEED_N, fns["einsum"])]
 
 
 def op(x, t):
@@ -201,9 +218,19 @@ def child(role, outdir):
         "stats": delta(s0, s1)}
     print("  %-44s backward error %.3g %s" % ("f64 jnp.linalg.solve %d (64 rhs)" % N, report["solve"]["backward"],
                                              json.dumps(report["solve"]["stats"], sort_keys=True)), flush=True)
+    # at 8192: jnp.dot, matmul a @ b.T and einsum on the speed operands, once each, their sampled rows kept
+    sa, sb = (jax.device_put(x) for x in speed_operands())
+    for name, g in large_cases(fns, mm_t):
+        g(sa, sb).block_until_ready()
+        s0 = stats()
+        out = g(sa, sb)
+        out.block_until_ready()
+        s1 = stats()
+        report["cases"][name] = delta(s0, s1)
+        results["L%d" % len([x for x in results if x.startswith("L")])] = np.asarray(out)[SAMPLE_ROWS]
+        print("  %-44s %s" % (name, json.dumps(report["cases"][name], sort_keys=True)), flush=True)
+        del out
     # the speed at 8192: a float64 jnp.dot
-    rng = np.random.default_rng(20261203)
-    sa, sb = (jax.device_put(rng.uniform(-1.0, 1.0, (SPEED_N, SPEED_N))) for _ in range(2))
     f = fns["dot"]
     f(sa, sb).block_until_ready()
     f(sa, sb).block_until_ready()
@@ -318,6 +345,9 @@ def parent(build):
               "%.3g" % native_rep["solve"]["backward"])
         speeds = [("native", native_rep["speed"]["ms"])]
         all_cases = cases()
+        large_a, large_b = speed_operands()
+        large_names = [(name, "b.T" in name) for name, _ in large_cases({"dot": None, "einsum": None}, None)]
+        large_bound = {tb: np.abs(large_a[SAMPLE_ROWS]) @ np.abs(large_b.T if tb else large_b) for tb in (False, True)}
         for role, extra in runs:
             rc = run_child(role, outdir, lib, extra)
             check("%s: JAX run under the shim" % role, rc == 0, "exit %d" % rc)
@@ -358,6 +388,20 @@ def parent(build):
                               why or "%d elements differ" % int(np.count_nonzero(c != want)))
                     else:
                         check("%s: %s forwarded: bit-identical to native" % (role, name), same_bits(c, ref), what)
+            for li, (name, tb) in enumerate(large_names):
+                c, ref = got["L%d" % li], native["L%d" % li]
+                a, b = large_a[SAMPLE_ROWS], (large_b.T if tb else large_b)
+                tol = tolerances("dot", (a, b), 0, 0, large_bound[tb], mode)
+                err = np.abs(c - ref)
+                bad = int(np.count_nonzero(~(err <= tol)))
+                check("%s: %s within the %s tolerance of native (%d rows)" % (
+                    role, name, "phase22" if mode == "phase22" else "FP64", c.shape[0]),
+                    bad == 0 and c.shape == ref.shape, "%d elements beyond, max |diff|/tol %.3g" % (
+                        bad, float(np.max(err / tol))))
+                st = rep["cases"][name]
+                check("%s: %s emulated by the shim, none failed" % (role, name),
+                      sum(x["emulated"] for x in st.values()) >= 1 and sum(x["failed"] for x in st.values()) == 0,
+                      json.dumps(st, sort_keys=True))
             tol = 1e-8 if mode == "phase22" else 1e-12
             check("%s: jnp.linalg.solve backward error <= %g" % (role, tol), rep["solve"]["backward"] <= tol,
                   "%.3g; %s" % (rep["solve"]["backward"], json.dumps(rep["solve"]["stats"], sort_keys=True)))
