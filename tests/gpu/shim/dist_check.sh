@@ -1,0 +1,86 @@
+#!/bin/sh
+# tests/gpu/shim/dist_check.sh: a distributed float64 program under the shim, two processes on one
+# GPU (gloo): tests/gpu/shim/dist_ranks.py launched by torchrun or by mpirun, natively and then
+# preloaded in the modes off, phase22 and ozaki2 (its default bits, auto), size thresholds and the
+# speed rule at 0 (every product emulated). Each preloaded run writes one stats file per process
+# (OZCRT_STATS_FILE with %p); the files must be the ranks' own (3 and 5 cublasDgemm_v2 calls,
+# all emulated, or none in off), and dist_ranks.py compare holds each run to the native one (off:
+# bit-equal; otherwise each product within its mode's bound; the all-reduce and the step exact).
+#
+#   tests/gpu/shim/dist_check.sh BUILD_DIR torchrun     torchrun --standalone --nproc_per_node=2,
+#                                                       the shim set by scripts/ozcrt-run
+#   tests/gpu/shim/dist_check.sh BUILD_DIR mpirun       mpirun -np 2 -x LD_PRELOAD -x OZCRT_...: the
+#                                                       first of $OZ_MPIRUN, mpirun on PATH, and
+#                                                       .deps/openmpi/mpirun (scripts/fetch-openmpi;
+#                                                       extracted here when only its .debs came)
+# SKIP (exit 0) without the launcher; exit 1 on any failure.
+set -u
+build=$(cd "${1:?usage: dist_check.sh BUILD_DIR torchrun|mpirun}" && pwd)
+launcher=${2:?usage: dist_check.sh BUILD_DIR torchrun|mpirun}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+lib=$build/interpose/libozcrt.so
+py=${PYTHON:-python3}
+case $launcher in
+torchrun)
+    command -v torchrun >/dev/null || { echo "SKIP: no torchrun"; exit 0; } ;;
+mpirun)
+    mpirun=${OZ_MPIRUN:-$(command -v mpirun || true)}
+    if [ -z "$mpirun" ] && [ ! -x "$root/.deps/openmpi/mpirun" ] && ls "$root"/.deps/openmpi/debs/*.deb >/dev/null 2>&1; then
+        "$root/scripts/fetch-openmpi" extract >/dev/null || { echo "FAIL: scripts/fetch-openmpi extract"; exit 1; }
+    fi
+    [ -n "$mpirun" ] || mpirun=$("$root/scripts/fetch-openmpi" path 2>/dev/null || true)
+    [ -n "$mpirun" ] || { echo "SKIP: no MPI runtime (scripts/fetch-openmpi here, then carry .deps/openmpi)"; exit 0; }
+    echo "mpirun: $mpirun" ;;
+*)
+    echo "usage: dist_check.sh BUILD_DIR torchrun|mpirun" >&2; exit 2 ;;
+esac
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+port=$((29500 + $$ % 2000))
+rc=0
+fail() { echo "FAIL: $*"; rc=1; }
+
+# launch MODE: the two ranks, natively (MODE native) or preloaded in MODE
+launch() {
+    mode=$1
+    mkdir -p "$out/$mode"
+    if [ "$launcher" = torchrun ]; then
+        if [ "$mode" = native ]; then
+            env -u LD_PRELOAD torchrun --standalone --nproc_per_node=2 "$here/dist_ranks.py" rank "$out/$mode"
+        else
+            OZCRT_LIB=$lib "$root/scripts/ozcrt-run" --mode "$mode" --min-m 0 --min-n 0 --min-k 0 --min-speedup 0 \
+                --stats-file "$out/$mode/stats.%p.txt" -- \
+                torchrun --standalone --nproc_per_node=2 "$here/dist_ranks.py" rank "$out/$mode"
+        fi
+    else
+        port=$((port + 1))
+        if [ "$mode" = native ]; then
+            env -u LD_PRELOAD "$mpirun" -np 2 --oversubscribe -x MASTER_ADDR=127.0.0.1 -x MASTER_PORT=$port -x PATH \
+                "$py" "$here/dist_ranks.py" rank "$out/$mode"
+        else
+            env -u LD_PRELOAD "$mpirun" -np 2 --oversubscribe -x MASTER_ADDR=127.0.0.1 -x MASTER_PORT=$port -x PATH \
+                -x LD_PRELOAD="$lib" -x OZCRT_MODE="$mode" -x OZCRT_MIN_M=0 -x OZCRT_MIN_N=0 -x OZCRT_MIN_K=0 \
+                -x OZCRT_MIN_SPEEDUP=0 -x OZCRT_STATS=1 -x OZCRT_STATS_FILE="$out/$mode/stats.%p.txt" \
+                "$py" "$here/dist_ranks.py" rank "$out/$mode"
+        fi
+    fi
+}
+
+launch native || { echo "FAIL: the native $launcher run"; exit 1; }
+for mode in off phase22 ozaki2; do
+    echo "-- $launcher, OZCRT_MODE=$mode"
+    launch $mode || { fail "the $mode run (exit $?)"; continue; }
+    nfiles=$(ls "$out/$mode"/stats.*.txt 2>/dev/null | wc -l)
+    # each process's cublasDgemm_v2 calls and emulated ones (stats columns 2 and 3), sorted by calls
+    counts=$(for f in "$out/$mode"/stats.*.txt; do
+        awk '$1 == "cublasDgemm_v2" && $2 > 0 { print $2 ":" $3 }' "$f"
+    done | sort -n | tr '\n' ' ')
+    want="3:3 5:5 "
+    [ "$mode" = off ] && want="3:0 5:0 "
+    echo "$mode: $nfiles stats files; cublasDgemm_v2 calls:emulated per process: $counts"
+    [ "$counts" = "$want" ] || fail "$mode: expected one process with ${want% } (calls:emulated) each"
+    "$py" "$here/dist_ranks.py" compare "$out/native" "$out/$mode" $mode || fail "$mode: dist_ranks.py compare"
+done
+[ $rc -eq 0 ] && echo "dist $launcher: passed" || echo "dist $launcher: failed"
+exit $rc
