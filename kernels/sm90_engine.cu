@@ -412,10 +412,21 @@ struct oz_mode_res {
     __device__ __forceinline__ void finish() {}
 };
 
+/* The exact rule of the estimate's epilogue, out of line: it runs for the
+ * few elements the test in doubles cannot rule out, and keeping it out of
+ * the fully unrolled loop below keeps the kernel small. */
+__device__ __noinline__ int oz_est_elem_w(unsigned long long a1, unsigned long long b1, int ga, int gb, uint32_t G,
+                                          int64_t k, int target)
+{
+    return oz2a_elem_w(a1, b1, ga, gb, G, k, target);
+}
+
 /* The automatic precision's estimate: each element's need from its exact
  * int32 sum (the accumulators start at OZ_ACC_OFFSET(m_0), taken off), the
  * row's and column's norm sums; the thread's max over its tiles, then the
- * warp's, into P.est_need once. */
+ * warp's, into P.est_need once. Every loop over the accumulators is fully
+ * unrolled: an accumulator indexed at run time puts the whole array in
+ * local memory, and ptxas then serializes the wgmma pipeline (C7514). */
 template <class C>
 struct oz_mode_est {
     typedef C Cfg;
@@ -443,7 +454,7 @@ struct oz_mode_est {
             }
             if (!a1[0] && !a1[1])
                 continue;
-#pragma unroll 4
+#pragma unroll
             for (int wd = 0; wd < Cfg::MMA_N / 8; wd++) {
 #pragma unroll
                 for (int cc = 0; cc < 2; cc++) {
@@ -461,7 +472,7 @@ struct oz_mode_est {
                         /* the exact rule only where the element could raise the max */
                         if (oz2a_elem_w_at_most(a1[h], b1, ga[h], gb, G, P.est_k, P.est_target, need))
                             continue;
-                        const int w = oz2a_elem_w(a1[h], b1, ga[h], gb, G, P.est_k, P.est_target);
+                        const int w = oz_est_elem_w(a1[h], b1, ga[h], gb, G, P.est_k, P.est_target);
                         need = w > need ? w : need;
                     }
                 }
