@@ -5,6 +5,12 @@
                                        WORLD_SIZE then come from OMPI_COMM_WORLD_*)
     dist_ranks.py compare NATIVE RUN MODE [--world 2]
                                        RUN's ranks against NATIVE's (MODE: off, phase22, ozaki2)
+    dist_ranks.py same RUN_A RUN_B [--world 2]
+                                       every tensor of every rank bit-equal in both runs (one
+                                       process a GPU against all on one GPU, in one mode)
+
+DIST_BACKEND=nccl (the environment) makes it one process a GPU: rank r on cuda:LOCAL_RANK, the
+all-reduce through NCCL on the GPU; the default, gloo, puts every rank on cuda:0.
 
 Rank r (gloo, every rank on cuda:0): the shared weights W (one seed) and its own batch X (seed
 1000 + r), 1024 x 1024 x 1024 float64: Y = X W, the gradient of sum(Y^2), G = X^T (2 Y), and
@@ -36,9 +42,11 @@ def rank_main(outdir):
         os.environ["RANK"] = os.environ["OMPI_COMM_WORLD_RANK"]
         os.environ["WORLD_SIZE"] = os.environ["OMPI_COMM_WORLD_SIZE"]
         os.environ["LOCAL_RANK"] = os.environ.get("OMPI_COMM_WORLD_LOCAL_RANK", os.environ["RANK"])
-    dist.init_process_group("gloo")
+    backend = os.environ.get("DIST_BACKEND", "gloo")
+    dist.init_process_group(backend)
     rank, world = dist.get_rank(), dist.get_world_size()
-    dev = torch.device("cuda:0")
+    dev = torch.device("cuda:%d" % (int(os.environ.get("LOCAL_RANK", rank)) if backend == "nccl" else 0))
+    torch.cuda.set_device(dev)
     gw = torch.Generator(device=dev).manual_seed(20261202)
     gx = torch.Generator(device=dev).manual_seed(1000 + rank)
     W = torch.rand(K, N, dtype=torch.float64, device=dev, generator=gw) * 2 - 1
@@ -47,13 +55,14 @@ def rank_main(outdir):
     G = X.T @ (2 * Y)
     for _ in range(1 + 2 * rank):
         Z = X @ X.T
-    Gsum = G.cpu()
+    Gsum = G.clone() if backend == "nccl" else G.cpu()
     dist.all_reduce(Gsum)
+    Gsum = Gsum.cpu()
     W1 = W.cpu() - 1e-3 * Gsum / world
     torch.save({"X": X.cpu(), "W": W.cpu(), "Y": Y.cpu(), "G": G.cpu(), "Z": Z.cpu(), "Gsum": Gsum, "W1": W1,
                 "world": world, "products": 3 + 2 * rank}, os.path.join(outdir, "rank%d.pt" % rank))
-    print("rank %d of %d, pid %d: %d products, |G_sum| %.6e" % (rank, world, os.getpid(), 3 + 2 * rank,
-                                                                Gsum.abs().sum().item()), flush=True)
+    print("rank %d of %d (%s, %s), pid %d: %d products, |G_sum| %.6e" % (
+        rank, world, backend, dev, os.getpid(), 3 + 2 * rank, Gsum.abs().sum().item()), flush=True)
     dist.destroy_process_group()
     return 0
 
@@ -126,11 +135,29 @@ def compare_main(native_dir, run_dir, mode, world):
     return 1 if failed else 0
 
 
+def same_main(run_a, run_b, world):
+    for r in range(world):
+        try:
+            a = torch.load(os.path.join(run_a, "rank%d.pt" % r))
+            b = torch.load(os.path.join(run_b, "rank%d.pt" % r))
+        except OSError as e:
+            check("rank %d: both runs saved their tensors" % r, False, str(e))
+            continue
+        for t in ("X", "W", "Y", "G", "Z", "Gsum", "W1"):
+            check("rank %d: %s bit-equal in %s and %s" % (r, t, os.path.basename(run_a), os.path.basename(run_b)),
+                  same(a[t], b[t]))
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "rank":
         sys.exit(rank_main(sys.argv[2]))
     if len(sys.argv) in (5, 7) and sys.argv[1] == "compare":
         world = int(sys.argv[6]) if len(sys.argv) == 7 and sys.argv[5] == "--world" else 2
         sys.exit(compare_main(sys.argv[2], sys.argv[3], sys.argv[4], world))
+    if len(sys.argv) in (4, 6) and sys.argv[1] == "same":
+        world = int(sys.argv[5]) if len(sys.argv) == 6 and sys.argv[4] == "--world" else 2
+        sys.exit(same_main(sys.argv[2], sys.argv[3], world))
     print(__doc__, file=sys.stderr)
     sys.exit(2)
