@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/gpu/shim/life.sh: the shim in process life on the GPU machine: new GPUs (PTX JIT), two GPUs, exit (scripts/gpu-check runs each). Last line PASS or FAIL.
 #
-#   tests/gpu/shim/life.sh BUILD_DIR ptx-jit|multi-gpu|exit-destroy|workspace-bound
+#   tests/gpu/shim/life.sh BUILD_DIR ptx-jit|multi-gpu|multi-gpu-speed|exit-destroy|workspace-bound
 #
 # ptx-jit:      bits_client under the shim as built (every call emulated),
 #               then test_bits with CUDA_FORCE_PTX_JIT=1 (the driver compiles
@@ -13,7 +13,11 @@
 # multi-gpu:    multi_gpu under the shim: one handle and one thread per
 #               device, all at once, in the default mode and in ozaki2, and
 #               in ozaki2 with 1152 rows (the 192-row residue tile) (SKIP
-#               with one GPU: run it on nvidia-h200-x2).
+#               with one GPU: run it on nvidia-h200-x2); then two such
+#               processes at once, each driving every GPU, in ozaki2.
+# multi-gpu-speed: time_dgemm 16384 in ozaki2 on GPU 0 alone, then on every
+#               GPU at once (a process a GPU): each within 10% of alone
+#               (SKIP with one GPU).
 # exit-destroy: exit_destroy under the shim: a handle destroyed by an atexit
 #               handler after the CUDA runtime began unloading; no "ozcrt:"
 #               line on stderr.
@@ -28,7 +32,7 @@
 # Outputs go to BUILD_DIR/shim-gpu/.
 set -u
 build=$(cd "${1:?usage: life.sh BUILD_DIR CHECK}" && pwd)
-check=${2:?usage: life.sh BUILD_DIR ptx-jit|multi-gpu|exit-destroy|workspace-bound}
+check=${2:?usage: life.sh BUILD_DIR ptx-jit|multi-gpu|multi-gpu-speed|exit-destroy|workspace-bound}
 bin=$build/tests/gpu/shim
 out=$build/shim-gpu
 mkdir -p "$out"
@@ -83,6 +87,40 @@ multi-gpu)
     # 1152 rows: the ozaki2 engine's 192-row residue tile (no padding) on every device at once
     if OZCRT_MODE=ozaki2 shim multi-oz2-tall "$bin/multi_gpu" 1152; then summary PASS "ozaki2 1152 rows: $(tail -n 1 "$out/multi-oz2-tall.txt")"
     else summary FAIL "ozaki2 1152 rows: exit $?: $(grep FAIL "$out/multi-oz2-tall.txt" | head -n 3 | tr '\n' ' ') see $out/multi-oz2-tall.txt and .err"; fi
+    # two processes at once, each driving every GPU (a handle and a thread a device), in ozaki2
+    OZCRT_MODE=ozaki2 shim multi-p1 "$bin/multi_gpu" & p1=$!
+    OZCRT_MODE=ozaki2 shim multi-p2 "$bin/multi_gpu" & p2=$!
+    wait $p1; r1=$?
+    wait $p2; r2=$?
+    if [ $r1 -eq 0 ] && [ $r2 -eq 0 ]; then summary PASS "two processes at once, ozaki2: $(tail -n 1 "$out/multi-p1.txt"); $(tail -n 1 "$out/multi-p2.txt")"
+    else summary FAIL "two processes at once, ozaki2: exit $r1 and $r2, see $out/multi-p1.txt, multi-p2.txt and .err"; fi
+    ;;
+multi-gpu-speed)
+    # the ozaki2 mode's speed per GPU: cublasDgemm_v2 at 16384^3 (time_dgemm) under the shim on GPU 0
+    # alone, then on every GPU at once (a process a GPU); each GPU's time within 10% of the one alone
+    ngpu=$(nvidia-smi -L 2>/dev/null | grep -c "^GPU")
+    if [ "$ngpu" -lt 2 ]; then
+        echo "SKIP: $ngpu GPU(s); multi-gpu-speed needs two"
+        exit 0
+    fi
+    CUDA_VISIBLE_DEVICES=0 OZCRT_MODE=ozaki2 shim speed-alone "$bin/time_dgemm" 16384 || summary FAIL "alone: exit $?"
+    alone=$(awk '{print $2}' "$out/speed-alone.txt")
+    pids=""
+    g=0
+    while [ $g -lt "$ngpu" ]; do
+        CUDA_VISIBLE_DEVICES=$g OZCRT_MODE=ozaki2 shim speed-gpu$g "$bin/time_dgemm" 16384 & pids="$pids $!"
+        g=$((g + 1))
+    done
+    for p in $pids; do wait "$p" || summary FAIL "a process of the busy run failed"; done
+    g=0
+    while [ $g -lt "$ngpu" ]; do
+        t=$(awk '{print $2}' "$out/speed-gpu$g.txt")
+        if awk -v t="$t" -v a="$alone" 'BEGIN { exit !(t > 0 && a > 0 && t <= 1.1 * a) }'; then
+            summary PASS "GPU $g busy with the others: $t ms, GPU 0 alone: $alone ms"
+        else summary FAIL "GPU $g busy with the others: $t ms, GPU 0 alone: $alone ms"; fi
+        all_emulated "$out/speed-gpu$g.stats" cublasDgemm_v2 || summary FAIL "GPU $g: its calls were not all emulated"
+        g=$((g + 1))
+    done
     ;;
 exit-destroy)
     if shim exit "$bin/exit_destroy"; then summary PASS "$(head -n 1 "$out/exit.txt")"
