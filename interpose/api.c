@@ -18,6 +18,8 @@
 #include "compare/compare.h"
 #include "lifecycle.h"
 #include "dlhook.h"
+#include "kernels/oz2_auto_estimate.h"
+#include "plan_counts.h"
 #include "policy.h"
 #include "stats.h"
 
@@ -264,6 +266,17 @@ OZCRT_EXPORT int ozcrt_stats_get(int entry, uint64_t *calls, uint64_t *by_reason
     if (emulated_flop)
         *emulated_flop = f;
     return 0;
+}
+
+OZCRT_EXPORT int ozcrt_stats_auto_plans(int complex_, uint64_t *counts, int ncounts)
+{
+    if (ncounts < 0 || (ncounts > 0 && !counts))
+        return -1;
+    uint64_t c[OZ2A_PLAN_COUNTS_CX];
+    ozcrt_plan_counts_read(complex_ != 0, c, OZ2A_PLAN_COUNTS_CX);
+    for (int i = 0; i < ncounts && i < OZ2A_PLAN_COUNTS_CX; i++)
+        counts[i] = c[i];
+    return OZ2A_PLAN_COUNTS_CX;
 }
 
 OZCRT_EXPORT void ozcrt_stats_clear(void)

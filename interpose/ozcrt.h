@@ -127,6 +127,15 @@ const char *ozcrt_stats_reason_name(int reason);
 int ozcrt_stats_get(int entry, uint64_t *calls, uint64_t *by_reason, int nreasons, double *emulated_flop);
 /* Every counter back to zero. */
 void ozcrt_stats_clear(void);
+/* The automatic precision's plans (OZCRT_BITS=auto or auto:B), counted on
+ * the GPU as each product's plan is made, while calls are counted (above):
+ * counts[n] for n < ncounts = the real (complex_ 0) or complex (complex_ 1)
+ * products planned with n moduli (complex: n split moduli), counts[0] =
+ * those no plan certified (computed by the plain FP64 dot product). A
+ * product's count lands once the GPU has made its plan: after a
+ * synchronisation all of them have. Returns the number of entries there are
+ * (32), -1 for bad arguments. */
+int ozcrt_stats_auto_plans(int complex_, uint64_t *counts, int ncounts);
 /* Writes the table now: to `path` (NULL or "": where the exit table goes,
  * OZCRT_STATS_FILE or the log). */
 int ozcrt_stats_write(const char *path);

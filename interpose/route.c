@@ -37,6 +37,7 @@
 #include "native.h"
 #include "speed_model.h"
 #include "lifecycle.h"
+#include "plan_counts.h"
 #include "policy.h"
 #include "real.h"
 #include "workspace.h"
@@ -377,6 +378,8 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
     if (ask && real->cublasGetStream_v2(c->handle, &stream) != CUBLAS_STATUS_SUCCESS)
         return OZCRT_R_HANDLE_QUERY;
     oz_gemm_desc d = make_desc(c, on_device);
+    if (ozaki2 && s->bits < 0 && ozcrt_stats_counting()) /* the GPU counts each product's plan */
+        d.plan_counts = ozcrt_plan_counters();
     int bits = s->bits;
     const gpu_path gp = path_of(ozaki2, &bits, &d, ozcrt_policy_get()->max_workspace_bytes);
     ozcrt_ws_lease lease = {0};

@@ -10,7 +10,9 @@
 
 #include "crt/moduli.h"
 #include "kernels/ozcrt_gemm.h"
+#include "kernels/oz2_auto_estimate.h"
 #include "lifecycle.h"
+#include "plan_counts.h"
 #include "policy.h"
 
 static const char *const g_reason_names[] = {
@@ -115,6 +117,24 @@ int ozcrt_stats_write_table(const char *path)
             }
     }
     fprintf(f, "%s\n", any_path ? "" : " -");
+    /* the automatic plans, as the GPU made them (a product each; plan_counts.h) */
+    for (int z = 0; z < 2; z++) {
+        uint64_t pc[OZ2A_PLAN_COUNTS_CX];
+        ozcrt_plan_counts_read(z, pc, OZ2A_PLAN_COUNTS_CX);
+        int any = 0;
+        for (int q = 0; q < OZ2A_PLAN_COUNTS_CX; q++)
+            if (pc[q]) {
+                if (!any)
+                    fprintf(f, "automatic plans of %s products (made on the GPU):", z ? "complex" : "real");
+                if (q == 0)
+                    fprintf(f, "%s no plan (plain dot product)=%llu", any ? "," : "", (unsigned long long)pc[q]);
+                else
+                    fprintf(f, "%s %s=%d: %llu", any ? "," : "", z ? "N'" : "N", q, (unsigned long long)pc[q]);
+                any = 1;
+            }
+        if (any)
+            fprintf(f, "\n");
+    }
     pthread_mutex_unlock(&g_stats_lock);
     if (close_it)
         return fclose(f) == 0 ? 0 : -1;
@@ -156,10 +176,14 @@ void ozcrt_stats_record(ozcrt_entry ep, ozcrt_reason r, double flop)
     pthread_mutex_unlock(&g_stats_lock);
 }
 
+int ozcrt_stats_counting(void)
+{
+    return ozcrt_policy_get()->stats || atomic_load_explicit(&g_counting, memory_order_relaxed);
+}
+
 void ozcrt_stats_record_path(int nmod, int elem)
 {
-    if (!(ozcrt_policy_get()->stats || atomic_load_explicit(&g_counting, memory_order_relaxed)) || nmod < 0 ||
-        nmod > OZCRT_PATH_AUTO)
+    if (!ozcrt_stats_counting() || nmod < 0 || nmod > OZCRT_PATH_AUTO)
         return;
     pthread_mutex_lock(&g_stats_lock);
     (elem == OZ_ELEM_COMPLEX ? g_paths_z : g_paths)[nmod]++;
@@ -190,5 +214,6 @@ void ozcrt_stats_reset_all(void)
     memset(g_stats, 0, sizeof g_stats);
     memset(g_paths, 0, sizeof g_paths);
     memset(g_paths_z, 0, sizeof g_paths_z);
+    ozcrt_plan_counts_clear();
     pthread_mutex_unlock(&g_stats_lock);
 }

@@ -58,6 +58,8 @@ void ozcrt_stats_record(ozcrt_entry ep, ozcrt_reason r, double flop);
  * Printed under the table. */
 #define OZCRT_PATH_AUTO 21 /* OZ2_MAX_MODULI + 1 (crt/moduli.h) */
 void ozcrt_stats_record_path(int nmod, int elem);
+/* Whether calls are being counted (OZCRT_STATS=1 or the API's counting). */
+int ozcrt_stats_counting(void);
 
 /* For the public API (api.c): counting on/off (returns the previous state),
  * one entry point's counters read together (-1 when ep is out of range),

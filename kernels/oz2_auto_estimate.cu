@@ -180,7 +180,8 @@ struct est_ranges {
 /* The largest norm sums, then the plan and its byte sums' starts (one block). */
 template <bool CX>
 __global__ void oz2a_plan_kernel(const unsigned long long *A1, const unsigned long long *B1, int64_t m, int64_t n,
-                                 int64_t k, oz2a_dev_plan *plan, const __grid_constant__ est_ranges R)
+                                 int64_t k, oz2a_dev_plan *plan, const __grid_constant__ est_ranges R,
+                                 unsigned long long *counts)
 {
     __shared__ unsigned long long mx[2];
     if (threadIdx.x < 2)
@@ -216,6 +217,11 @@ __global__ void oz2a_plan_kernel(const unsigned long long *A1, const unsigned lo
         for (int q = 0; q < OZ_ENGINE_NMODULI; q++)
             plan->bias[q] = q < p.n ? oz2_bias_bits(p.w, oz2_modulus(q)) : 0;
     }
+    static_assert(OZ2A_PLAN_COUNTS_CX > OZ2Z_SPLIT_NMODULI && OZ2A_PLAN_COUNTS_CX > OZ_ENGINE_NMODULI &&
+                      OZ2A_PLAN_COUNTS >= 2 * OZ2A_PLAN_COUNTS_CX,
+                  "a counter for every plan");
+    if (counts && plan->n >= 0 && plan->n < OZ2A_PLAN_COUNTS_CX)
+        atomicAdd(&counts[(CX ? OZ2A_PLAN_COUNTS_CX : 0) + plan->n], 1ull);
 }
 
 #define OZ2A_TRY(call)                     \
@@ -327,8 +333,8 @@ extern "C" int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace,
     }
     static const est_ranges R = {oz2a_make_ranges(), oz2za_make_ranges()}; /* host, once */
     if (cx)
-        oz2a_plan_kernel<true><<<1, 256, 0, s>>>(A1, B1, d->m, d->n, d->k, plan, R);
+        oz2a_plan_kernel<true><<<1, 256, 0, s>>>(A1, B1, d->m, d->n, d->k, plan, R, d->plan_counts);
     else
-        oz2a_plan_kernel<false><<<1, 256, 0, s>>>(A1, B1, d->m, d->n, d->k, plan, R);
+        oz2a_plan_kernel<false><<<1, 256, 0, s>>>(A1, B1, d->m, d->n, d->k, plan, R, d->plan_counts);
     return cudaGetLastError();
 }

@@ -28,11 +28,18 @@ typedef struct oz2a_dev_plan {
     uint32_t zbias[2 * OZ2Z_SPLIT_NMODULI];
 } oz2a_dev_plan;
 
+/* The plan counters of oz_gemm_desc::plan_counts: entry n (0: no plan,
+ * the call computed by the plain dot product; else n moduli) for real
+ * calls, OZ2A_PLAN_COUNTS_CX + n (n split moduli) for complex ones. */
+#define OZ2A_PLAN_COUNTS_CX 32
+#define OZ2A_PLAN_COUNTS 64
+
 /* Workspace bytes of oz2a_estimate for the call (batch 1). */
 size_t oz2a_estimate_workspace(const oz_gemm_desc *d);
 
 /* Enqueues the estimate and the plan for target 2^-B (B in 20..64) on
- * `stream`, for a real or complex call (d->elem); never synchronises.
+ * `stream`, for a real or complex call (d->elem); never synchronises. The
+ * plan kernel counts the plan in d->plan_counts when that is not NULL.
  * batch 1, m, n in 1..65535, k >= 1, else cudaErrorInvalidValue. Returns
  * the first launch error. */
 int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace, size_t bytes, void *stream);

@@ -39,6 +39,10 @@ typedef struct oz_gemm_desc {
      * complex elements; transa/transb 2 is the conjugate transpose. Only
      * the ozaki2 path takes complex calls (docs/ozaki2-complex.md). */
     int elem;
+    /* Automatic precision: NULL, or counters the GPU can write (e.g. mapped
+     * host memory) of OZ2A_PLAN_COUNTS entries (kernels/oz2_auto_estimate.h):
+     * each batch item's plan adds 1 to its entry as the plan is made. */
+    unsigned long long *plan_counts;
 } oz_gemm_desc;
 
 #define OZ_ELEM_REAL 0

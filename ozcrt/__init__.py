@@ -185,6 +185,7 @@ def _declare(lib):
         "ozcrt_stats_get": (c.c_int, [c.c_int, c.POINTER(c.c_uint64), c.POINTER(c.c_uint64), c.c_int,
                                       c.POINTER(c.c_double)]),
         "ozcrt_stats_clear": (None, []),
+        "ozcrt_stats_auto_plans": (c.c_int, [c.c_int, c.POINTER(c.c_uint64), c.c_int]),
         "ozcrt_stats_write": (c.c_int, [c.c_char_p]),
         "ozcrt_report_write": (c.c_int, [c.c_char_p]),
         "ozcrt_compare_begin": (c.c_int, []),
@@ -566,6 +567,23 @@ def stats(clear=False):
         }
     if clear:
         L.ozcrt_stats_clear()
+    return out
+
+
+def auto_plans():
+    """The automatic precision's plans (OZCRT_BITS=auto), as the GPU made them, a
+    product each: {"real": {16: 530, 0: 4}, "complex": {17: 45}}: the moduli count N
+    (complex: split moduli) -> products, 0 for those no plan certified (the plain
+    FP64 dot product). Counted while calls are counted (stats()); a product's plan
+    is in once the GPU has made it (after a synchronisation, all are)."""
+    L = _L()
+    out = {}
+    buf = (ctypes.c_uint64 * 32)()
+    for name, cx in (("real", 0), ("complex", 1)):
+        n = L.ozcrt_stats_auto_plans(cx, buf, 32)
+        if n < 0:
+            raise RuntimeError("ozcrt_stats_auto_plans failed")
+        out[name] = {i: buf[i] for i in range(min(n, 32)) if buf[i]}
     return out
 
 

@@ -38,6 +38,7 @@
 #include <cmocka.h>
 
 #include "fake_cublas.h"
+#include "kernels/oz2_auto_estimate.h"
 
 /* ---- the fakes: CUDA runtime, kernels, workspace, shadow mode, settings ---- */
 static int g_ndev = 2, g_dev, g_cc_of[2] = {9, 10};
@@ -153,10 +154,22 @@ void oz2_gemm_workspace_sizes(const oz_gemm_desc *d, int bits, size_t cap, size_
     g_sizes_cap = cap;
     memcpy(sizes, k_oz2_sizes, sizeof k_oz2_sizes);
 }
+/* the plan counters (plan_counts.h): a host array here */
+static unsigned long long g_plan_counts[OZ2A_PLAN_COUNTS];
+static const unsigned long long *g_oz2_counts; /* the last oz2_gemm_run's desc's plan_counts */
+unsigned long long *ozcrt_plan_counters(void) { return g_plan_counts; }
+void ozcrt_plan_counts_read(int complex_, uint64_t *out, int n)
+{
+    for (int i = 0; i < n && i < OZ2A_PLAN_COUNTS_CX; i++)
+        out[i] = g_plan_counts[(complex_ ? OZ2A_PLAN_COUNTS_CX : 0) + i];
+}
+void ozcrt_plan_counts_clear(void) { memset(g_plan_counts, 0, sizeof g_plan_counts); }
+
 int oz2_gemm_run(const oz_gemm_desc *d, int bits, void *ws, size_t bytes, void *stream)
 {
     (void)ws, (void)bytes;
     record_run(d, stream);
+    g_oz2_counts = d->plan_counts;
     if (g_settings.mode != OZCRT_MODE_OZAKI2)
         fail_msg("oz2_gemm_run called in the phase22 mode");
     g_oz2_runs++;
@@ -1681,6 +1694,47 @@ static void t_legacy_zgemm(void **state)
     set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
 }
 
+/* Automatic precision's plans: an auto call, while calls are counted,
+ * hands the kernels the plan counters (the GPU adds each product's plan);
+ * fixed bits or counting off hand none; the table names the counts per N
+ * and the reset clears them. */
+static void t_auto_plan_counts(void **state)
+{
+    (void)state;
+    set_shadow(OZCRT_MODE_OZAKI2, -53, 0, 0, 0);
+    g_oz2_counts = NULL;
+    assert_int_equal(dgemm(CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
+    assert_ptr_equal(g_oz2_counts, g_plan_counts);
+    set_shadow(OZCRT_MODE_OZAKI2, 53, 0, 0, 0);
+    assert_int_equal(dgemm(CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
+    assert_null(g_oz2_counts);
+    set_shadow(OZCRT_MODE_OZAKI2, -53, 0, 0, 0);
+    ozcrt_stats_set_counting(0);
+    assert_int_equal(dgemm(CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
+    assert_null(g_oz2_counts);
+    ozcrt_stats_set_counting(1);
+    /* as the GPU would have counted them: 3 real products at N = 16, 1 with no plan, 2 complex at N' = 17 */
+    g_plan_counts[16] = 3, g_plan_counts[0] = 1, g_plan_counts[OZ2A_PLAN_COUNTS_CX + 17] = 2;
+    char path[] = "/tmp/ozcrt-plans-XXXXXX";
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(ozcrt_stats_write_table(path), 0);
+    FILE *f = fopen(path, "r");
+    char line[4096], all[16384] = "";
+    while (f && fgets(line, sizeof line, f))
+        strncat(all, line, sizeof all - strlen(all) - 1);
+    if (f)
+        fclose(f);
+    unlink(path);
+    if (!strstr(all, "automatic plans of real products (made on the GPU): no plan (plain dot product)=1, N=16: 3\n") ||
+        !strstr(all, "automatic plans of complex products (made on the GPU): N'=17: 2\n"))
+        fail_msg("the table lacks the plans' lines:\n%s", all);
+    ozcrt_stats_reset_all();
+    assert_true(g_plan_counts[16] == 0 && g_plan_counts[OZ2A_PLAN_COUNTS_CX + 17] == 0);
+    set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
+}
+
 int main(void)
 {
     const char *log = getenv("OZCRT_LOG_FILE"); /* appended to by the shim: start it empty */
@@ -1693,6 +1747,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(t_emulated),
         cmocka_unit_test(t_algo),
+        cmocka_unit_test(t_auto_plan_counts),
         cmocka_unit_test(t_no_kernel_image),
         cmocka_unit_test(t_launch_failed),
         cmocka_unit_test(t_launch_failed_sticky),

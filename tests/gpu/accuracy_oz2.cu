@@ -159,7 +159,7 @@ static void run_size(cublasHandle_t h, int64_t n)
     CUDA_CHECK(cudaMalloc((void **)&dH, 8 * nn));
     CUDA_CHECK(cudaMalloc((void **)&dL, 8 * nn));
     const double one = 1.0, zero = 0.0;
-    oz_gemm_desc d = {0, 0, n, n, n, dA, n, 0, dB, n, 0, dC, n, 0, NULL, NULL, NULL, 1, &one, &zero, 0, OZ_ELEM_REAL};
+    oz_gemm_desc d = {0, 0, n, n, n, dA, n, 0, dB, n, 0, dC, n, 0, NULL, NULL, NULL, 1, &one, &zero, 0, OZ_ELEM_REAL, NULL};
     /* fixed widths, then automatic precision at 2^-53 and 2^-45 (docs/ozaki2-auto.md) */
     static const int bits_list[6] = {34, 45, 53, 60, OZ2A_AUTO(53), OZ2A_AUTO(45)};
     size_t wsb = oz_gemm_workspace_min(&d);

@@ -135,7 +135,7 @@ int main(int argc, char **argv)
         const int64_t m = ms[s], n = ns[s], k = ks[s];
         const double one = 1.0, zero = 0.0;
         if (p22_only) {
-            oz_gemm_desc d = {0, 0, m, n, k, dA, m, 0, dB, k, 0, dC, m, 0, NULL, NULL, NULL, 1, &one, &zero, 0, OZ_ELEM_REAL};
+            oz_gemm_desc d = {0, 0, m, n, k, dA, m, 0, dB, k, 0, dC, m, 0, NULL, NULL, NULL, 1, &one, &zero, 0, OZ_ELEM_REAL, NULL};
             size_t wsb = p22_workspace(&d, budget);
             void *ws;
             CUDA_CHECK(cudaMalloc(&ws, wsb));
@@ -209,7 +209,7 @@ int main(int argc, char **argv)
             CUDA_CHECK(cudaFree(res));
         }
 
-        oz_gemm_desc d = {0, 0, m, n, k, dA, m, 0, dB, k, 0, dC, m, 0, NULL, NULL, NULL, 1, &one, &zero, 0, OZ_ELEM_REAL};
+        oz_gemm_desc d = {0, 0, m, n, k, dA, m, 0, dB, k, 0, dC, m, 0, NULL, NULL, NULL, 1, &one, &zero, 0, OZ_ELEM_REAL, NULL};
         size_t wsb = p22_workspace(&d, budget);
         void *ws;
         CUDA_CHECK(cudaMalloc(&ws, wsb));

@@ -102,7 +102,7 @@ static inline void gemm_case_upload(gemm_case *c)
     c->dScal = dev_upload((double[]){c->alpha, c->beta}, 16);
     const oz_gemm_desc d = {c->ta, c->tb, c->m, c->n, c->k, c->dA, c->lda, (int64_t)c->ia, c->dB, c->ldb,
                             (int64_t)c->ib, c->dC, c->ldc, (int64_t)c->sc, NULL, NULL, NULL, c->batch,
-                            &c->alpha, &c->beta, 0, OZ_ELEM_REAL};
+                            &c->alpha, &c->beta, 0, OZ_ELEM_REAL, NULL};
     c->d = d;
     c->parr = NULL;
     if (c->ptr_array) {

@@ -16,7 +16,7 @@ static void check(int ok, const char *what)
 static void p22(int64_t m, int64_t n, int64_t k, const double *dA, const double *dB, double *dC)
 {
     double one = 1.0, zero = 0.0;
-    oz_gemm_desc d = {0, 0, m, n, k, dA, m, 0, dB, k, 0, dC, m, 0, NULL, NULL, NULL, 1, &one, &zero, 0, OZ_ELEM_REAL};
+    oz_gemm_desc d = {0, 0, m, n, k, dA, m, 0, dB, k, 0, dC, m, 0, NULL, NULL, NULL, 1, &one, &zero, 0, OZ_ELEM_REAL, NULL};
     size_t wsb = oz_gemm_workspace_min(&d);
     void *ws;
     CUDA_CHECK(cudaMalloc(&ws, wsb));

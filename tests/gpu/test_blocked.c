@@ -149,7 +149,7 @@ int main(int argc, char **argv)
     /* the plan of a Hopper-sized call tells whether this device runs the engine */
     double one = 1.0;
     oz_gemm_desc probe = {0, 0, 256, 256, 256, NULL, 256, 0, NULL, 256, 0, NULL, 256, 0,
-                          NULL, NULL, NULL, 1, &one, &one, 0, OZ_ELEM_REAL};
+                          NULL, NULL, NULL, 1, &one, &one, 0, OZ_ELEM_REAL, NULL};
     int64_t shape[6];
     int engine_runs = oz_gemm_engine_plan(&probe, (size_t)-1, shape) == 0;
     printf("test_blocked: %d cases, seed %llu%s\n", ncases, (unsigned long long)seed,

@@ -64,7 +64,7 @@ static void run_case(int ta, int tb, int64_t m, int64_t n, int64_t k, double fil
 
     double *dA = dev_upload(hc.A, na * 8), *dB = dev_upload(hc.B, nb * 8);
     double one = 1.0, zero = 0.0;
-    oz_gemm_desc d = {ta, tb, m, n, k, dA, hc.lda, 0, dB, hc.ldb, 0, NULL, m, 0, NULL, NULL, NULL, 1, &one, &zero, 0, OZ_ELEM_REAL};
+    oz_gemm_desc d = {ta, tb, m, n, k, dA, hc.lda, 0, dB, hc.ldb, 0, NULL, m, 0, NULL, NULL, NULL, 1, &one, &zero, 0, OZ_ELEM_REAL, NULL};
     size_t wsb = oz_gemm_workspace_min(&d);
     void *ws;
     int64_t *dout, *out = malloc(8 * m * n);

@@ -176,7 +176,7 @@ static void run_layers(int idx)
     double *dA = dev_upload(A, 8 * sa), *dB = dev_upload(B, 8 * sb), *dC = NULL;
     CUDA_CHECK(cudaMalloc((void **)&dC, 8 * (size_t)(m * n)));
     double alpha = 1.0, beta = 0.0;
-    oz_gemm_desc d = {ta, tb, m, n, k, dA, lda, 0, dB, ldb, 0, dC, m, 0, NULL, NULL, NULL, 1, &alpha, &beta, 0, OZ_ELEM_REAL};
+    oz_gemm_desc d = {ta, tb, m, n, k, dA, lda, 0, dB, ldb, 0, dC, m, 0, NULL, NULL, NULL, 1, &alpha, &beta, 0, OZ_ELEM_REAL, NULL};
     oz2_gemm_layout_info L;
     if (oz2_gemm_layout(&d, bits, &L) != 0) {
         fprintf(stderr, "layers %d: no layout\n", idx);

@@ -357,6 +357,13 @@ class Modes(unittest.TestCase):
 
 
 class Output(unittest.TestCase):
+    def test_auto_plans_without_a_gpu(self):
+        # no GPU here: no plan was made (the counters are the GPU's); the shape of the answer
+        ozcrt.stats_clear()
+        with ozcrt.region(mode="ozaki2", bits="auto"):
+            dgemm()
+        self.assertEqual(ozcrt.auto_plans(), {"real": {}, "complex": {}})
+
     def test_stats_table_now(self):
         ozcrt.stats_clear()
         with ozcrt.region(mode="off"):

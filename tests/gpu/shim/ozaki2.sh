@@ -32,5 +32,17 @@ for ep in $eps; do
     awk -v ep="$ep" '$1 == ep { found = 1; ok = ($3 > 0 && $4 == 0) } END { exit !(found && ok) }' "$stats" \
         || { echo "FAIL: $ep not emulated in the ozaki2 mode (or failed)"; rc=1; }
 done
+# automatic precision: the GPU counted a plan for every product of the auto calls (a call's batch
+# items are products each: at least as many plans as calls)
+case $bits in auto*)
+    kind=real z=""
+    [ "$what" = complex ] && kind=complex z="-complex"
+    calls=$(sed -n "s/.* ozaki2$z(auto)=\([0-9]*\).*/\1/p" "$stats")
+    plans=$(grep "^automatic plans of $kind products" "$stats" | tr ',' '\n' | sed -n 's/.*[=:] *\([0-9]*\)$/\1/p' |
+        awk '{ s += $1 } END { print s + 0 }')
+    echo "automatic precision: ${calls:-0} calls, $plans plans counted on the GPU"
+    [ "${calls:-0}" -gt 0 ] && [ "$plans" -ge "${calls:-0}" ] ||
+        { echo "FAIL: fewer $kind plans counted on the GPU ($plans) than auto calls (${calls:-0})"; rc=1; } ;;
+esac
 [ $rc -eq 0 ] && echo "ozaki2 $what clients: passed" || echo "ozaki2 $what clients: failed"
 exit $rc

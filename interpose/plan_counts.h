@@ -1,0 +1,24 @@
+/* interpose/plan_counts.h: the automatic precision's plans as the GPU makes them. */
+#ifndef OZCRT_INTERPOSE_PLAN_COUNTS_H
+#define OZCRT_INTERPOSE_PLAN_COUNTS_H
+
+#include <stdint.h>
+
+/* The counters the plan kernel adds to (kernels/oz2_auto_estimate.h:
+ * OZ2A_PLAN_COUNTS entries, entry n a real product planned with n moduli,
+ * 0 for one with no plan, OZ2A_PLAN_COUNTS_CX + n a complex one), in mapped
+ * host memory: the GPU writes them as each plan is made, the host reads
+ * them without a synchronisation (complete once the products have run).
+ * Allocated at the first call (once a process, in relaxed stream-capture
+ * mode, so that a capture on another thread is not invalidated); NULL when
+ * that failed (said once with OZCRT_LOG=1: the plans are then not counted). */
+unsigned long long *ozcrt_plan_counters(void);
+
+/* Entries 0 .. n-1 of the real (complex_ 0) or complex row into out (n at
+ * most OZ2A_PLAN_COUNTS_CX); zeros before the first automatic call. */
+void ozcrt_plan_counts_read(int complex_, uint64_t *out, int n);
+
+/* Every counter back to zero (products in flight may still add theirs). */
+void ozcrt_plan_counts_clear(void);
+
+#endif
