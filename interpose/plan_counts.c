@@ -8,7 +8,9 @@
 #include "kernels/oz2_auto_estimate.h"
 #include "policy.h"
 
-static unsigned long long *volatile g_counts; /* host pointer = device pointer (unified addressing) */
+/* OZCRT_PLAN_DEVICES rows of OZ2A_PLAN_COUNTS; host pointer = device pointer (unified addressing) */
+static unsigned long long *volatile g_counts;
+#define PLAN_BYTES ((size_t)OZCRT_PLAN_DEVICES * OZ2A_PLAN_COUNTS * sizeof(unsigned long long))
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void allocate(void)
@@ -16,10 +18,9 @@ static void allocate(void)
     enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
     const int relaxed = cudaThreadExchangeStreamCaptureMode(&mode) == cudaSuccess;
     void *p = NULL, *dp = NULL;
-    cudaError_t err = cudaHostAlloc(&p, OZ2A_PLAN_COUNTS * sizeof(unsigned long long),
-                                    cudaHostAllocMapped | cudaHostAllocPortable);
+    cudaError_t err = cudaHostAlloc(&p, PLAN_BYTES, cudaHostAllocMapped | cudaHostAllocPortable);
     if (err == cudaSuccess) {
-        memset(p, 0, OZ2A_PLAN_COUNTS * sizeof(unsigned long long));
+        memset(p, 0, PLAN_BYTES);
         err = cudaHostGetDevicePointer(&dp, p, 0);
         if (err == cudaSuccess && dp != p) /* no unified addressing: the host and device views differ */
             err = cudaErrorNotSupported;
@@ -37,22 +38,29 @@ static void allocate(void)
         (void)cudaThreadExchangeStreamCaptureMode(&mode);
 }
 
-unsigned long long *ozcrt_plan_counters(void)
+unsigned long long *ozcrt_plan_counters(int dev)
 {
+    if (dev < 0 || dev >= OZCRT_PLAN_DEVICES)
+        return NULL;
     pthread_once(&g_once, allocate);
-    return g_counts;
+    unsigned long long *c = g_counts;
+    return c ? c + (size_t)dev * OZ2A_PLAN_COUNTS : NULL;
 }
 
 void ozcrt_plan_counts_read(int complex_, uint64_t *out, int n)
 {
-    unsigned long long *c = g_counts;
-    for (int i = 0; i < n && i < OZ2A_PLAN_COUNTS_CX; i++)
-        out[i] = c ? ((volatile unsigned long long *)c)[(complex_ ? OZ2A_PLAN_COUNTS_CX : 0) + i] : 0;
+    volatile unsigned long long *c = g_counts;
+    for (int i = 0; i < n && i < OZ2A_PLAN_COUNTS_CX; i++) {
+        uint64_t sum = 0;
+        for (int d = 0; c && d < OZCRT_PLAN_DEVICES; d++)
+            sum += c[(size_t)d * OZ2A_PLAN_COUNTS + (complex_ ? OZ2A_PLAN_COUNTS_CX : 0) + i];
+        out[i] = sum;
+    }
 }
 
 void ozcrt_plan_counts_clear(void)
 {
-    unsigned long long *c = g_counts;
-    for (int i = 0; c && i < OZ2A_PLAN_COUNTS; i++)
-        ((volatile unsigned long long *)c)[i] = 0;
+    volatile unsigned long long *c = g_counts;
+    for (size_t i = 0; c && i < (size_t)OZCRT_PLAN_DEVICES * OZ2A_PLAN_COUNTS; i++)
+        c[i] = 0;
 }

@@ -379,7 +379,7 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
         return OZCRT_R_HANDLE_QUERY;
     oz_gemm_desc d = make_desc(c, on_device);
     if (ozaki2 && s->bits < 0 && ozcrt_stats_counting()) /* the GPU counts each product's plan */
-        d.plan_counts = ozcrt_plan_counters();
+        d.plan_counts = ozcrt_plan_counters(dev);
     int bits = s->bits;
     const gpu_path gp = path_of(ozaki2, &bits, &d, ozcrt_policy_get()->max_workspace_bytes);
     ozcrt_ws_lease lease = {0};

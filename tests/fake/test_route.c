@@ -157,7 +157,7 @@ void oz2_gemm_workspace_sizes(const oz_gemm_desc *d, int bits, size_t cap, size_
 /* the plan counters (plan_counts.h): a host array here */
 static unsigned long long g_plan_counts[OZ2A_PLAN_COUNTS];
 static const unsigned long long *g_oz2_counts; /* the last oz2_gemm_run's desc's plan_counts */
-unsigned long long *ozcrt_plan_counters(void) { return g_plan_counts; }
+unsigned long long *ozcrt_plan_counters(int dev) { return dev == 0 ? g_plan_counts : NULL; }
 void ozcrt_plan_counts_read(int complex_, uint64_t *out, int n)
 {
     for (int i = 0; i < n && i < OZ2A_PLAN_COUNTS_CX; i++)
