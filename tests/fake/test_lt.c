@@ -87,6 +87,14 @@ static op make(cublasComputeType_t compute, cudaDataType scale, int ta, uint64_t
     return make_typed(compute, scale, compute == CUBLAS_COMPUTE_32F ? CUDA_R_32F : CUDA_R_64F, ta, m, n, k);
 }
 
+/* A layout in row order with leading dimension ld (an operand as XLA passes it). */
+static void row_order(cublasLtMatrixLayout_t l, int64_t ld)
+{
+    const int32_t row = CUBLASLT_ORDER_ROW;
+    assert_int_equal(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_ORDER, &row, sizeof row), 0);
+    assert_int_equal(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_LD, &ld, sizeof ld), 0);
+}
+
 static void drop(op *o)
 {
     cublasLtMatrixLayoutDestroy(o->a), cublasLtMatrixLayoutDestroy(o->b);
@@ -184,12 +192,8 @@ static void t_routed(void **state)
      * in column order: each operand is its column-order transpose under the
      * other op (A row 768 x 700, ld 700, N: the column-order 700 x 768 under T) */
     o = make(CUBLAS_COMPUTE_64F, CUDA_R_64F, CUBLAS_OP_N, 768, 640, 700);
-    const int32_t row = CUBLASLT_ORDER_ROW;
-    const int64_t lda = 700, ldb = 640;
-    assert_int_equal(cublasLtMatrixLayoutSetAttribute(o.a, CUBLASLT_MATRIX_LAYOUT_ORDER, &row, sizeof row), 0);
-    assert_int_equal(cublasLtMatrixLayoutSetAttribute(o.a, CUBLASLT_MATRIX_LAYOUT_LD, &lda, sizeof lda), 0);
-    assert_int_equal(cublasLtMatrixLayoutSetAttribute(o.b, CUBLASLT_MATRIX_LAYOUT_ORDER, &row, sizeof row), 0);
-    assert_int_equal(cublasLtMatrixLayoutSetAttribute(o.b, CUBLASLT_MATRIX_LAYOUT_LD, &ldb, sizeof ldb), 0);
+    row_order(o.a, 700);
+    row_order(o.b, 640);
     call(&o, &zero, PD);
     assert_untouched(&o, &zero, PD);
     assert_logged("no-gpu", "m=768 n=640 k=700 ops=TT batch=1");
@@ -274,10 +278,8 @@ static void t_unsupported(void **state)
     /* a row-order operand under an op value outside N, T, C: not taken for its transpose under N */
     {
         op o = make(CUBLAS_COMPUTE_64F, CUDA_R_64F, CUBLAS_OP_N, 768, 640, 700);
-        const int32_t row = CUBLASLT_ORDER_ROW, bad = 3;
-        const int64_t lda = 700;
-        assert_int_equal(cublasLtMatrixLayoutSetAttribute(o.a, CUBLASLT_MATRIX_LAYOUT_ORDER, &row, sizeof row), 0);
-        assert_int_equal(cublasLtMatrixLayoutSetAttribute(o.a, CUBLASLT_MATRIX_LAYOUT_LD, &lda, sizeof lda), 0);
+        const int32_t bad = 3;
+        row_order(o.a, 700);
         assert_int_equal(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_TRANSA, &bad, sizeof bad), 0);
         call(&o, &zero, PD);
         assert_untouched(&o, &zero, PD);
@@ -326,13 +328,10 @@ static void t_complex(void **state)
     assert_logged("lt-unsupported", "(BIAS on complex layouts)");
     drop(&o);
     /* A in row order: under T it is its column-order self (routed), under C a conjugate alone (not) */
-    const int32_t row = CUBLASLT_ORDER_ROW;
     const int ops[2] = {CUBLAS_OP_T, CUBLAS_OP_C};
     for (int i = 0; i < 2; i++) {
         o = make_typed(CUBLAS_COMPUTE_64F, CUDA_C_64F, CUDA_C_64F, ops[i], 768, 640, 700);
-        const int64_t lda = 768; /* A, 700 x 768, in row order: in memory its 768 x 700 transpose */
-        assert_int_equal(cublasLtMatrixLayoutSetAttribute(o.a, CUBLASLT_MATRIX_LAYOUT_ORDER, &row, sizeof row), 0);
-        assert_int_equal(cublasLtMatrixLayoutSetAttribute(o.a, CUBLASLT_MATRIX_LAYOUT_LD, &lda, sizeof lda), 0);
+        row_order(o.a, 768); /* A, 700 x 768, in row order: in memory its 768 x 700 transpose */
         call(&o, zzero, PD);
         assert_untouched(&o, zzero, PD);
         if (i == 0)

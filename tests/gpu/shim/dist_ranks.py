@@ -32,6 +32,8 @@ import sys
 
 import torch
 
+from verdicts import Verdicts
+
 M = K = N = 1024
 
 
@@ -67,16 +69,17 @@ def rank_main(outdir):
     return 0
 
 
-passed = failed = 0
+VERDICTS = Verdicts()
+check = VERDICTS.check
 
 
-def check(name, ok, detail=""):
-    global passed, failed
-    print("%s: %s%s" % ("PASS" if ok else "FAIL", name, " (%s)" % detail if detail else ""), flush=True)
-    if ok:
-        passed += 1
-    else:
-        failed += 1
+def load_pair(dir_a, dir_b, r):
+    """rank r's tensors of both runs, or None (a failed check) when one is missing"""
+    try:
+        return torch.load(os.path.join(dir_a, "rank%d.pt" % r)), torch.load(os.path.join(dir_b, "rank%d.pt" % r))
+    except OSError as e:
+        check("rank %d: both runs saved their tensors" % r, False, str(e))
+        return None
 
 
 def same(a, b):
@@ -100,12 +103,10 @@ def within(got, a, b, mode):
 
 def compare_main(native_dir, run_dir, mode, world):
     for r in range(world):
-        try:
-            nat = torch.load(os.path.join(native_dir, "rank%d.pt" % r))
-            run = torch.load(os.path.join(run_dir, "rank%d.pt" % r))
-        except OSError as e:
-            check("rank %d: both runs saved their tensors" % r, False, str(e))
+        pair = load_pair(native_dir, run_dir, r)
+        if pair is None:
             continue
+        nat, run = pair
         check("rank %d: the same X and W as natively" % r, same(nat["X"], run["X"]) and same(nat["W"], run["W"]))
         if mode == "off":
             for t in ("Y", "G", "Z", "Gsum", "W1"):
@@ -131,23 +132,19 @@ def compare_main(native_dir, run_dir, mode, world):
             check("rank %d: G_sum bit-equal to the sum of the ranks' G (%s)" % (r, mode), same(x["Gsum"], gsum))
             check("rank %d: W1 = W - 1e-3 G_sum / world, exactly (%s)" % (r, mode),
                   same(x["W1"], x["W"] - 1e-3 * x["Gsum"] / world))
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return VERDICTS.summary()
 
 
 def same_main(run_a, run_b, world):
     for r in range(world):
-        try:
-            a = torch.load(os.path.join(run_a, "rank%d.pt" % r))
-            b = torch.load(os.path.join(run_b, "rank%d.pt" % r))
-        except OSError as e:
-            check("rank %d: both runs saved their tensors" % r, False, str(e))
+        pair = load_pair(run_a, run_b, r)
+        if pair is None:
             continue
+        a, b = pair
         for t in ("X", "W", "Y", "G", "Z", "Gsum", "W1"):
             check("rank %d: %s bit-equal in %s and %s" % (r, t, os.path.basename(run_a), os.path.basename(run_b)),
                   same(a[t], b[t]))
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return VERDICTS.summary()
 
 
 if __name__ == "__main__":

@@ -58,6 +58,8 @@ import time
 
 import numpy as np
 
+from verdicts import Verdicts
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 # the sizes (the environment's only for a dry run of the script itself, e.g. against a stand-in jax)
@@ -253,16 +255,8 @@ def child(role, outdir):
 
 # ---------------------------------------------------------------- the parent: runs and compares
 
-passed = failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    print("%s: %s%s" % ("PASS" if ok else "FAIL", name, " (%s)" % detail if detail else ""), flush=True)
-    if ok:
-        passed += 1
-    else:
-        failed += 1
+VERDICTS = Verdicts()
+check = VERDICTS.check
 
 
 def run_child(role, outdir, lib, env_extra):
@@ -414,8 +408,7 @@ def parent(build):
     print("-- float64 jnp.dot %d^3, median of %d:" % (SPEED_N, SPEED_REPS))
     for role, ms in speeds:
         print("   %-14s %9.2f ms   speed-up over native %.3fx" % (role, ms, speeds[0][1] / ms))
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return VERDICTS.summary()
 
 
 if __name__ == "__main__":
