@@ -19,6 +19,8 @@ process with jax_enable_x64 and XLA_PYTHON_CLIENT_PREALLOCATE=false:
   ozaki2-import   not preloaded: `import ozcrt` before `import jax` (the
                   shim then puts the loaded objects' dlsym slots on its hook,
                   and the CUDA plugin's once JAX loads it), as ozaki2-lt.
+  ozaki2-launcher `python -m ozcrt --mode ozaki2 -- jax_check.py ...` (the
+                  package's launcher preloads the library), as ozaki2-lt.
   Every preloaded run sets --xla_gpu_enable_triton_gemm=false: with Triton
   GEMMs on, XLA's autotuner times the shim's product against its own Triton
   kernel and keeps the faster (docs/jax.md), so at 2048^3 no cuBLAS call
@@ -268,12 +270,13 @@ def run_child(role, outdir, lib, env_extra):
         del env[k]
     if role != "native":
         env["OZCRT_LIB"] = lib
-        if role != "ozaki2-import":
+        if role not in ("ozaki2-import", "ozaki2-launcher"):
             env["LD_PRELOAD"] = lib
     env.update(env_extra)
     print("-- %s: %s" % (role, " ".join("%s=%s" % kv for kv in sorted(env_extra.items()))), flush=True)
     t = time.time()
-    p = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", role, outdir], env=env)
+    launcher = ["-m", "ozcrt", "--mode", "ozaki2", "--"] if role == "ozaki2-launcher" else []
+    p = subprocess.run([sys.executable] + launcher + [os.path.abspath(__file__), "--child", role, outdir], env=env)
     print("-- %s: exit %d after %.0f s" % (role, p.returncode, time.time() - t), flush=True)
     return p.returncode
 
@@ -323,6 +326,8 @@ def parent(build):
                            "XLA_FLAGS": "--xla_gpu_enable_cublaslt=false --xla_gpu_enable_triton_gemm=false"}),
         ("ozaki2-import", {"OZCRT_MODE": "ozaki2", "OZCRT_MIN_SPEEDUP": "0",
                            "XLA_FLAGS": "--xla_gpu_enable_cublaslt=true --xla_gpu_enable_triton_gemm=false"}),
+        ("ozaki2-launcher", {"OZCRT_MIN_SPEEDUP": "0",
+                             "XLA_FLAGS": "--xla_gpu_enable_cublaslt=true --xla_gpu_enable_triton_gemm=false"}),
     ]
     with tempfile.TemporaryDirectory(prefix="ozcrt-jax-") as outdir:
         rc = run_child("native", outdir, lib, {})
