@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include "kernels/oz2_auto_estimate.h"
+#include "lifecycle.h"
 #include "policy.h"
 
 /* OZCRT_PLAN_DEVICES rows of OZ2A_PLAN_COUNTS; host pointer = device pointer (unified addressing) */
@@ -40,16 +41,24 @@ static void allocate(void)
 
 unsigned long long *ozcrt_plan_counters(int dev)
 {
-    if (dev < 0 || dev >= OZCRT_PLAN_DEVICES)
+    if (dev < 0 || dev >= OZCRT_PLAN_DEVICES || ozcrt_lifecycle_is_fork_child())
         return NULL;
     pthread_once(&g_once, allocate);
     unsigned long long *c = g_counts;
     return c ? c + (size_t)dev * OZ2A_PLAN_COUNTS : NULL;
 }
 
+/* The counters where this process may touch them: not in a fork child,
+ * whose copy of the address space lacks pinned memory (CUDA maps it
+ * MADV_DONTFORK). */
+static volatile unsigned long long *counters_here(void)
+{
+    return ozcrt_lifecycle_is_fork_child() ? NULL : g_counts;
+}
+
 void ozcrt_plan_counts_read(int complex_, uint64_t *out, int n)
 {
-    volatile unsigned long long *c = g_counts;
+    volatile unsigned long long *c = counters_here();
     for (int i = 0; i < n && i < OZ2A_PLAN_COUNTS_CX; i++) {
         uint64_t sum = 0;
         for (int d = 0; c && d < OZCRT_PLAN_DEVICES; d++)
@@ -60,7 +69,7 @@ void ozcrt_plan_counts_read(int complex_, uint64_t *out, int n)
 
 void ozcrt_plan_counts_clear(void)
 {
-    volatile unsigned long long *c = g_counts;
+    volatile unsigned long long *c = counters_here();
     for (size_t i = 0; c && i < (size_t)OZCRT_PLAN_DEVICES * OZ2A_PLAN_COUNTS; i++)
         c[i] = 0;
 }

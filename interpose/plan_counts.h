@@ -23,7 +23,8 @@ unsigned long long *ozcrt_plan_counters(int dev);
 
 /* Entries 0 .. n-1 of the real (complex_ 0) or complex counters, summed
  * over the devices, into out (n at most OZ2A_PLAN_COUNTS_CX); zeros before
- * the first automatic call. */
+ * the first automatic call and in a fork child (the parent's counters are
+ * not mapped there). */
 void ozcrt_plan_counts_read(int complex_, uint64_t *out, int n);
 
 /* Every counter back to zero (products in flight may still add theirs). */
