@@ -47,7 +47,9 @@ failed. Each case's entry points and reasons are printed (what XLA calls).
 At 8192: jnp.dot, matmul a @ b.T and einsum, each emulated, 256 sampled
 rows within the tolerance above; then the speed there: a float64 jnp.dot
 timed natively and under the shim (phase22, ozaki2), the 8192 products
-emulated.
+emulated, each ozaki2 run's speed-up within 5% of the same product called
+from C in the same check (tests/gpu/shim/time_dgemm, natively and under the
+shim).
 Prints PASS/FAIL per check, then "N passed, M failed"; exit 1 on any
 failure; SKIP (exit 0) when JAX or a CUDA GPU is missing.
 """
@@ -413,7 +415,33 @@ def parent(build):
     print("-- float64 jnp.dot %d^3, median of %d:" % (SPEED_N, SPEED_REPS))
     for role, ms in speeds:
         print("   %-14s %9.2f ms   speed-up over native %.3fx" % (role, ms, speeds[0][1] / ms))
+    c_speedup = time_from_c(build, lib)
+    if c_speedup:
+        print("   the same product from C (tests/gpu/shim/time_dgemm %d, ozaki2): %.3fx" % (SPEED_N, c_speedup))
+        for role, ms in speeds:
+            if role.startswith("ozaki2"):
+                jx = speeds[0][1] / ms
+                check("%s: the %d^3 speed-up within 5%% of the same call from C" % (role, SPEED_N),
+                      abs(jx / c_speedup - 1.0) <= 0.05, "%.3fx against %.3fx" % (jx, c_speedup))
     return VERDICTS.summary()
+
+
+def time_from_c(build, lib):
+    """time_dgemm SPEED_N natively and under the shim (ozaki2, as the JAX runs): the speed-up, or None"""
+    tool = os.path.join(os.path.abspath(build), "tests", "gpu", "shim", "time_dgemm")
+    if not os.path.isfile(tool):
+        print("   (no %s: the C comparison is skipped)" % tool)
+        return None
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OZCRT_") and k != "LD_PRELOAD"}
+    times = []
+    for extra in ({}, {"LD_PRELOAD": lib, "OZCRT_MODE": "ozaki2", "OZCRT_MIN_SPEEDUP": "0"}):
+        p = subprocess.run([tool, str(SPEED_N)], env=dict(env, **extra), capture_output=True, text=True)
+        fields = p.stdout.split()
+        if p.returncode != 0 or len(fields) < 2:
+            check("time_dgemm %d runs (%s)" % (SPEED_N, "shim" if extra else "native"), False, p.stderr.strip())
+            return None
+        times.append(float(fields[1]))
+    return times[0] / times[1]
 
 
 if __name__ == "__main__":
