@@ -146,44 +146,64 @@ OZ_HD int oz2a_elem_w(uint64_t A1, uint64_t B1, int g, int h, uint32_t G, int64_
     return w1 > w2 ? w1 : w2;
 }
 
-/* An upper bound of oz2a_elem_w from bit lengths alone (LA = bitlen(A1),
- * LB = bitlen(B1)): bitlen(1024 (A1 + B1)) <= max(LA, LB) + 11 and
- * bitlen(1023 G) >= bitlen(G) + 9 give e1 <= max(LA, LB) + 3 - bitlen(G),
- * and e2 <= bitlen(k) + 1 - bitlen(G). The GPU's estimate takes the exact
- * rule only where this bound exceeds the largest need it has seen. */
-OZ_HD int oz2a_elem_w_bound(int LA, int LB, int g, int h, uint32_t G, int64_t k, int B)
+/* The GPU's skip test: whether oz2a_elem_w(...) <= need for certain, in
+ * doubles, split into a row's part and a column's so that an element costs
+ * two products, an FMA and two compares. The rule's two conditions
+ *     w1 <= need <=> 1024 (A1 + B1) <= 1023 G 2^t1,  t1 = need - B - g - h + E + 1
+ *     w2 <= need <=> k <= G 2^t2,                   t2 = 2 need - B - g - h - 8
+ * read, with P = A1 2^g, p = 2^g (the row), Q = B1 2^h, q = 2^h (the column),
+ *     (P q + p Q) c1 <= G,  c1 = (1024/1023) 2^-(need - B + E + 1)
+ *     p q c2 <= G,          c2 = k 2^(B + 8 - 2 need).
+ * c1 and c2 carry a factor 1 + 2^-45, far above the handful of roundings to
+ * nearest (2^-53 each) of the left sides, whose exact values they bound
+ * from above (A1, B1 < 2^53 and G < 2^32 convert exactly; the scalings by
+ * powers of two are exact: every value stays far inside double's range,
+ * the exponents clamped at -1000 only where need is W_INF). 1 is never
+ * wrong; 0 may be (the exact rule then decides). The GPU's estimate skips
+ * the exact rule where this says 1 for its largest need so far. */
+typedef struct oz2a_skip_row {
+    double Pc1, pc1, pc2; /* P c1, p c1, p c2 */
+} oz2a_skip_row;
+typedef struct oz2a_skip_col {
+    double Q, q;
+} oz2a_skip_col;
+
+OZ_HD int oz2a_clamp_exp(int e) { return e < -1000 ? -1000 : e; }
+
+OZ_HD oz2a_skip_row oz2a_skip_row_of(uint64_t A1, int g, int64_t k, int B, int need)
 {
-    if (LA == 0 || LB == 0)
-        return OZ2A_W_NONE;
-    if (G == 0)
-        return OZ2A_W_INF;
-    const int LG = oz2a_bitlen(G);
-    const int w1 = (LA > LB ? LA : LB) + 3 - LG + B + g + h - OZ2A_E - 1;
-    const int t = oz2a_bitlen((uint64_t)k) + 1 - LG + B + 10 + g + h - 2;
-    const int w2 = t > 0 ? (t + 1) / 2 : -((-t) / 2);
-    return w1 > w2 ? w1 : w2;
+    const double margin = 1.0 + 0x1p-45;
+    const double c1 = OZ2_DMUL_(OZ2_DMUL_(1024.0 / 1023.0, margin), oz2_pow2(oz2a_clamp_exp(B - need - OZ2A_E - 1)));
+    const double c2 = OZ2_DMUL_(OZ2_DMUL_((double)k, margin), oz2_pow2(oz2a_clamp_exp(B + 8 - 2 * need)));
+    const double p = oz2_pow2(g);
+    oz2a_skip_row r;
+    r.pc1 = OZ2_DMUL_(p, c1);
+    r.Pc1 = OZ2_DMUL_((double)A1, r.pc1);
+    r.pc2 = OZ2_DMUL_(p, c2);
+    return r;
 }
 
-/* Whether oz2a_elem_w(...) <= need for certain, by doubles and no
- * logarithm: w1 <= need <=> 1024 (A1 + B1) <= 1023 G 2^t1 and w2 <= need
- * <=> k <= G 2^t2 (the rule's two conditions, t1 = need - B - g - h + E +
- * 1, t2 = 2 need - B - g - h - 8); the left sides rounded up by a margin far
- * above their conversions' rounding, the right sides exact. 0 may be
- * wrong (the exact rule then decides); 1 never is. The GPU's estimate
- * skips the exact rule where this says 1 for the largest need so far. */
-OZ_HD int oz2a_elem_w_at_most(uint64_t A1, uint64_t B1, int g, int h, uint32_t G, int64_t k, int B, int need)
+OZ_HD oz2a_skip_col oz2a_skip_col_of(uint64_t B1, int h)
 {
-    if (A1 == 0 || B1 == 0)
-        return 1;
-    if (G == 0 || need < 0)
-        return 0;
-    int t1 = need - B - g - h + OZ2A_E + 1, t2 = 2 * need - B - g - h - 8;
-    t1 = t1 < -1000 ? -1000 : t1 > 1000 ? 1000 : t1;
-    t2 = t2 < -1000 ? -1000 : t2 > 1000 ? 1000 : t2;
-    const double x = OZ2_DMUL_((double)(1024 * (A1 + B1)), 1.0 + 0x1p-50);
-    const double y = OZ2_DMUL_((double)(UINT64_C(1023) * G), oz2_pow2(t1));
-    const double kk = OZ2_DMUL_((double)k, 1.0 + 0x1p-50);
-    return x <= y && kk <= OZ2_DMUL_((double)G, oz2_pow2(t2));
+    oz2a_skip_col c;
+    c.q = oz2_pow2(h);
+    c.Q = OZ2_DMUL_((double)B1, c.q);
+    return c;
+}
+
+/* G as a double, exactly, by its bits (2^52 + G) - 2^52: no conversion unit. */
+OZ_HD double oz2a_u32_double(uint32_t G)
+{
+    return OZ2_DADD_(oz_bits_f64(UINT64_C(0x4330000000000000) | G), -4503599627370496.0);
+}
+
+/* Needs A1 and B1 nonzero (else the element sets no need: skip it). */
+OZ_HD int oz2a_skip(const oz2a_skip_row *r, const oz2a_skip_col *c, uint32_t G)
+{
+    const double x = OZ2_DFMA_(r->Pc1, c->q, OZ2_DMUL_(r->pc1, c->Q));
+    const double y = OZ2_DMUL_(r->pc2, c->q);
+    const double gd = oz2a_u32_double(G);
+    return x <= gd && y <= gd;
 }
 
 /* The range at width w: every |X_ij| <= sum_k |a''| |b''| <= sum_k

@@ -61,8 +61,10 @@ __device__ __forceinline__ uint32_t est_quant(const double *x, int64_t at, int s
 }
 
 /* A1 of each row (rows of the view), exact: integer atomics in any order.
- * Block 32 x 8: RC (rows contiguous) lane = row, the warps over K; else
- * lane = k, each warp four rows, a warp sum per row. 32 rows x 256 k a block. */
+ * Block 32 x 8: RC (rows contiguous) lane = row, the warps over K, their
+ * sums added in shared memory; else lane = k, each warp four rows, a warp
+ * sum per row. 32 rows x 256 k a block; the loops unrolled so that a
+ * thread's loads are in flight together. */
 template <bool RC, bool CX>
 __global__ void oz2a_norm_kernel(oz_view v, const int32_t *scale, unsigned long long *A1)
 {
@@ -70,21 +72,29 @@ __global__ void oz2a_norm_kernel(oz_view v, const int32_t *scale, unsigned long 
     const int64_t r0 = (int64_t)blockIdx.x * 32, k0 = (int64_t)blockIdx.y * 256;
     const double *x = v.ptr(0);
     if (RC) {
+        __shared__ unsigned long long part[8][32];
         const int64_t r = r0 + tx;
-        if (r >= v.rows)
-            return;
-        const int s = scale[r];
-        if (s == OZ_SCALE_SPECIAL)
-            return;
+        const int s = r < v.rows ? scale[r] : OZ_SCALE_SPECIAL;
         unsigned long long sum = 0;
-        for (int j = 0; j < 32; j++) {
-            const int64_t kk = k0 + ty + 8 * j;
-            if (kk < v.k)
-                sum += est_norm_term<CX>(x, r * v.rs + kk * v.ks, s);
+        if (s != OZ_SCALE_SPECIAL) {
+#pragma unroll 16
+            for (int j = 0; j < 32; j++) {
+                const int64_t kk = k0 + ty + 8 * j;
+                if (kk < v.k)
+                    sum += est_norm_term<CX>(x, r * v.rs + kk * v.ks, s);
+            }
         }
+        part[ty][tx] = sum;
+        __syncthreads();
+        if (ty != 0)
+            return;
+#pragma unroll
+        for (int i = 1; i < 8; i++)
+            sum += part[i][tx];
         if (sum)
             atomicAdd(&A1[r], sum);
     } else {
+#pragma unroll
         for (int i = 0; i < 4; i++) {
             const int64_t r = r0 + ty + 8 * i;
             if (r >= v.rows) /* uniform across the warp */
@@ -93,6 +103,7 @@ __global__ void oz2a_norm_kernel(oz_view v, const int32_t *scale, unsigned long 
             if (s == OZ_SCALE_SPECIAL)
                 continue;
             unsigned long long sum = 0;
+#pragma unroll
             for (int j = 0; j < 8; j++) {
                 const int64_t kk = k0 + tx + 32 * j;
                 if (kk < v.k)
@@ -118,6 +129,7 @@ __global__ void oz2a_quant_kernel(oz_view v, const int32_t *scale, const unsigne
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int64_t r0 = (int64_t)blockIdx.x * 32, k0 = (int64_t)blockIdx.y * 128;
     const double *x = v.ptr(0);
+#pragma unroll 8
     for (int e = 0; e < 16; e++) { /* 16 elements a thread */
         const int L = 8 * e + ty;
         const int rrow = RC ? tx : L % 32, kcol = RC ? L : 32 * (L / 32) + tx;
@@ -248,6 +260,18 @@ cudaError_t launch_norms(const oz_view &v, bool cx, const int32_t *scale, unsign
 }
 
 extern "C" size_t oz2a_estimate_workspace(const oz_gemm_desc *d) { return (size_t)est_layout_of(d).bytes; }
+
+static_assert(256 % OZ_PAD_ROWS_A == 0 && 256 % OZ_PAD_ROWS_B == 0,
+              "the estimate's scales cover the path's padded rows (oz2a_estimate_scales)");
+extern "C" void oz2a_estimate_scales(const oz_gemm_desc *d, const void *workspace, const int32_t **scale_a,
+                                     const int32_t **scale_b, const int32_t **special)
+{
+    const est_layout L = est_layout_of(d);
+    const char *ws = (const char *)workspace;
+    *scale_a = (const int32_t *)(ws + L.off_scale_a);
+    *scale_b = (const int32_t *)(ws + L.off_scale_b);
+    *special = (const int32_t *)(ws + L.off_special);
+}
 
 cudaError_t launch_quant(const oz_view &v, bool cx, const int32_t *scale, const unsigned long long *A1, int32_t *g,
                          int64_t ke, int64_t kep, uint8_t *q, cudaStream_t s)

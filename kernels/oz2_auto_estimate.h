@@ -44,6 +44,14 @@ size_t oz2a_estimate_workspace(const oz_gemm_desc *d);
  * the first launch error. */
 int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace, size_t bytes, void *stream);
 
+/* Where oz2a_estimate(d, ..., workspace, ...) leaves the operands' scales
+ * (phase22.md step 1: the path's own kernel on the same views, so the same
+ * values; rows up to m and n rounded up to 256, 0 past them) and special
+ * flags (A's word, then B's), for the path to take instead of making
+ * them again. */
+void oz2a_estimate_scales(const oz_gemm_desc *d, const void *workspace, const int32_t **scale_a,
+                          const int32_t **scale_b, const int32_t **special);
+
 /* Test build only (OZ_TEST_HOOKS): 1 forces the dp4a estimate (no engine). */
 void oz2a_force_portable(int on);
 

@@ -224,6 +224,7 @@ static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t work
     if (workspace == nullptr || !oz2_plan_for(d, bits, workspace_bytes, &P, &plan))
         return cudaErrorInvalidValue;
     const bool cx = plan.cx;
+    const void *const est_ws = dplan; /* the plan opens the estimate's workspace */
     bool sm90 = false;
     OZ2_TRY(oz2_use_sm90_engine(&sm90));
     const int64_t max_group = sm90 ? 65535 : 65535 / plan.planes; /* grid z limits */
@@ -256,8 +257,16 @@ static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t work
             /* the special flags of A and B, one word each, and the engine's
              * tickets after them, in every item's slot */
             OZ2_TRY(cudaMemset2DAsync(wa.special(0), (size_t)P.slot_bytes, 0, OZ_BP_SPECIAL_USED, (size_t)group, s));
-            OZ2_TRY(oz_launch_operand_scale(cx ? oz2z_real_view(va) : va, wa, group, s, cx && va.rs == 2));
-            OZ2_TRY(oz_launch_operand_scale(cx ? oz2z_real_view(vb) : vb, wb, group, s, cx && vb.rs == 2));
+            if (est_ws) { /* automatic precision (one item): the estimate made them already */
+                const int32_t *sa, *sb, *sp;
+                oz2a_estimate_scales(d, est_ws, &sa, &sb, &sp);
+                OZ2_TRY(cudaMemcpyAsync(wa.special(0), sp, 8, cudaMemcpyDeviceToDevice, s));
+                OZ2_TRY(cudaMemcpyAsync(wa.scale(0), sa, (size_t)(4 * P.Mpad), cudaMemcpyDeviceToDevice, s));
+                OZ2_TRY(cudaMemcpyAsync(wb.scale(0), sb, (size_t)(4 * P.Npad), cudaMemcpyDeviceToDevice, s));
+            } else {
+                OZ2_TRY(oz_launch_operand_scale(cx ? oz2z_real_view(va) : va, wa, group, s, cx && va.rs == 2));
+                OZ2_TRY(oz_launch_operand_scale(cx ? oz2z_real_view(vb) : vb, wb, group, s, cx && vb.rs == 2));
+            }
         }
         for (int64_t m0 = 0; m0 < d->m; m0 += P.mb) {
             const int64_t rows = d->m - m0 < P.mb ? d->m - m0 : P.mb;

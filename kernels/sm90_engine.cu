@@ -413,7 +413,7 @@ struct oz_mode_res {
 };
 
 /* The exact rule of the estimate's epilogue, out of line: it runs for the
- * few elements the test in doubles cannot rule out, and keeping it out of
+ * few elements the skip test (oz2a_skip) cannot rule out, and keeping it out of
  * the fully unrolled loop below keeps the kernel small. */
 __device__ __noinline__ int oz_est_elem_w(unsigned long long a1, unsigned long long b1, int ga, int gb, uint32_t G,
                                           int64_t k, int target)
@@ -442,15 +442,20 @@ struct oz_mode_est {
                                                  int64_t row0, int64_t col0)
     {
         const uint32_t off = (uint32_t)c_em.off[0];
+        /* the skip test's row parts for the need at the tile's start (a larger need later only
+         * makes the test more cautious than it could be, never wrong) */
+        const int need0 = need;
 #pragma unroll
         for (int blk = 0; blk < Cfg::BLOCKS_PER_CONSUMER; blk++) {
             unsigned long long a1[2];
             int ga[2];
+            oz2a_skip_row rs[2];
 #pragma unroll
             for (int h = 0; h < 2; h++) { /* the thread's two rows of the block: fr.row(2 h) */
                 const int64_t i = row0 + 64 * blk + fr.row(2 * h);
                 a1[h] = i < P.est_m ? P.est_a1[i] : 0ull;
                 ga[h] = i < P.est_m ? P.est_ga[i] : 0;
+                rs[h] = oz2a_skip_row_of(a1[h], ga[h], P.est_k, P.est_target, need0);
             }
             if (!a1[0] && !a1[1])
                 continue;
@@ -464,13 +469,14 @@ struct oz_mode_est {
                     if (!b1)
                         continue;
                     const int gb = P.est_gb[j];
+                    const oz2a_skip_col cs = oz2a_skip_col_of(b1, gb);
 #pragma unroll
                     for (int h = 0; h < 2; h++) {
                         if (!a1[h])
                             continue;
                         const uint32_t G = (uint32_t)acc[blk * Cfg::ACC + idx0 + 2 * h] - off;
                         /* the exact rule only where the element could raise the max */
-                        if (oz2a_elem_w_at_most(a1[h], b1, ga[h], gb, G, P.est_k, P.est_target, need))
+                        if (oz2a_skip(&rs[h], &cs, G))
                             continue;
                         const int w = oz_est_elem_w(a1[h], b1, ga[h], gb, G, P.est_k, P.est_target);
                         need = w > need ? w : need;

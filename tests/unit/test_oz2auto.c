@@ -117,17 +117,38 @@ static void test_elem_rule(void **state)
         uint32_t G = (uint32_t)(oz_rng_u64() % (uint64_t)(ke * 127 * 127)) + 1;
         int B = (int)oz_rng_range(OZ2A_B_MIN, OZ2A_B_MAX);
         int w = oz2a_elem_w(A1, B1, g, h, G, k, B);
-        /* the GPU's cheap bound never below the rule (it decides what is skipped) */
-        assert_true(oz2a_elem_w_bound(oz2a_bitlen(A1), oz2a_bitlen(B1), g, h, G, k, B) >= w);
         assert_true(cond_ok(A1, B1, g, h, G, k, B, w));
         assert_false(cond_ok(A1, B1, g, h, G, k, B, w - 1));
         /* the GPU's skip test: never "at most" below the rule, and "at most" at it but near powers of two */
-        for (int d = -3; d <= 3; d++)
-            if (oz2a_elem_w_at_most(A1, B1, g, h, G, k, B, w + d))
+        const oz2a_skip_col col = oz2a_skip_col_of(B1, h);
+        for (int d = -3; d <= 3; d++) {
+            const oz2a_skip_row row = oz2a_skip_row_of(A1, g, k, B, w + d);
+            if (oz2a_skip(&row, &col, G))
                 assert_true(d >= 0); /* "at most w + d" with d < 0 would be wrong */
-        skip_ok += oz2a_elem_w_at_most(A1, B1, g, h, G, k, B, w);
+            if (d >= 1)
+                assert_true(oz2a_skip(&row, &col, G)); /* a need above the rule: skipped */
+        }
+        const oz2a_skip_row row0 = oz2a_skip_row_of(A1, g, k, B, w);
+        skip_ok += oz2a_skip(&row0, &col, G);
         skip_all++;
+        /* at the edge: the least G' whose rule gives at most w; G' - 1 must not be skipped */
+        uint32_t lo = 1, hi = G; /* oz2a_elem_w(.., hi, ..) <= w */
+        while (lo < hi) {
+            const uint32_t mid = lo + (hi - lo) / 2;
+            if (oz2a_elem_w(A1, B1, g, h, mid, k, B) <= w)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        if (lo > 1)
+            assert_false(oz2a_skip(&row0, &col, lo - 1));
     }
+    /* need at W_INF (an element no w certifies): every other element is at most that */
+    const oz2a_skip_row rinf = oz2a_skip_row_of(UINT64_C(1) << 40, OZ2A_GMAX, INT64_C(1) << 33, OZ2A_B_MAX, OZ2A_W_INF);
+    const oz2a_skip_col cinf = oz2a_skip_col_of(UINT64_C(1) << 40, OZ2A_GMAX);
+    assert_true(oz2a_skip(&rinf, &cinf, 1));
+    for (uint32_t G = 0; G < 70000; G += 7) /* the exact conversion */
+        assert_true(oz2a_u32_double(G) == (double)G && oz2a_u32_double(UINT32_MAX - G) == (double)(UINT32_MAX - G));
     print_message("skip test holds at the rule's own w on %d of %d\n", skip_ok, skip_all);
     assert_true(skip_ok > skip_all * 99 / 100);
     assert_int_equal(oz2a_elem_w(0, 5, 7, 7, 0, 10, 53), OZ2A_W_NONE);

@@ -41,7 +41,10 @@ mpirun)
     fi
     [ -n "$mpirun" ] || mpirun=$("$root/scripts/fetch-openmpi" path 2>/dev/null || true)
     [ -n "$mpirun" ] || { echo "SKIP: no MPI runtime (scripts/fetch-openmpi here, then carry .deps/openmpi)"; exit 0; }
-    echo "mpirun: $mpirun" ;;
+    # the GPU machine runs as root: OpenMPI refuses that unless told twice (fetch-openmpi's wrapper
+    # sets these too; a system mpirun does not)
+    [ "$(id -u)" -ne 0 ] || export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    echo "mpirun: $mpirun ($("$mpirun" --version 2>&1 | head -1))" ;;
 *)
     echo "usage: dist_check.sh BUILD_DIR torchrun|mpirun|torchrun-nccl" >&2; exit 2 ;;
 esac
