@@ -301,8 +301,9 @@ static uint64_t lt_extent(int64_t m, int64_t n, int64_t ld, int64_t stride, int6
     return ((uint64_t)(batch - 1) * (uint64_t)stride + (uint64_t)(n - 1) * (uint64_t)ld + (uint64_t)m) * es;
 }
 
-/* Shadow mode's native run: the caller's call, D redirected to into->C (its own layout, batch and stride). */
-static int lt_native(const ozcrt_call *c, const oz_gemm_desc *into)
+/* Shadow mode's native run: the caller's call, D redirected to into->C (its own layout, batch and
+ * stride), on `stream` (lt_native: the call's own; the native branch's capture: its stream). */
+static int lt_native_on(const ozcrt_call *c, const oz_gemm_desc *into, cudaStream_t stream)
 {
     const lt_call *l = c->ext;
     const lt_real *lt = l->lt;
@@ -323,9 +324,14 @@ static int lt_native(const ozcrt_call *c, const oz_gemm_desc *into)
         return st;
     }
     st = lt->matmul(l->handle, l->desc, l->alpha, l->A, l->Adesc, l->B, l->Bdesc, l->beta, l->C, l->Cdesc, into->C,
-                    dl, l->algo, l->workspace, l->workspace_size, l->stream);
+                    dl, l->algo, l->workspace, l->workspace_size, stream);
     cublasStatus_t st2 = lt->layout_destroy(dl);
     return st != CUBLAS_STATUS_SUCCESS ? st : st2;
+}
+
+static int lt_native(const ozcrt_call *c, const oz_gemm_desc *into)
+{
+    return lt_native_on(c, into, ((const lt_call *)c->ext)->stream);
 }
 
 /* The FP64 call decoded into *c (0: not FP64, pass through uncounted; else
@@ -451,7 +457,7 @@ static int decode(lt_call *l, ozcrt_call *c, ozcrt_reason *why, const char **det
                       .elem = elem, .alpha = l->alpha, .beta = beta, .A = l->A, .B = l->B, .C = l->D, .lda = a.ld,
                       .ldb = b.ld, .ldc = d.ld, .strideA = a.stride, .strideB = b.stride, .strideC = d.stride, .batch = batch,
                       .lt = 1, .stream = l->stream, .device_scalars = !host, .ext = l,
-                      .prepare = l->bias ? fill_bias : copy ? copy_c : NULL, .native = lt_native};
+                      .prepare = l->bias ? fill_bias : copy ? copy_c : NULL, .native = lt_native, .native_on = lt_native_on};
     *why = OZCRT_R_EMULATED;
     return 1;
 }

@@ -34,7 +34,9 @@
 #include "compare/compare.h"
 #include "kernels/oz2_gemm.h"
 #include "kernels/ozcrt_gemm.h"
+#include "kernels/oz2_native_branch.h"
 #include "native.h"
+#include "native_branch.h"
 #include "speed_model.h"
 #include "lifecycle.h"
 #include "plan_counts.h"
@@ -408,10 +410,20 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
         *status = (cublasStatus_t)st;
         return st == 0 ? OZCRT_R_EMULATED : OZCRT_R_FAILED;
     }
+    /* automatic precision, one product: where its plan certifies nothing, the caller's own call
+     * runs from a graph's IF node right after the path (native_branch.h) */
+    cudaGraphExec_t branch = NULL;
+    if (oz2_auto && d.batch == 1 && d.k > 0 &&
+        ozcrt_native_branch_make(c, real, dev, &d, stream, oz2_gemm_auto_plan(lease.ptr), &branch) == 0)
+        d.native_branch = 1;
     err = gp.run(gp.ctx, &d, lease.ptr, lease.bytes, (void *)stream);
+    if (err == 0 && branch)
+        err = cudaGraphLaunch(branch, stream);
+    if (branch)
+        (void)cudaGraphExecDestroy(branch); /* freed once it has run */
     ozcrt_workspace_release(&lease);
     if (err != 0)
-        return launch_failed(c, gp.name, err);
+        return launch_failed(c, branch ? "oz2_gemm_run and its native branch" : gp.name, err);
     *status = CUBLAS_STATUS_SUCCESS;
     return OZCRT_R_EMULATED;
 }

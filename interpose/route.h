@@ -48,6 +48,8 @@ typedef struct ozcrt_call {
     const void *ext;
     int (*prepare)(const struct ozcrt_call *c, cudaStream_t stream);
     int (*native)(const struct ozcrt_call *c, const oz_gemm_desc *into);
+    /* the same on another stream (the native branch's capture, native_branch.h) */
+    int (*native_on)(const struct ozcrt_call *c, const oz_gemm_desc *into, cudaStream_t stream);
 } ozcrt_call;
 
 /* The element type an Ex call asks for by A's type: the pure checks

@@ -127,7 +127,7 @@ int ozcrt_stats_write_table(const char *path)
                 if (!any)
                     fprintf(f, "automatic plans of %s products (made on the GPU):", z ? "complex" : "real");
                 if (q == 0)
-                    fprintf(f, "%s no plan (plain dot product)=%llu", any ? "," : "", (unsigned long long)pc[q]);
+                    fprintf(f, "%s no plan (native)=%llu", any ? "," : "", (unsigned long long)pc[q]);
                 else
                     fprintf(f, "%s %s=%d: %llu", any ? "," : "", z ? "N'" : "N", q, (unsigned long long)pc[q]);
                 any = 1;

@@ -66,12 +66,21 @@
     X(cublasSetKernelStream)        \
     X(cublasLtDestroy)
 
-/* Not exported: only resolved from the same library, for the call path. */
+/* Not exported: only resolved from the same library, for the call path
+ * (the Set*, GetAtomicsMode and GetSmCountTarget ones for the native
+ * branch's own handle, native_branch.h; optional). */
 #define OZCRT_HELPERS(X)            \
     X(cublasGetStream_v2)           \
     X(cublasGetPointerMode_v2)      \
     X(cublasGetMathMode)            \
-    X(cublasGetError)
+    X(cublasGetError)               \
+    X(cublasSetStream_v2)           \
+    X(cublasSetPointerMode_v2)      \
+    X(cublasSetMathMode)            \
+    X(cublasGetAtomicsMode)         \
+    X(cublasSetAtomicsMode)         \
+    X(cublasGetSmCountTarget)       \
+    X(cublasSetSmCountTarget)
 
 #define OZCRT_ALL_SYMBOLS(X) OZCRT_INTERCEPTED(X) OZCRT_HELPERS(X)
 

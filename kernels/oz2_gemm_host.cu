@@ -308,7 +308,9 @@ static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t work
                     OZ2_TRY(oz2_launch_crt(cc, job, group, s));
             }
         }
-        if (stage == 0 && d->k > 0 && dplan) { /* what the plan does not emulate (group 1 here) */
+        /* with the caller's native branch, what no plan certifies is left to it (nothing of C written) */
+        const oz2a_dev_plan *const skip_native = d->native_branch ? dplan : nullptr;
+        if (stage == 0 && d->k > 0 && dplan && !skip_native) { /* what the plan does not emulate (group 1 here) */
             if (cx)
                 OZ2_TRY(oz2z_launch_auto_native(va, vb, conj_a, conj_b, wa.scale(0), wb.scale(0), c, zsc, dplan, s));
             else
@@ -316,9 +318,10 @@ static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t work
         }
         if (stage == 0 && d->k > 0) {
             if (cx)
-                OZ2_TRY(oz2z_launch_special_fixup(va, vb, conj_a, conj_b, wa, wb, c, zsc, d->m, d->n, group, s));
+                OZ2_TRY(oz2z_launch_special_fixup(va, vb, conj_a, conj_b, wa, wb, c, zsc, d->m, d->n, group, s,
+                                                  skip_native));
             else
-                OZ2_TRY(oz_launch_special_fixup(va, vb, wa, wb, c, sc, d->m, d->n, group, s));
+                OZ2_TRY(oz_launch_special_fixup(va, vb, wa, wb, c, sc, d->m, d->n, group, s, skip_native));
         }
     }
     return cudaSuccess;

@@ -68,7 +68,8 @@ cudaError_t oz2z_launch_crt(const oz2z_crt_job &job, int nsplit, int64_t group, 
  * after it), conj_a/conj_b for op C; c as in oz2z_crt_job. */
 cudaError_t oz2z_launch_special_fixup(const oz_view &va, const oz_view &vb, bool conj_a, bool conj_b,
                                       const oz_operand_ws &wa, const oz_operand_ws &wb, const oz_out &c,
-                                      const oz_zscalars &sc, int64_t m, int64_t n, int64_t group, cudaStream_t s);
+                                      const oz_zscalars &sc, int64_t m, int64_t n, int64_t group, cudaStream_t s,
+                                      const oz2a_dev_plan *skip_native = nullptr);
 /* The automatic plan's auto-native elements (plan->n == 0; batch item 0). */
 cudaError_t oz2_launch_auto_native(const oz_view &va, const oz_view &vb, const int32_t *scale_a,
                                    const int32_t *scale_b, const oz_out &c, const oz_scalars &sc,

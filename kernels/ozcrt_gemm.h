@@ -43,6 +43,11 @@ typedef struct oz_gemm_desc {
      * host memory) of OZ2A_PLAN_COUNTS entries (kernels/oz2_auto_estimate.h):
      * each batch item's plan adds 1 to its entry as the plan is made. */
     unsigned long long *plan_counts;
+    /* Automatic precision, batch 1: nonzero when the caller runs the call
+     * natively where no plan certifies it (oz2_native_branch.h: a graph's
+     * IF node after the path); the path then leaves those calls' C alone
+     * (no plain dot product, no Inf/NaN fix-up). */
+    int native_branch;
 } oz_gemm_desc;
 
 #define OZ_ELEM_REAL 0

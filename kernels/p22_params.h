@@ -152,6 +152,9 @@ cudaError_t oz_launch_operand_residues(const oz_view &v, const oz_operand_ws &w,
 cudaError_t oz_launch_p22_sm80(oz_gemm_params &p, int64_t group, cudaStream_t s, int dev, bool large);
 cudaError_t oz_launch_special_fixup(const oz_view &va, const oz_view &vb, const oz_operand_ws &wa,
                                     const oz_operand_ws &wb, const oz_out &c, const oz_scalars &sc,
-                                    int64_t m, int64_t n, int64_t group, cudaStream_t s);
+                                    int64_t m, int64_t n, int64_t group, cudaStream_t s,
+                                    const struct oz2a_dev_plan *skip_native = nullptr);
+/* skip_native (automatic precision): the fix-up returns at once where that plan certified
+ * nothing, the caller's native branch computing all of C (oz_gemm_desc::native_branch). */
 
 #endif

@@ -13,10 +13,13 @@
 template <bool CX>
 __global__ void __launch_bounds__(256) oz_special_fixup_kernel(oz_view va, oz_view vb, bool conj_a, bool conj_b,
                                                                oz_operand_ws wa, oz_operand_ws wb, oz_out c,
-                                                               oz_scalars sc, oz_zscalars zsc, int64_t m, int64_t n)
+                                                               oz_scalars sc, oz_zscalars zsc, int64_t m, int64_t n,
+                                                               const oz2a_dev_plan *skip_native)
 {
     const int64_t b = blockIdx.z;
     if (*wa.special(b) == 0 && *wb.special(b) == 0)
+        return;
+    if (skip_native && skip_native->n == 0) /* the caller's native branch computes all of C */
         return;
     const int64_t i = (int64_t)blockIdx.x * 32 + threadIdx.x;
     for (int64_t j = (int64_t)blockIdx.y * 8 + threadIdx.y; j < n; j += (int64_t)gridDim.y * 8) {
@@ -57,18 +60,20 @@ static dim3 oz_special_fixup_grid(int64_t m, int64_t n, int64_t group)
 
 cudaError_t oz2z_launch_special_fixup(const oz_view &va, const oz_view &vb, bool conj_a, bool conj_b,
                                       const oz_operand_ws &wa, const oz_operand_ws &wb, const oz_out &c,
-                                      const oz_zscalars &sc, int64_t m, int64_t n, int64_t group, cudaStream_t s)
+                                      const oz_zscalars &sc, int64_t m, int64_t n, int64_t group, cudaStream_t s,
+                                      const oz2a_dev_plan *skip_native)
 {
     oz_special_fixup_kernel<true><<<oz_special_fixup_grid(m, n, group), dim3(32, 8), 0, s>>>(
-        va, vb, conj_a, conj_b, wa, wb, c, oz_scalars{}, sc, m, n);
+        va, vb, conj_a, conj_b, wa, wb, c, oz_scalars{}, sc, m, n, skip_native);
     return cudaGetLastError();
 }
 
 cudaError_t oz_launch_special_fixup(const oz_view &va, const oz_view &vb, const oz_operand_ws &wa,
                                     const oz_operand_ws &wb, const oz_out &c, const oz_scalars &sc,
-                                    int64_t m, int64_t n, int64_t group, cudaStream_t s)
+                                    int64_t m, int64_t n, int64_t group, cudaStream_t s,
+                                    const oz2a_dev_plan *skip_native)
 {
     oz_special_fixup_kernel<false><<<oz_special_fixup_grid(m, n, group), dim3(32, 8), 0, s>>>(
-        va, vb, false, false, wa, wb, c, sc, oz_zscalars{}, m, n);
+        va, vb, false, false, wa, wb, c, sc, oz_zscalars{}, m, n, skip_native);
     return cudaGetLastError();
 }

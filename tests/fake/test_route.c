@@ -176,6 +176,38 @@ int oz2_gemm_run(const oz_gemm_desc *d, int bits, void *ws, size_t bytes, void *
     g_oz2_bits = bits;
     return g_run_err;
 }
+/* the native branch (native_branch.h): made where g_nb_ok for the batch-1 automatic calls only, its
+ * graph launched on the call's stream after the path (g_nb_launch_err: that launch's answer) */
+static int g_nb_ok, g_nb_made, g_nb_launched, g_nb_destroyed;
+static cudaError_t g_nb_launch_err;
+static void *g_nb_stream;
+static char g_nb_exec;
+const void *oz2_gemm_auto_plan(const void *ws) { return ws; }
+int ozcrt_native_branch_make(const ozcrt_call *c, const ozcrt_real_table *real, int dev, const oz_gemm_desc *d,
+                             cudaStream_t stream, const void *plan, cudaGraphExec_t *exec)
+{
+    (void)c, (void)real, (void)dev, (void)stream;
+    if (plan != (const void *)g_ws || g_settings.bits >= 0 || d->batch != 1 || d->native_branch)
+        fail_msg("a native branch asked for a call that is not an automatic product of one item");
+    g_nb_made++;
+    *exec = g_nb_ok ? (cudaGraphExec_t)(void *)&g_nb_exec : NULL;
+    return g_nb_ok ? 0 : 1;
+}
+cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t s)
+{
+    if ((void *)e != (void *)&g_nb_exec || g_ran.d.native_branch != 1)
+        fail_msg("a graph launched that is not the native branch of the path that ran");
+    g_nb_launched++;
+    g_nb_stream = s;
+    return g_nb_launch_err;
+}
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t e)
+{
+    if ((void *)e != (void *)&g_nb_exec)
+        fail_msg("a graph destroyed that is not the native branch");
+    g_nb_destroyed++;
+    return cudaSuccess;
+}
 static cublasHandle_t g_ws_handle, g_ws_destroyed; /* the handle of the last lease, of the last destroy */
 ozcrt_reason ozcrt_workspace_acquire(cublasHandle_t h, int dev, cudaStream_t s, const size_t sizes[OZCRT_WS_SIZES],
                                      ozcrt_ws_lease *lease)
@@ -1727,11 +1759,62 @@ static void t_auto_plan_counts(void **state)
     if (f)
         fclose(f);
     unlink(path);
-    if (!strstr(all, "automatic plans of real products (made on the GPU): no plan (plain dot product)=1, N=16: 3\n") ||
+    if (!strstr(all, "automatic plans of real products (made on the GPU): no plan (native)=1, N=16: 3\n") ||
         !strstr(all, "automatic plans of complex products (made on the GPU): N'=17: 2\n"))
         fail_msg("the table lacks the plans' lines:\n%s", all);
     ozcrt_stats_reset_all();
     assert_true(g_plan_counts[16] == 0 && g_plan_counts[OZ2A_PLAN_COUNTS_CX + 17] == 0);
+    set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
+}
+
+/* The native branch: asked for automatic products of one item only; where made, the path runs with
+ * native_branch set and the graph is launched once on the call's stream after it, then destroyed; a
+ * failed path or launch is launch-failed (the graph destroyed all the same). */
+static void t_native_branch(void **state)
+{
+    (void)state;
+    g_dev = 0;
+    g_run_err = 0;
+    g_nb_ok = 1;
+    g_nb_launch_err = cudaSuccess;
+    set_shadow(OZCRT_MODE_OZAKI2, -53, 0, 0, 0);
+    int made = g_nb_made, launched = g_nb_launched, destroyed = g_nb_destroyed;
+    assert_int_equal(dgemm(CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
+    assert_int_equal(g_nb_made, made + 1);
+    assert_int_equal(g_ran.d.native_branch, 1);
+    assert_int_equal(g_nb_launched, launched + 1);
+    assert_ptr_equal(g_nb_stream, g_ran.stream);
+    assert_int_equal(g_nb_destroyed, destroyed + 1);
+    /* not made: the path keeps its own dot product, nothing launched */
+    g_nb_ok = 0;
+    assert_int_equal(dgemm(CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
+    assert_int_equal(g_nb_made, made + 2);
+    assert_int_equal(g_ran.d.native_branch, 0);
+    assert_int_equal(g_nb_launched, launched + 1);
+    assert_int_equal(g_nb_destroyed, destroyed + 1);
+    /* fixed bits: never asked */
+    g_nb_ok = 1;
+    set_shadow(OZCRT_MODE_OZAKI2, 53, 0, 0, 0);
+    assert_int_equal(dgemm(CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_SUCCESS);
+    assert_int_equal(g_nb_made, made + 2);
+    assert_int_equal(g_ran.d.native_branch, 0);
+    /* the path fails: no launch, the graph destroyed, the call goes to cuBLAS */
+    set_shadow(OZCRT_MODE_OZAKI2, -53, 0, 0, 0);
+    g_run_err = cudaErrorLaunchOutOfResources;
+    assert_int_equal(dgemm(CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_ARCH_MISMATCH);
+    assert_int_equal(g_nb_launched, launched + 1);
+    assert_int_equal(g_nb_destroyed, destroyed + 2);
+    assert_forwarded_exactly();
+    /* the branch's launch fails: launch-failed as well */
+    g_run_err = 0;
+    g_nb_launch_err = cudaErrorLaunchOutOfResources;
+    assert_int_equal(dgemm(CUBLAS_STATUS_ARCH_MISMATCH), CUBLAS_STATUS_ARCH_MISMATCH);
+    assert_int_equal(g_nb_launched, launched + 2);
+    assert_int_equal(g_nb_destroyed, destroyed + 3);
+    assert_logged("oz2_gemm_run and its native branch failed");
+    g_nb_launch_err = cudaSuccess;
+    g_nb_ok = 0;
+    assert_int_equal(g_leases, 0);
     set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
 }
 
@@ -1748,6 +1831,7 @@ int main(void)
         cmocka_unit_test(t_emulated),
         cmocka_unit_test(t_algo),
         cmocka_unit_test(t_auto_plan_counts),
+        cmocka_unit_test(t_native_branch),
         cmocka_unit_test(t_no_kernel_image),
         cmocka_unit_test(t_launch_failed),
         cmocka_unit_test(t_launch_failed_sticky),

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """test_auto_accuracy_table: tests/gpu/shim/auto_accuracy_table.py on hand-made runs: an emulated case no worse than
 native passes, one beyond the guarantee, worse in max or median, or with new non-finite elements fails; a call sent
-to cuBLAS must equal native; a plain-dot case is reported, not judged; runs with other cases fail.
+to cuBLAS or with no plan (the native branch) must equal native, its hash included; runs with other cases fail.
 
 usage: test_auto_accuracy_table.py PATH/TO/auto_accuracy_table.py
 """
@@ -11,9 +11,9 @@ import sys
 import tempfile
 
 
-def line(name="U(-1,1)", mx=1e-15, med=2e-16, beyond=0, nonfinite=0, plan="native"):
-    return "case %-18s %6d %6d %7d rows=%-5d max=%.3e median=%.3e beyond=%d nonfinite=%d plan=%s ms=1.000\n" % (
-        name, 2048, 2048, 2048, 2048, mx, med, beyond, nonfinite, plan)
+def line(name="U(-1,1)", mx=1e-15, med=2e-16, beyond=0, nonfinite=0, plan="native", h="00ff"):
+    return "case %-18s %6d %6d %7d rows=%-5d max=%.3e median=%.3e beyond=%d nonfinite=%d plan=%s ms=1.000 hash=%s\n" % (
+        name, 2048, 2048, 2048, 2048, mx, med, beyond, nonfinite, plan, h)
 
 
 def main():
@@ -36,8 +36,8 @@ def main():
 
         base = [line(), line("phi=2", 1e-12, 3e-16, 5), line("phi=8", 1e-9, 3e-16, 9)]
         out = case(base, [line(plan="-"), line("phi=2", 1e-16, 0, 0, 0, "N=17"), line("phi=8", 1e-9, 3e-16, 9, 0, "none")],
-                   0, "emulated no worse, cuBLAS equal, plain dot")
-        if "plain dot (no plan)" not in out or "ok (cuBLAS)" not in out:
+                   0, "emulated no worse, cuBLAS equal, no plan equal")
+        if "ok (no plan: native)" not in out or "ok (cuBLAS)" not in out:
             print("FAIL: the verdicts are not named\n%s" % out)
             failures += 1
         case(base, [line(plan="-"), line("phi=2", 1e-16, 0, 1, 0, "N=17"), base[2]], 1, "one element beyond")
@@ -46,6 +46,9 @@ def main():
         case(base, [line(plan="-"), line("phi=2", 1e-16, 0, 0, 2, "N=17"), base[2]], 1, "new non-finite elements")
         case(base, [line(mx=2e-15, plan="-"), base[1], base[2]], 1, "sent to cuBLAS but not native's")
         case(base, [line(plan="-"), base[1]], 1, "a case missing")
+        case(base, [line(plan="-", h="01ff"), base[1], base[2]], 1, "sent to cuBLAS, other bits")
+        case(base, [line(plan="-"), base[1], line("phi=8", 1e-9, 3e-16, 9, 0, "none", "0fff")], 1,
+             "no plan, other bits (the plain dot product)")
         case(base, [line("phi=4", plan="-"), base[1], base[2]], 1, "another case")
         case([], [], 1, "no cases")
     print("test_auto_accuracy_table: %s" % ("passed" if not failures else "%d failed" % failures))

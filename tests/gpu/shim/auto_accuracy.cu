@@ -141,6 +141,16 @@ __global__ void dd_kernel(const double *As, const double *B, int64_t rs, int64_t
     }
 }
 
+/* A hash of all of C's bits (each element's with its index; XOR over the
+ * grid, so any order gives the same): equal to native's only for native's bits. */
+__global__ void hash_kernel(const double *C, int64_t n, unsigned long long *h)
+{
+    unsigned long long acc = 0;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        acc ^= mix((unsigned long long)__double_as_longlong(C[i]) + (uint64_t)i * 0x9E3779B97F4A7C15ULL);
+    atomicXor(h, acc);
+}
+
 /* rel[e] (-1: ref 0, not counted) and the counts beyond the guarantee and non-finite. */
 __global__ void err_kernel(const double *C, int64_t m, const int64_t *idx, int64_t rs, int64_t n, const double *ref,
                            const double *S, double *rel, unsigned long long *counts)
@@ -183,12 +193,12 @@ static void run_case(cublasHandle_t h, const one_case &c, plans_fn plans)
     CUDA_CHECK(cudaMalloc((void **)&S, sizeof(double) * rs * n));
     CUDA_CHECK(cudaMalloc((void **)&rel, sizeof(double) * rs * n));
     CUDA_CHECK(cudaMalloc((void **)&idx, sizeof(int64_t) * rs));
-    CUDA_CHECK(cudaMalloc((void **)&counts, 2 * sizeof(unsigned long long)));
+    CUDA_CHECK(cudaMalloc((void **)&counts, 3 * sizeof(unsigned long long)));
     std::vector<int64_t> hidx(rs);
     for (int64_t i = 0; i < rs; i++)
         hidx[i] = i * c.step;
     CUDA_CHECK(cudaMemcpy(idx, hidx.data(), sizeof(int64_t) * rs, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemset(counts, 0, 2 * sizeof(unsigned long long)));
+    CUDA_CHECK(cudaMemset(counts, 0, 3 * sizeof(unsigned long long)));
     CUDA_CHECK(cudaMemset(C, 0xff, sizeof(double) * m * n)); /* poisoned: NaN */
     gen_kernel<<<(unsigned)((m * k + 255) / 256), 256>>>(A, m, k, c.ds, 0, k);
     gen_kernel<<<(unsigned)((k * n + 255) / 256), 256>>>(B, k, n, c.ds, 1, k);
@@ -227,9 +237,10 @@ static void run_case(cublasHandle_t h, const one_case &c, plans_fn plans)
     gather_rows<<<(unsigned)((rs * k + 255) / 256), 256>>>(A, m, k, idx, rs, As);
     dd_kernel<<<dim3((unsigned)((rs + T - 1) / T), (unsigned)((n + T - 1) / T)), dim3(T, T)>>>(As, B, rs, n, k, ref, S);
     err_kernel<<<(unsigned)((rs * n + 255) / 256), 256>>>(C, m, idx, rs, n, ref, S, rel, counts);
+    hash_kernel<<<1024, 256>>>(C, m * n, counts + 2);
     CUDA_CHECK(cudaGetLastError());
     std::vector<double> hrel(rs * n);
-    unsigned long long hc[2];
+    unsigned long long hc[3];
     CUDA_CHECK(cudaMemcpy(hrel.data(), rel, sizeof(double) * rs * n, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(hc, counts, sizeof hc, cudaMemcpyDeviceToHost));
     std::vector<double> v;
@@ -245,8 +256,10 @@ static void run_case(cublasHandle_t h, const one_case &c, plans_fn plans)
         std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
         med = v[v.size() / 2];
     }
-    printf("case %-18s %6lld %6lld %7lld rows=%-5lld max=%.3e median=%.3e beyond=%llu nonfinite=%llu plan=%s ms=%.3f\n",
-           ds_name[c.ds], (long long)m, (long long)n, (long long)k, (long long)rs, mx, med, hc[0], hc[1], plan, ms);
+    printf("case %-18s %6lld %6lld %7lld rows=%-5lld max=%.3e median=%.3e beyond=%llu nonfinite=%llu plan=%s ms=%.3f "
+           "hash=%016llx\n",
+           ds_name[c.ds], (long long)m, (long long)n, (long long)k, (long long)rs, mx, med, hc[0], hc[1], plan, ms,
+           hc[2]);
     fflush(stdout);
     CUDA_CHECK(cudaEventDestroy(e0));
     CUDA_CHECK(cudaEventDestroy(e1));

@@ -6,12 +6,13 @@ usage: auto_accuracy_table.py NATIVE RUN [RUN ...]
 NATIVE is auto_accuracy's output without the shim, each RUN its output under libozcrt.so
 (the same cases in the same order). Prints one table row per case and run: the native
 max / median relative error, the run's plan (N=.. emulated, none: no plan certified the
-call, the GPU's plain dot product; -: the call went to cuBLAS), its max / median, the
-elements beyond the guarantee, and a verdict:
+call, which then ran natively on the GPU's native branch; -: the call went to cuBLAS), its
+max / median, the elements beyond the guarantee, and a verdict:
   emulated (N=..):  no element beyond the guarantee, no non-finite element where native has
                     none, max and median no worse than native's          -> ok, else FAIL
-  - (to cuBLAS):    max, median and counts equal to native's (its bits)  -> ok, else FAIL
-  none:             the plain FP64 dot product: reported (plain dot), not judged
+  - (to cuBLAS),
+  none (native):    C's hash, max, median and counts equal to native's (its bits) -> ok, else
+                    FAIL
 Exit 1 when a row FAILs or the runs do not match NATIVE's cases, 2 on a usage error.
 Standard library only.
 """
@@ -19,7 +20,7 @@ import re
 import sys
 
 LINE = re.compile(r"^case (.+?)\s+(\d+)\s+(\d+)\s+(\d+) rows=(\d+)\s+max=(\S+) median=(\S+) beyond=(\d+) "
-                  r"nonfinite=(\d+) plan=(\S+) ms=(\S+)$")
+                  r"nonfinite=(\d+) plan=(\S+) ms=(\S+) hash=([0-9a-f]+)$")
 
 
 def parse(path):
@@ -31,16 +32,15 @@ def parse(path):
                 g = m.groups()
                 rows.append({"name": g[0], "shape": "%sx%sx%s" % g[1:4], "rows": int(g[4]), "max": float(g[5]),
                              "median": float(g[6]), "beyond": int(g[7]), "nonfinite": int(g[8]), "plan": g[9],
-                             "ms": float(g[10])})
+                             "ms": float(g[10]), "hash": g[11]})
     return rows
 
 
 def verdict(nat, run):
-    if run["plan"] == "-":
-        same = all(nat[k] == run[k] for k in ("max", "median", "beyond", "nonfinite"))
-        return "ok (cuBLAS)" if same else "FAIL: sent to cuBLAS, yet not native's result"
-    if run["plan"] == "none":
-        return "plain dot (no plan)"
+    if run["plan"] in ("-", "none"):
+        same = all(nat[k] == run[k] for k in ("hash", "max", "median", "beyond", "nonfinite"))
+        what = "cuBLAS" if run["plan"] == "-" else "no plan: native"
+        return "ok (%s)" % what if same else "FAIL: %s, yet not native's result" % what
     bad = []
     if run["beyond"]:
         bad.append("%d beyond the guarantee" % run["beyond"])
