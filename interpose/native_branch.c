@@ -25,36 +25,49 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void nb_prepare(void) { pthread_mutex_lock(&g_lock); }
 static void nb_parent(void) { pthread_mutex_unlock(&g_lock); }
+/* Launched graphs wait here until their event says they have run (an
+ * executable graph destroyed while it runs made the host wait for it). */
+#define NB_RETIRED 64
+static struct {
+    cudaGraphExec_t exec;
+    cudaEvent_t done;
+} g_retired[NB_RETIRED];
+static int g_nretired;
+
 static void nb_child(void)
 {
     pthread_mutex_init(&g_lock, NULL);
-    g_used = 0; /* the parent's handles are not the child's */
+    g_used = 0; /* the parent's handles, streams and graphs are not the child's */
+    g_nretired = 0;
 }
 __attribute__((constructor)) static void nb_register(void)
 {
     (void)ozcrt_lifecycle_on_fork(nb_prepare, nb_parent, nb_child);
 }
 
-/* Under g_lock: the slot of the current device (dev) and the library, NULL when none can be made. */
+/* Under g_lock: the slot of the current device (dev) and the library (NULL for cublasLtMatmul's
+ * calls: a stream, no handle), NULL when none can be made. */
 static const nb_slot *own_slot(int dev, const ozcrt_real_table *real)
 {
     for (int i = 0; i < g_used; i++)
         if (g_slots[i].dev == dev && g_slots[i].real == real)
             return &g_slots[i];
-    if (g_used == NB_SLOTS || !real->cublasCreate_v2)
+    if (g_used == NB_SLOTS || (real && !real->cublasCreate_v2))
         return NULL;
     cudaStream_t side = NULL;
     if (cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) != cudaSuccess)
         return NULL;
     cublasHandle_t h = NULL;
-    ozcrt_in_real++;
-    const cublasStatus_t st = real->cublasCreate_v2(&h);
-    ozcrt_in_real--;
-    if (st != CUBLAS_STATUS_SUCCESS) {
-        (void)cudaStreamDestroy(side);
-        return NULL;
+    if (real) {
+        ozcrt_in_real++;
+        const cublasStatus_t st = real->cublasCreate_v2(&h);
+        ozcrt_in_real--;
+        if (st != CUBLAS_STATUS_SUCCESS) {
+            (void)cudaStreamDestroy(side);
+            return NULL;
+        }
+        ozcrt_real_remember(h, real);
     }
-    ozcrt_real_remember(h, real);
     g_slots[g_used] = (nb_slot){dev, real, h, side};
     return &g_slots[g_used++];
 }
@@ -117,7 +130,7 @@ int ozcrt_native_branch_make(const ozcrt_call *c, const ozcrt_real_table *real, 
         ozcrt_call cc = *c;
         pthread_mutex_lock(&g_lock);
         step = "the shim's cuBLAS handle and stream";
-        const nb_slot *slot = own_slot(dev, real);
+        const nb_slot *slot = own_slot(dev, c->lt ? NULL : real);
         err = slot ? 0 : -1;
         if (!err && !c->lt) {
             cc.handle = slot->h;
@@ -143,4 +156,42 @@ int ozcrt_native_branch_make(const ozcrt_call *c, const ozcrt_real_table *real, 
         return not_made(c, step, err > 0 ? err : 0);
     }
     return 0;
+}
+
+/* Under g_lock: destroys the retired graphs that have run (all of them, waiting, when `all`). */
+static void sweep(int all)
+{
+    int kept = 0;
+    for (int i = 0; i < g_nretired; i++) {
+        const cudaError_t q = all ? cudaEventSynchronize(g_retired[i].done) : cudaEventQuery(g_retired[i].done);
+        if (q == cudaErrorNotReady) {
+            g_retired[kept++] = g_retired[i];
+            continue;
+        }
+        (void)cudaGraphExecDestroy(g_retired[i].exec);
+        (void)cudaEventDestroy(g_retired[i].done);
+    }
+    g_nretired = kept;
+    (void)cudaGetLastError();
+}
+
+int ozcrt_native_branch_launch(cudaGraphExec_t exec, cudaStream_t stream)
+{
+    int err = cudaGraphLaunch(exec, stream);
+    cudaEvent_t done = NULL;
+    if (!err && cudaEventCreateWithFlags(&done, cudaEventDisableTiming) == cudaSuccess &&
+        cudaEventRecord(done, stream) == cudaSuccess) {
+        pthread_mutex_lock(&g_lock);
+        sweep(0);
+        if (g_nretired == NB_RETIRED)
+            sweep(1);
+        g_retired[g_nretired].exec = exec;
+        g_retired[g_nretired++].done = done;
+        pthread_mutex_unlock(&g_lock);
+        return 0;
+    }
+    if (done)
+        (void)cudaEventDestroy(done);
+    (void)cudaGraphExecDestroy(exec); /* not launched, or no event to wait on: now */
+    return err;
 }

@@ -22,4 +22,9 @@
 int ozcrt_native_branch_make(const ozcrt_call *c, const ozcrt_real_table *real, int dev, const oz_gemm_desc *d,
                              cudaStream_t stream, const void *plan, cudaGraphExec_t *exec);
 
+/* Launches the branch on `stream` and hands it over: it is destroyed once it
+ * has run (an event after it; destroying a running graph would make the host
+ * wait), or now when the launch fails. Returns the launch's cudaError_t. */
+int ozcrt_native_branch_launch(cudaGraphExec_t exec, cudaStream_t stream);
+
 #endif

@@ -417,10 +417,10 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
         ozcrt_native_branch_make(c, real, dev, &d, stream, oz2_gemm_auto_plan(lease.ptr), &branch) == 0)
         d.native_branch = 1;
     err = gp.run(gp.ctx, &d, lease.ptr, lease.bytes, (void *)stream);
-    if (err == 0 && branch)
-        err = cudaGraphLaunch(branch, stream);
-    if (branch)
-        (void)cudaGraphExecDestroy(branch); /* freed once it has run */
+    if (branch && err == 0)
+        err = ozcrt_native_branch_launch(branch, stream); /* destroyed once it has run */
+    else if (branch)
+        (void)cudaGraphExecDestroy(branch);
     ozcrt_workspace_release(&lease);
     if (err != 0)
         return launch_failed(c, branch ? "oz2_gemm_run and its native branch" : gp.name, err);

@@ -29,7 +29,7 @@ typedef struct oz2a_dev_plan {
 } oz2a_dev_plan;
 
 /* The plan counters of oz_gemm_desc::plan_counts: entry n (0: no plan,
- * the call computed by the plain dot product; else n moduli) for real
+ * the call run natively (oz2_native_branch.h) or by the plain dot product; else n moduli) for real
  * calls, OZ2A_PLAN_COUNTS_CX + n (n split moduli) for complex ones. */
 #define OZ2A_PLAN_COUNTS_CX 32
 #define OZ2A_PLAN_COUNTS 64

@@ -573,8 +573,8 @@ def stats(clear=False):
 def auto_plans():
     """The automatic precision's plans (OZCRT_BITS=auto), as the GPU made them, a
     product each: {"real": {16: 530, 0: 4}, "complex": {17: 45}}: the moduli count N
-    (complex: split moduli) -> products, 0 for those no plan certified (the plain
-    FP64 dot product). Counted while calls are counted (stats()); a product's plan
+    (complex: split moduli) -> products, 0 for those no plan certified (run
+    natively). Counted while calls are counted (stats()); a product's plan
     is in once the GPU has made it (after a synchronisation, all are)."""
     L = _L()
     out = {}

@@ -193,11 +193,12 @@ int ozcrt_native_branch_make(const ozcrt_call *c, const ozcrt_real_table *real, 
     *exec = g_nb_ok ? (cudaGraphExec_t)(void *)&g_nb_exec : NULL;
     return g_nb_ok ? 0 : 1;
 }
-cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t s)
+int ozcrt_native_branch_launch(cudaGraphExec_t e, cudaStream_t s)
 {
     if ((void *)e != (void *)&g_nb_exec || g_ran.d.native_branch != 1)
         fail_msg("a graph launched that is not the native branch of the path that ran");
     g_nb_launched++;
+    g_nb_destroyed++; /* handed over: destroyed once it has run, or now */
     g_nb_stream = s;
     return g_nb_launch_err;
 }

@@ -25,7 +25,7 @@ launcher=${2:?usage: dist_check.sh BUILD_DIR torchrun|mpirun}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 lib=$build/interpose/libozcrt.so
-py=${PYTHON:-python3}
+py=${PYTHON:-$(command -v python3)} # absolute: the interpreter mpirun starts is this one
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 case $launcher in
 torchrun)
@@ -71,10 +71,10 @@ launch() {
     else
         port=$((port + 1))
         if [ "$mode" = native ]; then
-            env -u LD_PRELOAD "$mpirun" -np 2 --oversubscribe -x MASTER_ADDR=127.0.0.1 -x MASTER_PORT=$port -x PATH \
+            env -u LD_PRELOAD "$mpirun" -np 2 --oversubscribe -x MASTER_ADDR=127.0.0.1 -x MASTER_PORT=$port -x PATH ${PYTHONPATH:+-x PYTHONPATH} \
                 "$py" "$here/dist_ranks.py" rank "$dir"
         else
-            env -u LD_PRELOAD "$mpirun" -np 2 --oversubscribe -x MASTER_ADDR=127.0.0.1 -x MASTER_PORT=$port -x PATH \
+            env -u LD_PRELOAD "$mpirun" -np 2 --oversubscribe -x MASTER_ADDR=127.0.0.1 -x MASTER_PORT=$port -x PATH ${PYTHONPATH:+-x PYTHONPATH} \
                 -x LD_PRELOAD="$lib" -x OZCRT_MODE="$mode" -x OZCRT_MIN_M=0 -x OZCRT_MIN_N=0 -x OZCRT_MIN_K=0 \
                 -x OZCRT_MIN_SPEEDUP=0 -x OZCRT_STATS=1 -x OZCRT_STATS_FILE="$dir/stats.%p.txt" \
                 "$py" "$here/dist_ranks.py" rank "$dir"
