@@ -172,7 +172,6 @@ static void sweep(int all)
         (void)cudaEventDestroy(g_retired[i].done);
     }
     g_nretired = kept;
-    (void)cudaGetLastError();
 }
 
 int ozcrt_native_branch_launch(cudaGraphExec_t exec, cudaStream_t stream)
