@@ -73,9 +73,28 @@ OZ_HD uint64_t oz2a_floor_scaled(double x, int sh, int *inexact)
     return m >> -shift;
 }
 
+/* The fast forms below: |x| 2^sh = m 2^-r for a normal x (m = 2^52 + its
+ * 52 stored bits, r = 1075 - ef - sh); mh = m >> 32 (21 bits) and lo = its
+ * low 32 bits. For r >= 32, floor(m 2^-r) = mh >> (r - 32), and bits are
+ * dropped when lo or mh's low r - 32 bits are not zero: 32-bit operations
+ * only. Zero and subnormal x, and r < 32, take oz2a_floor_scaled. */
+OZ_HD uint32_t oz2a_mh(uint64_t u) { return (uint32_t)(u >> 32) & 0xfffffu; }
+
 /* ceil(|x| 2^(E - s)): a term of A1 (|x| < 2^s, so at most 2^E). */
 OZ_HD uint64_t oz2a_norm_term(double x, int s)
 {
+    const uint64_t u = oz_f64_bits(x);
+    const int ef = (int)((u >> 52) & 0x7ff);
+    const int r = 1075 - ef - (OZ2A_E - s);
+    if (ef != 0 && r >= 32) {
+        if (r >= 64)
+            return 1; /* 0 < |x| 2^sh < 2^-11: floor 0, bits dropped */
+        const int rr = r - 32;
+        const uint32_t mh = oz2a_mh(u) | 0x100000u, lo = (uint32_t)u;
+        const uint32_t f = rr < 32 ? mh >> rr : 0u;
+        const uint32_t low = rr < 32 ? mh & ((1u << rr) - 1u) : mh;
+        return (uint64_t)f + (uint64_t)((lo | low) != 0);
+    }
     int inexact;
     const uint64_t f = oz2a_floor_scaled(x, OZ2A_E - s, &inexact);
     return f + (uint64_t)inexact;
@@ -84,6 +103,15 @@ OZ_HD uint64_t oz2a_norm_term(double x, int s)
 /* The estimate's operand: min(floor(|x| 2^(g - s)), 127). */
 OZ_HD uint32_t oz2a_quant(double x, int s, int g)
 {
+    const uint64_t u = oz_f64_bits(x);
+    const int ef = (int)((u >> 52) & 0x7ff);
+    const int r = 1075 - ef - (g - s);
+    if (ef != 0) {
+        if (r <= 45)
+            return OZ2A_QMAX; /* m 2^-r >= 2^52 2^-45 = 2^7 */
+        const int rr = r - 32; /* >= 14 */
+        return rr < 32 ? (oz2a_mh(u) | 0x100000u) >> rr : 0u;
+    }
     int inexact;
     const uint64_t f = oz2a_floor_scaled(x, g - s, &inexact); /* alpha 2^g < 2^GMAX */
     return f > OZ2A_QMAX ? OZ2A_QMAX : (uint32_t)f;
@@ -159,36 +187,46 @@ OZ_HD int oz2a_elem_w(uint64_t A1, uint64_t B1, int g, int h, uint32_t G, int64_
  * from above (A1, B1 < 2^53 and G < 2^32 convert exactly; the scalings by
  * powers of two are exact: every value stays far inside double's range,
  * the exponents clamped at -1000 only where need is W_INF). 1 is never
- * wrong; 0 may be (the exact rule then decides). The GPU's estimate skips
- * the exact rule where this says 1 for its largest need so far. */
+ * wrong; 0 may be (the exact rule then decides). A row's or column's part
+ * (P, p) is made once a call (oz2a_skip_pq_of), the need's (c1, c2) once a
+ * tile; the GPU's estimate skips the exact rule where this says 1 for its
+ * largest need so far. */
+typedef struct oz2a_skip_pq {
+    double P, p; /* A1 2^g (0: the row is zero or special), 2^g */
+} oz2a_skip_pq;
+typedef struct oz2a_skip_c {
+    double c1, c2;
+} oz2a_skip_c;
 typedef struct oz2a_skip_row {
     double Pc1, pc1, pc2; /* P c1, p c1, p c2 */
 } oz2a_skip_row;
-typedef struct oz2a_skip_col {
-    double Q, q;
-} oz2a_skip_col;
 
 OZ_HD int oz2a_clamp_exp(int e) { return e < -1000 ? -1000 : e; }
 
-OZ_HD oz2a_skip_row oz2a_skip_row_of(uint64_t A1, int g, int64_t k, int B, int need)
+OZ_HD oz2a_skip_pq oz2a_skip_pq_of(uint64_t A1, int g)
 {
-    const double margin = 1.0 + 0x1p-45;
-    const double c1 = OZ2_DMUL_(OZ2_DMUL_(1024.0 / 1023.0, margin), oz2_pow2(oz2a_clamp_exp(B - need - OZ2A_E - 1)));
-    const double c2 = OZ2_DMUL_(OZ2_DMUL_((double)k, margin), oz2_pow2(oz2a_clamp_exp(B + 8 - 2 * need)));
-    const double p = oz2_pow2(g);
-    oz2a_skip_row r;
-    r.pc1 = OZ2_DMUL_(p, c1);
-    r.Pc1 = OZ2_DMUL_((double)A1, r.pc1);
-    r.pc2 = OZ2_DMUL_(p, c2);
+    oz2a_skip_pq r;
+    r.p = oz2_pow2(g);
+    r.P = OZ2_DMUL_((double)A1, r.p);
     return r;
 }
 
-OZ_HD oz2a_skip_col oz2a_skip_col_of(uint64_t B1, int h)
+OZ_HD oz2a_skip_c oz2a_skip_c_of(int64_t k, int B, int need)
 {
-    oz2a_skip_col c;
-    c.q = oz2_pow2(h);
-    c.Q = OZ2_DMUL_((double)B1, c.q);
+    const double margin = 1.0 + 0x1p-45;
+    oz2a_skip_c c;
+    c.c1 = OZ2_DMUL_(OZ2_DMUL_(1024.0 / 1023.0, margin), oz2_pow2(oz2a_clamp_exp(B - need - OZ2A_E - 1)));
+    c.c2 = OZ2_DMUL_(OZ2_DMUL_((double)k, margin), oz2_pow2(oz2a_clamp_exp(B + 8 - 2 * need)));
     return c;
+}
+
+OZ_HD oz2a_skip_row oz2a_skip_row_of(oz2a_skip_pq a, oz2a_skip_c c)
+{
+    oz2a_skip_row r;
+    r.Pc1 = OZ2_DMUL_(a.P, c.c1);
+    r.pc1 = OZ2_DMUL_(a.p, c.c1);
+    r.pc2 = OZ2_DMUL_(a.p, c.c2);
+    return r;
 }
 
 /* G as a double, exactly, by its bits (2^52 + G) - 2^52: no conversion unit. */
@@ -198,10 +236,10 @@ OZ_HD double oz2a_u32_double(uint32_t G)
 }
 
 /* Needs A1 and B1 nonzero (else the element sets no need: skip it). */
-OZ_HD int oz2a_skip(const oz2a_skip_row *r, const oz2a_skip_col *c, uint32_t G)
+OZ_HD int oz2a_skip(const oz2a_skip_row *r, const oz2a_skip_pq *c, uint32_t G)
 {
-    const double x = OZ2_DFMA_(r->Pc1, c->q, OZ2_DMUL_(r->pc1, c->Q));
-    const double y = OZ2_DMUL_(r->pc2, c->q);
+    const double x = OZ2_DFMA_(r->Pc1, c->p, OZ2_DMUL_(r->pc1, c->P));
+    const double y = OZ2_DMUL_(r->pc2, c->p);
     const double gd = oz2a_u32_double(G);
     return x <= gd && y <= gd;
 }

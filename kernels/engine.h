@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "p22_params.h"
+#include "../crt/oz2_auto.h" /* oz2a_skip_pq */
 
 /* One residue job: batch items b in [0, group), modulus planes q in [0, nmod).
  * Output plane q of item b: res + b * res_item_bytes + q * Npad * Mpad, element
@@ -68,6 +69,7 @@ struct oz_engine_est_job {
     int64_t m, n, k;                     /* the call's sizes (k: all of K, for the rule) */
     const unsigned long long *a1, *b1;   /* the norm sums, zero for zero and special rows */
     const int32_t *ga, *gb;              /* the rows' and columns' estimate scales (oz2a_row_scale) */
+    const oz2a_skip_pq *pa, *pb;         /* the skip test's (P, p) of each row and column (oz2a_skip_pq_of), 16-byte aligned */
     int target;                          /* B */
     int *need;
     unsigned long long *tickets;         /* as oz_engine_residue_job's; NULL: round robin */

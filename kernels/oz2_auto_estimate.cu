@@ -9,6 +9,8 @@
  * oz2za_*): the norm sums and the estimate's operands from both parts of an
  * element (views in doubles, im after re), the element rule at 2k, and the
  * complex plan over the split moduli. */
+#include <float.h>
+
 #include "oz2_auto_estimate.h"
 #include "operand_views.h"
 #include "../crt/oz2_auto.h"
@@ -17,6 +19,8 @@
 
 /* Tests only: 1 forces the dp4a estimate. */
 OZ_TEST_KNOB(int, g_force_est_portable, oz2a_force_portable, 0)
+/* Tests only: 1 takes the separate passes where the one-pass row kernel serves. */
+OZ_TEST_KNOB(int, g_force_est_passes, oz2a_force_est_passes, 0)
 
 namespace {
 
@@ -24,7 +28,7 @@ namespace {
 struct est_layout {
     int64_t kep;        /* K_E padded to the engine's K (whole stages) */
     int64_t mpad, npad; /* rows padded to the engine's tiles */
-    int64_t off_special, off_scale_a, off_scale_b, off_a1, off_b1, off_ga, off_gb, off_qa, off_qb, bytes;
+    int64_t off_special, off_scale_a, off_scale_b, off_a1, off_b1, off_ga, off_gb, off_pa, off_pb, off_qa, off_qb, bytes;
 };
 
 est_layout est_layout_of(const oz_gemm_desc *d)
@@ -42,7 +46,9 @@ est_layout est_layout_of(const oz_gemm_desc *d)
     L.off_b1 = L.off_a1 + oz_align256(8 * ma);
     L.off_ga = L.off_b1 + oz_align256(8 * nb);
     L.off_gb = L.off_ga + oz_align256(4 * ma);
-    L.off_qa = L.off_gb + oz_align256(4 * nb);
+    L.off_pa = L.off_gb + oz_align256(4 * nb);
+    L.off_pb = L.off_pa + oz_align256((int64_t)sizeof(oz2a_skip_pq) * ma);
+    L.off_qa = L.off_pb + oz_align256((int64_t)sizeof(oz2a_skip_pq) * nb);
     L.off_qb = L.off_qa + oz_align256(L.mpad * L.kep);
     L.bytes = L.off_qb + oz_align256(L.npad * L.kep);
     return L;
@@ -149,6 +155,91 @@ __global__ void oz2a_quant_kernel(oz_view v, const int32_t *scale, const unsigne
     }
 }
 
+/* A real view with K contiguous (a row is k doubles in a row), k at most
+ * OZ2A_PREP_KMAX: one block a row, the row read from memory once, into
+ * registers (OZ2A_PREP_R doubles a thread, element t + T u), and from them
+ * the scale exponent and special flag (the scale kernel's values: the max
+ * by fmax, Inf and NaN seen), the norm sum, g and (P, p), and the row's
+ * estimate operands: the work of the scale, norm, g and operand kernels in
+ * one pass (K_E = k here). Integer sums: any order gives the same values. */
+#define OZ2A_PREP_R 32
+#define OZ2A_PREP_THREADS 512
+#define OZ2A_PREP_KMAX (OZ2A_PREP_R * OZ2A_PREP_THREADS)
+static_assert(OZ2A_PREP_KMAX <= OZ2A_KEST, "the row's K is all of K_E");
+
+__global__ void __launch_bounds__(OZ2A_PREP_THREADS) oz2a_row_prep_kernel(oz_view v, oz_operand_ws ws,
+                                                                           unsigned long long *A1, int32_t *g,
+                                                                           oz2a_skip_pq *pq, int64_t kep, uint8_t *q)
+{
+    __shared__ double s_mx[OZ2A_PREP_THREADS / 32];
+    __shared__ int s_bad[OZ2A_PREP_THREADS / 32];
+    __shared__ unsigned long long s_sum[OZ2A_PREP_THREADS / 32];
+    const int64_t r = blockIdx.x;
+    const int t = threadIdx.x, T = blockDim.x, lane = t & 31, wp = t >> 5, nw = T >> 5;
+    const double *x = v.ptr(0) + r * v.rs;
+    double a[OZ2A_PREP_R];
+#pragma unroll
+    for (int u = 0; u < OZ2A_PREP_R; u++) {
+        const int64_t kk = t + (int64_t)T * u;
+        a[u] = kk < v.k ? __ldg(x + kk) : 0.0;
+    }
+    double mx = 0.0;
+    int bad = 0;
+#pragma unroll
+    for (int u = 0; u < OZ2A_PREP_R; u++) {
+        bad |= !(fabs(a[u]) <= DBL_MAX);
+        mx = fmax(mx, fabs(a[u]));
+    }
+    for (int o = 16; o; o >>= 1) {
+        mx = fmax(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+        bad |= __shfl_xor_sync(0xffffffffu, bad, o);
+    }
+    if (lane == 0) {
+        s_mx[wp] = mx;
+        s_bad[wp] = bad;
+    }
+    __syncthreads();
+    for (int j = 0; j < nw; j++) {
+        mx = fmax(mx, s_mx[j]);
+        bad |= s_bad[j];
+    }
+    const int sc = bad ? OZ_SCALE_SPECIAL : oz_scale_exponent(mx);
+    unsigned long long sum = 0;
+    if (!bad) {
+#pragma unroll
+        for (int u = 0; u < OZ2A_PREP_R; u++) /* 0 past k: its term is 0 */
+            sum += oz2a_norm_term(a[u], sc);
+    }
+    for (int o = 16; o; o >>= 1)
+        sum += __shfl_xor_sync(0xffffffffu, sum, o);
+    if (lane == 0)
+        s_sum[wp] = sum;
+    __syncthreads();
+    sum = 0;
+    for (int j = 0; j < nw; j++)
+        sum += s_sum[j];
+    const int gr = oz2a_row_scale(sum, v.k);
+    if (t == 0) {
+        ws.scale(0)[r] = sc;
+        if (bad)
+            atomicOr(ws.special(0), 1);
+        A1[r] = sum;
+        g[r] = gr;
+        pq[r] = oz2a_skip_pq_of(sum, gr);
+    }
+    const bool live = !bad && sum != 0;
+    uint8_t *qr = q + r * kep;
+#pragma unroll
+    for (int u = 0; u < OZ2A_PREP_R; u++) {
+        const int64_t kk = t + (int64_t)T * u; /* lanes 4l .. 4l + 3: one word at a multiple of 4 */
+        const uint32_t b = live && kk < v.k ? oz2a_quant(a[u], sc, gr) : 0u;
+        const uint32_t word = b | __shfl_down_sync(0xffffffffu, b, 1) << 8 | __shfl_down_sync(0xffffffffu, b, 2) << 16 |
+                              __shfl_down_sync(0xffffffffu, b, 3) << 24;
+        if ((lane & 3) == 0 && kk < kep)
+            *(uint32_t *)(qr + kk) = word;
+    }
+}
+
 /* G_ij by dp4a over the padded K_E, the element's need, the call's max
  * (k: the rule's, 2k for complex calls). */
 __global__ void oz2a_need_kernel(const uint8_t *qa, const uint8_t *qb, const unsigned long long *A1,
@@ -169,12 +260,16 @@ __global__ void oz2a_need_kernel(const uint8_t *qa, const uint8_t *qb, const uns
         atomicMax(&plan->w_need, w);
 }
 
-/* Each row's estimate scale g from its norm sum (one division a row). */
-__global__ void oz2a_gscale_kernel(const unsigned long long *A1, int64_t rows, int64_t k, int32_t *g)
+/* Each row's estimate scale g from its norm sum (one division a row), and
+ * the skip test's (P, p). */
+__global__ void oz2a_gscale_kernel(const unsigned long long *A1, int64_t rows, int64_t k, int32_t *g,
+                                   oz2a_skip_pq *pq)
 {
     const int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (r < rows)
+    if (r < rows) {
         g[r] = oz2a_row_scale(A1[r], k);
+        pq[r] = oz2a_skip_pq_of(A1[r], g[r]);
+    }
 }
 
 /* The ranges of both element types, made once on the host. */
@@ -253,6 +348,22 @@ cudaError_t launch_norms(const oz_view &v, bool cx, const int32_t *scale, unsign
     return cudaGetLastError();
 }
 
+/* Whether the view takes oz2a_row_prep_kernel: real, K contiguous, k at most OZ2A_PREP_KMAX. */
+static bool est_row_prep(const oz_view &v, bool cx)
+{
+    return !cx && v.ks == 1 && v.k <= OZ2A_PREP_KMAX && v.rows <= INT32_MAX && !g_force_est_passes;
+}
+
+cudaError_t launch_row_prep(const oz_view &v, const oz_operand_ws &w, unsigned long long *A1, int32_t *g,
+                            oz2a_skip_pq *pq, int64_t kep, uint8_t *q, cudaStream_t s)
+{
+    /* T threads, a multiple of 32, enough for k at OZ2A_PREP_R a thread; T OZ2A_PREP_R >= kep (a multiple of 1024) */
+    const int64_t per = (v.k + OZ2A_PREP_R - 1) / OZ2A_PREP_R;
+    const int T = (int)(per < 32 ? 32 : oz_round_up(per, 32));
+    oz2a_row_prep_kernel<<<(unsigned)v.rows, T, 0, s>>>(v, w, A1, g, pq, kep, q);
+    return cudaGetLastError();
+}
+
 extern "C" size_t oz2a_estimate_workspace(const oz_gemm_desc *d) { return (size_t)est_layout_of(d).bytes; }
 
 static_assert(256 % OZ_PAD_ROWS_A == 0 && 256 % OZ_PAD_ROWS_B == 0,
@@ -268,9 +379,9 @@ extern "C" void oz2a_estimate_scales(const oz_gemm_desc *d, const void *workspac
 }
 
 cudaError_t launch_quant(const oz_view &v, bool cx, const int32_t *scale, const unsigned long long *A1, int32_t *g,
-                         int64_t ke, int64_t kep, uint8_t *q, cudaStream_t s)
+                         oz2a_skip_pq *pq, int64_t ke, int64_t kep, uint8_t *q, cudaStream_t s)
 {
-    oz2a_gscale_kernel<<<(unsigned)((v.rows + 255) / 256), 256, 0, s>>>(A1, v.rows, v.k, g);
+    oz2a_gscale_kernel<<<(unsigned)((v.rows + 255) / 256), 256, 0, s>>>(A1, v.rows, v.k, g, pq);
     const dim3 grid((unsigned)((v.rows + 31) / 32), (unsigned)((kep + 127) / 128)), block(32, 8);
     if (grid.y > 65535)
         return cudaErrorInvalidValue;
@@ -324,25 +435,40 @@ extern "C" int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace,
     OZ2A_TRY(cudaMemsetAsync(&plan->w_need, 0xff, sizeof plan->w_need, s));
     const oz_operand_ws wa = {ws, 0, 0, L.off_scale_a, L.off_special, oz_round_up(d->m, 256), 0, 0};
     const oz_operand_ws wb = {ws, 0, 0, L.off_scale_b, L.off_special + 4, oz_round_up(d->n, 256), 0, 0};
-    /* complex: the operand as doubles, one scale a complex row (the path's own scales) */
-    OZ2A_TRY(oz_launch_operand_scale(cx ? oz2z_real_view(va) : va, wa, 1, s, cx && va.rs == 2));
-    OZ2A_TRY(oz_launch_operand_scale(cx ? oz2z_real_view(vb) : vb, wb, 1, s, cx && vb.rs == 2));
     unsigned long long *A1 = (unsigned long long *)(ws + L.off_a1), *B1 = (unsigned long long *)(ws + L.off_b1);
     const int32_t *sa = (const int32_t *)(ws + L.off_scale_a), *sb = (const int32_t *)(ws + L.off_scale_b);
-    OZ2A_TRY(launch_norms(va, cx, sa, A1, s));
-    OZ2A_TRY(launch_norms(vb, cx, sb, B1, s));
     uint8_t *qa = (uint8_t *)(ws + L.off_qa), *qb = (uint8_t *)(ws + L.off_qb);
+    int32_t *ga = (int32_t *)(ws + L.off_ga), *gb = (int32_t *)(ws + L.off_gb);
+    oz2a_skip_pq *pa = (oz2a_skip_pq *)(ws + L.off_pa), *pb = (oz2a_skip_pq *)(ws + L.off_pb);
     bool engine = false;
     OZ2A_TRY(est_use_engine(&engine));
     if (engine) /* the padding rows of the engine's tiles: zero */
         OZ2A_TRY(cudaMemsetAsync(qa, 0, (size_t)(L.off_qb - L.off_qa + L.npad * L.kep), s));
-    int32_t *ga = (int32_t *)(ws + L.off_ga), *gb = (int32_t *)(ws + L.off_gb);
-    OZ2A_TRY(launch_quant(va, cx, sa, A1, ga, ke, L.kep, qa, s));
-    OZ2A_TRY(launch_quant(vb, cx, sb, B1, gb, ke, L.kep, qb, s));
+    /* each operand: one pass where K is contiguous (real), else the scales
+     * (complex: the operand as doubles, one scale a complex row: the path's
+     * own scales), the norm sums and the operands */
+    const oz_view *views[2] = {&va, &vb};
+    const oz_operand_ws *wss[2] = {&wa, &wb};
+    unsigned long long *norms[2] = {A1, B1};
+    const int32_t *scales[2] = {sa, sb};
+    int32_t *gs[2] = {ga, gb};
+    oz2a_skip_pq *pqs[2] = {pa, pb};
+    uint8_t *qs[2] = {qa, qb};
+    for (int o = 0; o < 2; o++) {
+        const oz_view &v = *views[o];
+        if (est_row_prep(v, cx)) {
+            OZ2A_TRY(launch_row_prep(v, *wss[o], norms[o], gs[o], pqs[o], L.kep, qs[o], s));
+            continue;
+        }
+        OZ2A_TRY(oz_launch_operand_scale(cx ? oz2z_real_view(v) : v, *wss[o], 1, s, cx && v.rs == 2));
+        OZ2A_TRY(launch_norms(v, cx, scales[o], norms[o], s));
+        OZ2A_TRY(launch_quant(v, cx, scales[o], norms[o], gs[o], pqs[o], ke, L.kep, qs[o], s));
+    }
     if (engine) {
         const oz_operand_ws ea = {ws, 0, L.off_qa, 0, 0, L.mpad, L.kep, L.mpad};
         const oz_operand_ws eb = {ws, 0, L.off_qb, 0, 0, L.npad, L.kep, L.npad};
-        const oz_engine_est_job job = {ea, eb, d->m, d->n, k_rule, A1, B1, ga, gb, target, &plan->w_need, nullptr};
+        const oz_engine_est_job job = {ea, eb, d->m, d->n, k_rule, A1, B1, ga, gb, pa, pb, target, &plan->w_need,
+                                       nullptr};
         OZ2A_TRY(oz_engine_estimate(job, s));
     } else {
         oz2a_need_kernel<<<dim3((unsigned)((d->m + 15) / 16), (unsigned)((d->n + 15) / 16)), dim3(16, 16), 0, s>>>(

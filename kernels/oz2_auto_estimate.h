@@ -54,6 +54,8 @@ void oz2a_estimate_scales(const oz_gemm_desc *d, const void *workspace, const in
 
 /* Test build only (OZ_TEST_HOOKS): 1 forces the dp4a estimate (no engine). */
 void oz2a_force_portable(int on);
+/* 1: the separate scale, norm and operand passes even where the one-pass row kernel serves. */
+void oz2a_force_est_passes(int on);
 
 #ifdef __cplusplus
 }

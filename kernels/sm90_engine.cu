@@ -99,6 +99,7 @@ struct oz_engine_params {
     /* the estimate (oz_engine_est_job) */
     const unsigned long long *est_a1, *est_b1;
     const int32_t *est_ga, *est_gb;
+    const oz2a_skip_pq *est_pa, *est_pb;
     int64_t est_m, est_n, est_k;
     int est_target;
     int *est_need;
@@ -414,19 +415,24 @@ struct oz_mode_res {
 
 /* The exact rule of the estimate's epilogue, out of line: it runs for the
  * few elements the skip test (oz2a_skip) cannot rule out, and keeping it out of
- * the fully unrolled loop below keeps the kernel small. */
-__device__ __noinline__ int oz_est_elem_w(unsigned long long a1, unsigned long long b1, int ga, int gb, uint32_t G,
+ * the fully unrolled loop below keeps the kernel small (its operands are
+ * loaded there, not held in the loop's registers). */
+__device__ __noinline__ int oz_est_elem_w(const unsigned long long *a1, const unsigned long long *b1,
+                                          const int32_t *ga, const int32_t *gb, int64_t i, int64_t j, uint32_t G,
                                           int64_t k, int target)
 {
-    return oz2a_elem_w(a1, b1, ga, gb, G, k, target);
+    return oz2a_elem_w(a1[i], b1[j], ga[i], gb[j], G, k, target);
 }
 
 /* The automatic precision's estimate: each element's need from its exact
  * int32 sum (the accumulators start at OZ_ACC_OFFSET(m_0), taken off), the
  * row's and column's norm sums; the thread's max over its tiles, then the
- * warp's, into P.est_need once. Every loop over the accumulators is fully
- * unrolled: an accumulator indexed at run time puts the whole array in
- * local memory, and ptxas then serializes the wgmma pipeline (C7514). */
+ * warp's, into P.est_need once. An element costs the skip test on the
+ * row's and column's (P, p), made once a call (a 16-byte load a column and
+ * row), and the need's (c1, c2), once a tile. Every loop over the
+ * accumulators is fully unrolled: an accumulator indexed at run time puts
+ * the whole array in local memory, and ptxas then serializes the wgmma
+ * pipeline (C7514). */
 template <class C>
 struct oz_mode_est {
     typedef C Cfg;
@@ -438,47 +444,50 @@ struct oz_mode_est {
     int need;
     __device__ oz_mode_est(const oz_engine_params &p, int ctid) : P(p), fr(ctid), need(OZ2A_W_NONE) {}
 
+    /* (P, p) of row or column i of n: 0 past n (no need) */
+    __device__ __forceinline__ static oz2a_skip_pq pq_at(const oz2a_skip_pq *v, int64_t i, int64_t n)
+    {
+        oz2a_skip_pq r = {0.0, 0.0};
+        if (i < n) {
+            const double2 t = __ldg((const double2 *)(v + i));
+            r.P = t.x;
+            r.p = t.y;
+        }
+        return r;
+    }
+
     __device__ __forceinline__ void modulus_done(int32_t (&acc)[Cfg::ACC_ALL], int, int64_t, int64_t, int64_t,
                                                  int64_t row0, int64_t col0)
     {
         const uint32_t off = (uint32_t)c_em.off[0];
-        /* the skip test's row parts for the need at the tile's start (a larger need later only
+        /* the skip test for the need at the tile's start (a larger need later only
          * makes the test more cautious than it could be, never wrong) */
-        const int need0 = need;
+        const oz2a_skip_c cst = oz2a_skip_c_of(P.est_k, P.est_target, need);
+        /* a row at a time (one row's part live: the 192-row tile's 168
+         * registers a thread), its columns' (P, p) loaded again for the
+         * second row (from L1) */
 #pragma unroll
         for (int blk = 0; blk < Cfg::BLOCKS_PER_CONSUMER; blk++) {
-            unsigned long long a1[2];
-            int ga[2];
-            oz2a_skip_row rs[2];
 #pragma unroll
             for (int h = 0; h < 2; h++) { /* the thread's two rows of the block: fr.row(2 h) */
                 const int64_t i = row0 + 64 * blk + fr.row(2 * h);
-                a1[h] = i < P.est_m ? P.est_a1[i] : 0ull;
-                ga[h] = i < P.est_m ? P.est_ga[i] : 0;
-                rs[h] = oz2a_skip_row_of(a1[h], ga[h], P.est_k, P.est_target, need0);
-            }
-            if (!a1[0] && !a1[1])
-                continue;
+                const oz2a_skip_pq a = pq_at(P.est_pa, i, P.est_m);
+                if (a.P == 0.0)
+                    continue;
+                const oz2a_skip_row rs = oz2a_skip_row_of(a, cst);
 #pragma unroll
-            for (int wd = 0; wd < Cfg::MMA_N / 8; wd++) {
+                for (int wd = 0; wd < Cfg::MMA_N / 8; wd++) {
 #pragma unroll
-                for (int cc = 0; cc < 2; cc++) {
-                    const int idx0 = 4 * wd + cc; /* fr.col(idx0) = col0 + 8 wd + 2 t + cc */
-                    const int64_t j = col0 + fr.col(idx0);
-                    const unsigned long long b1 = j < P.est_n ? P.est_b1[j] : 0ull;
-                    if (!b1)
-                        continue;
-                    const int gb = P.est_gb[j];
-                    const oz2a_skip_col cs = oz2a_skip_col_of(b1, gb);
-#pragma unroll
-                    for (int h = 0; h < 2; h++) {
-                        if (!a1[h])
-                            continue;
+                    for (int cc = 0; cc < 2; cc++) {
+                        const int idx0 = 4 * wd + cc; /* fr.col(idx0) = col0 + 8 wd + 2 t + cc */
+                        const int64_t j = col0 + fr.col(idx0);
+                        const oz2a_skip_pq cb = pq_at(P.est_pb, j, P.est_n);
                         const uint32_t G = (uint32_t)acc[blk * Cfg::ACC + idx0 + 2 * h] - off;
                         /* the exact rule only where the element could raise the max */
-                        if (oz2a_skip(&rs[h], &cs, G))
+                        if (cb.P == 0.0 || oz2a_skip(&rs, &cb, G))
                             continue;
-                        const int w = oz_est_elem_w(a1[h], b1, ga[h], gb, G, P.est_k, P.est_target);
+                        const int w = oz_est_elem_w(P.est_a1, P.est_b1, P.est_ga, P.est_gb, i, j, G, P.est_k,
+                                                    P.est_target);
                         need = w > need ? w : need;
                     }
                 }
@@ -951,6 +960,9 @@ cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, 
 
 cudaError_t oz_engine_estimate(const oz_engine_est_job &job, cudaStream_t s)
 {
+    /* The 128-row tile, whose consumers have 232 registers a thread: on the
+     * 192-row one (168) the epilogue spilled and the estimate took 1.58 ms
+     * against 1.28 at 8192^3 (BENCHMARKS.md 2026-12-02, session 25). */
     typedef oz_engine_cfg_res EC;
     if (job.a.kpad != job.b.kpad || job.a.kpad > oz_engine_res::KCHUNK || job.a.kpad % OZ_PAD_K || job.a.kpad <= 0)
         return cudaErrorInvalidValue;
@@ -967,12 +979,14 @@ cudaError_t oz_engine_estimate(const oz_engine_est_job &job, cudaStream_t s)
     p.est_b1 = job.b1;
     p.est_ga = job.ga;
     p.est_gb = job.gb;
+    p.est_pa = job.pa;
+    p.est_pb = job.pb;
     p.est_m = job.m;
     p.est_n = job.n;
     p.est_k = job.k;
     p.est_target = job.target;
     p.est_need = job.need;
-    if (!job.ga || !job.gb)
+    if (!job.ga || !job.gb || !job.pa || !job.pb)
         return cudaErrorInvalidValue;
     return oz_engine_launch<oz_mode_est<EC>>(ta, tb, p, job.a.plane_rows, job.b.plane_rows, 1, s);
 }

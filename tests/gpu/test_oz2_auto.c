@@ -32,8 +32,63 @@ static double gen(int ds, int64_t row, int64_t kk, int big)
     }
 }
 
+/* `bench M N K [REPS]`: the estimate alone (enqueued, events around REPS
+ * back to back after a warm-up) on U(-1,1), ops N N, with the one-pass row
+ * kernel or the separate passes; the plans must agree. */
+static int bench(int64_t m, int64_t n, int64_t k, int reps)
+{
+    double *A = malloc(sizeof(double) * (size_t)(m * k)), *Bm = malloc(sizeof(double) * (size_t)(k * n));
+    if (!A || !Bm)
+        return 2;
+    for (int64_t i = 0; i < m * k; i++)
+        A[i] = rng_sym();
+    for (int64_t i = 0; i < k * n; i++)
+        Bm[i] = rng_sym();
+    double *dA, *dB;
+    CUDA_CHECK(cudaMalloc((void **)&dA, sizeof(double) * (size_t)(m * k)));
+    CUDA_CHECK(cudaMalloc((void **)&dB, sizeof(double) * (size_t)(k * n)));
+    CUDA_CHECK(cudaMemcpy(dA, A, sizeof(double) * (size_t)(m * k), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dB, Bm, sizeof(double) * (size_t)(k * n), cudaMemcpyHostToDevice));
+    oz_gemm_desc d = {0};
+    d.m = m, d.n = n, d.k = k, d.elem = OZ_ELEM_REAL, d.A = dA, d.lda = m, d.B = dB, d.ldb = k, d.batch = 1;
+    const size_t bytes = oz2a_estimate_workspace(&d);
+    void *ws;
+    CUDA_CHECK(cudaMalloc(&ws, bytes));
+    cudaEvent_t e0, e1;
+    CUDA_CHECK(cudaEventCreate(&e0));
+    CUDA_CHECK(cudaEventCreate(&e1));
+    int first_n = -1, bad = 0;
+    for (int v = 0; v < 2; v++) {
+        oz2a_force_est_passes(v);
+        for (int r = 0; r < 3; r++)
+            CUDA_CHECK((cudaError_t)oz2a_estimate(&d, 53, ws, bytes, 0));
+        CUDA_CHECK(cudaEventRecord(e0, 0));
+        for (int r = 0; r < reps; r++)
+            CUDA_CHECK((cudaError_t)oz2a_estimate(&d, 53, ws, bytes, 0));
+        CUDA_CHECK(cudaEventRecord(e1, 0));
+        CUDA_CHECK(cudaEventSynchronize(e1));
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+        oz2a_dev_plan p;
+        CUDA_CHECK(cudaMemcpy(&p, ws, sizeof p, cudaMemcpyDeviceToHost));
+        printf("bench %lldx%lldx%lld %s: %.4f ms an estimate; need %d N %d w %d\n", (long long)m, (long long)n,
+               (long long)k, v ? "passes" : "row pass", ms / reps, p.w_need, p.n, p.w);
+        if (first_n < 0)
+            first_n = p.w_need;
+        bad += p.w_need != first_n;
+    }
+    oz2a_force_est_passes(0);
+    CUDA_CHECK(cudaFree(ws));
+    CUDA_CHECK(cudaFree(dA));
+    CUDA_CHECK(cudaFree(dB));
+    free(A), free(Bm);
+    return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 4 && strcmp(argv[1], "bench") == 0)
+        return bench(atoll(argv[2]), atoll(argv[3]), atoll(argv[4]), argc > 5 ? atoi(argv[5]) : 20);
     uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 0x0a070a07ULL;
     rng_state = seed;
     int cases = argc > 2 ? atoi(argv[2]) : 120, bad = 0, emulated = 0, native = 0;
@@ -88,6 +143,7 @@ int main(int argc, char **argv)
         CUDA_CHECK(cudaMalloc(&ws, bytes));
         CUDA_CHECK(cudaMemset(ws, 0x5a, bytes)); /* poisoned: the estimate must set what it reads */
         oz2a_force_portable(c % 2); /* the engine's estimate and the dp4a one, alternately */
+        oz2a_force_est_passes((c / 2) % 2); /* the one-pass row kernel where it serves, or the separate passes */
         CUDA_CHECK((cudaError_t)oz2a_estimate(&d, B, ws, bytes, 0));
         CUDA_CHECK(cudaDeviceSynchronize());
         oz2a_dev_plan p;
@@ -103,8 +159,9 @@ int main(int argc, char **argv)
             }
         }
         if (!ok) {
-            printf("  MISMATCH (%s estimate%s) case %d %s B=%d ops %d%d m=%lld n=%lld k=%lld: gpu need %d N %d w %d, reference need %d N %d w %d\n",
-                   c % 2 ? "dp4a" : "engine", cx ? ", complex" : "", c, names[ds], B, (int)d.transa, (int)d.transb,
+            printf("  MISMATCH (%s estimate, %s%s) case %d %s B=%d ops %d%d m=%lld n=%lld k=%lld: gpu need %d N %d w %d, reference need %d N %d w %d\n",
+                   c % 2 ? "dp4a" : "engine", 
+                   (c / 2) % 2 ? "passes" : "row pass", cx ? ", complex" : "", c, names[ds], B, (int)d.transa, (int)d.transb,
                    (long long)m, (long long)n, (long long)k, p.w_need, p.n, p.w, wn, N, w);
             bad++;
         }

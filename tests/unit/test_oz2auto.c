@@ -120,15 +120,15 @@ static void test_elem_rule(void **state)
         assert_true(cond_ok(A1, B1, g, h, G, k, B, w));
         assert_false(cond_ok(A1, B1, g, h, G, k, B, w - 1));
         /* the GPU's skip test: never "at most" below the rule, and "at most" at it but near powers of two */
-        const oz2a_skip_col col = oz2a_skip_col_of(B1, h);
+        const oz2a_skip_pq col = oz2a_skip_pq_of(B1, h);
         for (int d = -3; d <= 3; d++) {
-            const oz2a_skip_row row = oz2a_skip_row_of(A1, g, k, B, w + d);
+            const oz2a_skip_row row = oz2a_skip_row_of(oz2a_skip_pq_of(A1, g), oz2a_skip_c_of(k, B, w + d));
             if (oz2a_skip(&row, &col, G))
                 assert_true(d >= 0); /* "at most w + d" with d < 0 would be wrong */
             if (d >= 1)
                 assert_true(oz2a_skip(&row, &col, G)); /* a need above the rule: skipped */
         }
-        const oz2a_skip_row row0 = oz2a_skip_row_of(A1, g, k, B, w);
+        const oz2a_skip_row row0 = oz2a_skip_row_of(oz2a_skip_pq_of(A1, g), oz2a_skip_c_of(k, B, w));
         skip_ok += oz2a_skip(&row0, &col, G);
         skip_all++;
         /* at the edge: the least G' whose rule gives at most w; G' - 1 must not be skipped */
@@ -144,8 +144,9 @@ static void test_elem_rule(void **state)
             assert_false(oz2a_skip(&row0, &col, lo - 1));
     }
     /* need at W_INF (an element no w certifies): every other element is at most that */
-    const oz2a_skip_row rinf = oz2a_skip_row_of(UINT64_C(1) << 40, OZ2A_GMAX, INT64_C(1) << 33, OZ2A_B_MAX, OZ2A_W_INF);
-    const oz2a_skip_col cinf = oz2a_skip_col_of(UINT64_C(1) << 40, OZ2A_GMAX);
+    const oz2a_skip_row rinf = oz2a_skip_row_of(oz2a_skip_pq_of(UINT64_C(1) << 40, OZ2A_GMAX),
+                                                oz2a_skip_c_of(INT64_C(1) << 33, OZ2A_B_MAX, OZ2A_W_INF));
+    const oz2a_skip_pq cinf = oz2a_skip_pq_of(UINT64_C(1) << 40, OZ2A_GMAX);
     assert_true(oz2a_skip(&rinf, &cinf, 1));
     for (uint32_t G = 0; G < 70000; G += 7) /* the exact conversion */
         assert_true(oz2a_u32_double(G) == (double)G && oz2a_u32_double(UINT32_MAX - G) == (double)(UINT32_MAX - G));
