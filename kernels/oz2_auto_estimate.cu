@@ -169,7 +169,8 @@ static_assert(OZ2A_PREP_KMAX <= OZ2A_KEST, "the row's K is all of K_E");
 
 __global__ void __launch_bounds__(OZ2A_PREP_THREADS) oz2a_row_prep_kernel(oz_view v, oz_operand_ws ws,
                                                                            unsigned long long *A1, int32_t *g,
-                                                                           oz2a_skip_pq *pq, int64_t kep, uint8_t *q)
+                                                                           oz2a_skip_pq *pq, unsigned long long *a1max,
+                                                                           int64_t kep, uint8_t *q)
 {
     __shared__ double s_mx[OZ2A_PREP_THREADS / 32];
     __shared__ int s_bad[OZ2A_PREP_THREADS / 32];
@@ -226,6 +227,8 @@ __global__ void __launch_bounds__(OZ2A_PREP_THREADS) oz2a_row_prep_kernel(oz_vie
         A1[r] = sum;
         g[r] = gr;
         pq[r] = oz2a_skip_pq_of(sum, gr);
+        if (sum)
+            atomicMax(a1max, sum);
     }
     const bool live = !bad && sum != 0;
     uint8_t *qr = q + r * kep;
@@ -260,16 +263,25 @@ __global__ void oz2a_need_kernel(const uint8_t *qa, const uint8_t *qb, const uns
         atomicMax(&plan->w_need, w);
 }
 
-/* Each row's estimate scale g from its norm sum (one division a row), and
- * the skip test's (P, p). */
+/* Each row's estimate scale g from its norm sum (one division a row), the
+ * skip test's (P, p), and the largest norm sum into *a1max (a warp's max,
+ * then one atomic: the plan reads it). */
 __global__ void oz2a_gscale_kernel(const unsigned long long *A1, int64_t rows, int64_t k, int32_t *g,
-                                   oz2a_skip_pq *pq)
+                                   oz2a_skip_pq *pq, unsigned long long *a1max)
 {
     const int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned long long a = 0;
     if (r < rows) {
-        g[r] = oz2a_row_scale(A1[r], k);
-        pq[r] = oz2a_skip_pq_of(A1[r], g[r]);
+        a = A1[r];
+        g[r] = oz2a_row_scale(a, k);
+        pq[r] = oz2a_skip_pq_of(a, g[r]);
     }
+    for (int o = 16; o; o >>= 1) {
+        const unsigned long long b = __shfl_xor_sync(0xffffffffu, a, o);
+        a = b > a ? b : a;
+    }
+    if ((threadIdx.x & 31) == 0 && a)
+        atomicMax(a1max, a);
 }
 
 /* The ranges of both element types, made once on the host. */
@@ -278,28 +290,13 @@ struct est_ranges {
     oz2za_ranges cx;
 };
 
-/* The largest norm sums, then the plan and its byte sums' starts (one block). */
+/* The plan and its byte sums' starts (one thread), from w_need and the
+ * largest norm sums (both made by the kernels before). */
 template <bool CX>
-__global__ void oz2a_plan_kernel(const unsigned long long *A1, const unsigned long long *B1, int64_t m, int64_t n,
-                                 int64_t k, oz2a_dev_plan *plan, const __grid_constant__ est_ranges R,
+__global__ void oz2a_plan_kernel(int64_t k, oz2a_dev_plan *plan, const __grid_constant__ est_ranges R,
                                  unsigned long long *counts)
 {
-    __shared__ unsigned long long mx[2];
-    if (threadIdx.x < 2)
-        mx[threadIdx.x] = 0;
-    __syncthreads();
-    unsigned long long a = 0, b = 0;
-    for (int64_t i = threadIdx.x; i < m; i += blockDim.x)
-        a = A1[i] > a ? A1[i] : a;
-    for (int64_t j = threadIdx.x; j < n; j += blockDim.x)
-        b = B1[j] > b ? B1[j] : b;
-    atomicMax(&mx[0], a);
-    atomicMax(&mx[1], b);
-    __syncthreads();
-    if (threadIdx.x != 0)
-        return;
-    plan->a1max = mx[0];
-    plan->b1max = mx[1];
+    const unsigned long long mx[2] = {plan->a1max, plan->b1max};
     if constexpr (CX) {
         const oz2za_plan p = oz2za_make_plan_r(plan->w_need, mx[0], mx[1], k, &R.cx);
         plan->n = p.n_split;
@@ -355,12 +352,12 @@ static bool est_row_prep(const oz_view &v, bool cx)
 }
 
 cudaError_t launch_row_prep(const oz_view &v, const oz_operand_ws &w, unsigned long long *A1, int32_t *g,
-                            oz2a_skip_pq *pq, int64_t kep, uint8_t *q, cudaStream_t s)
+                            oz2a_skip_pq *pq, unsigned long long *a1max, int64_t kep, uint8_t *q, cudaStream_t s)
 {
     /* T threads, a multiple of 32, enough for k at OZ2A_PREP_R a thread; T OZ2A_PREP_R >= kep (a multiple of 1024) */
     const int64_t per = (v.k + OZ2A_PREP_R - 1) / OZ2A_PREP_R;
     const int T = (int)(per < 32 ? 32 : oz_round_up(per, 32));
-    oz2a_row_prep_kernel<<<(unsigned)v.rows, T, 0, s>>>(v, w, A1, g, pq, kep, q);
+    oz2a_row_prep_kernel<<<(unsigned)v.rows, T, 0, s>>>(v, w, A1, g, pq, a1max, kep, q);
     return cudaGetLastError();
 }
 
@@ -379,9 +376,10 @@ extern "C" void oz2a_estimate_scales(const oz_gemm_desc *d, const void *workspac
 }
 
 cudaError_t launch_quant(const oz_view &v, bool cx, const int32_t *scale, const unsigned long long *A1, int32_t *g,
-                         oz2a_skip_pq *pq, int64_t ke, int64_t kep, uint8_t *q, cudaStream_t s)
+                         oz2a_skip_pq *pq, unsigned long long *a1max, int64_t ke, int64_t kep, uint8_t *q,
+                         cudaStream_t s)
 {
-    oz2a_gscale_kernel<<<(unsigned)((v.rows + 255) / 256), 256, 0, s>>>(A1, v.rows, v.k, g, pq);
+    oz2a_gscale_kernel<<<(unsigned)((v.rows + 255) / 256), 256, 0, s>>>(A1, v.rows, v.k, g, pq, a1max);
     const dim3 grid((unsigned)((v.rows + 31) / 32), (unsigned)((kep + 127) / 128)), block(32, 8);
     if (grid.y > 65535)
         return cudaErrorInvalidValue;
@@ -454,15 +452,16 @@ extern "C" int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace,
     int32_t *gs[2] = {ga, gb};
     oz2a_skip_pq *pqs[2] = {pa, pb};
     uint8_t *qs[2] = {qa, qb};
+    unsigned long long *maxes[2] = {&plan->a1max, &plan->b1max};
     for (int o = 0; o < 2; o++) {
         const oz_view &v = *views[o];
         if (est_row_prep(v, cx)) {
-            OZ2A_TRY(launch_row_prep(v, *wss[o], norms[o], gs[o], pqs[o], L.kep, qs[o], s));
+            OZ2A_TRY(launch_row_prep(v, *wss[o], norms[o], gs[o], pqs[o], maxes[o], L.kep, qs[o], s));
             continue;
         }
         OZ2A_TRY(oz_launch_operand_scale(cx ? oz2z_real_view(v) : v, *wss[o], 1, s, cx && v.rs == 2));
         OZ2A_TRY(launch_norms(v, cx, scales[o], norms[o], s));
-        OZ2A_TRY(launch_quant(v, cx, scales[o], norms[o], gs[o], pqs[o], ke, L.kep, qs[o], s));
+        OZ2A_TRY(launch_quant(v, cx, scales[o], norms[o], gs[o], pqs[o], maxes[o], ke, L.kep, qs[o], s));
     }
     if (engine) {
         const oz_operand_ws ea = {ws, 0, L.off_qa, 0, 0, L.mpad, L.kep, L.mpad};
@@ -477,8 +476,8 @@ extern "C" int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace,
     }
     static const est_ranges R = {oz2a_make_ranges(), oz2za_make_ranges()}; /* host, once */
     if (cx)
-        oz2a_plan_kernel<true><<<1, 256, 0, s>>>(A1, B1, d->m, d->n, d->k, plan, R, d->plan_counts);
+        oz2a_plan_kernel<true><<<1, 1, 0, s>>>(d->k, plan, R, d->plan_counts);
     else
-        oz2a_plan_kernel<false><<<1, 256, 0, s>>>(A1, B1, d->m, d->n, d->k, plan, R, d->plan_counts);
+        oz2a_plan_kernel<false><<<1, 1, 0, s>>>(d->k, plan, R, d->plan_counts);
     return cudaGetLastError();
 }

@@ -463,30 +463,36 @@ struct oz_mode_est {
         /* the skip test for the need at the tile's start (a larger need later only
          * makes the test more cautious than it could be, never wrong) */
         const oz2a_skip_c cst = oz2a_skip_c_of(P.est_k, P.est_target, need);
-        /* a row at a time (one row's part live: the 192-row tile's 168
-         * registers a thread), its columns' (P, p) loaded again for the
-         * second row (from L1) */
 #pragma unroll
         for (int blk = 0; blk < Cfg::BLOCKS_PER_CONSUMER; blk++) {
+            int64_t i[2];
+            oz2a_skip_row rs[2];
+            bool live[2];
 #pragma unroll
             for (int h = 0; h < 2; h++) { /* the thread's two rows of the block: fr.row(2 h) */
-                const int64_t i = row0 + 64 * blk + fr.row(2 * h);
-                const oz2a_skip_pq a = pq_at(P.est_pa, i, P.est_m);
-                if (a.P == 0.0)
-                    continue;
-                const oz2a_skip_row rs = oz2a_skip_row_of(a, cst);
+                i[h] = row0 + 64 * blk + fr.row(2 * h);
+                const oz2a_skip_pq a = pq_at(P.est_pa, i[h], P.est_m);
+                live[h] = a.P != 0.0;
+                rs[h] = oz2a_skip_row_of(a, cst);
+            }
+            if (!live[0] && !live[1])
+                continue;
 #pragma unroll
-                for (int wd = 0; wd < Cfg::MMA_N / 8; wd++) {
+            for (int wd = 0; wd < Cfg::MMA_N / 8; wd++) {
 #pragma unroll
-                    for (int cc = 0; cc < 2; cc++) {
-                        const int idx0 = 4 * wd + cc; /* fr.col(idx0) = col0 + 8 wd + 2 t + cc */
-                        const int64_t j = col0 + fr.col(idx0);
-                        const oz2a_skip_pq cb = pq_at(P.est_pb, j, P.est_n);
+                for (int cc = 0; cc < 2; cc++) {
+                    const int idx0 = 4 * wd + cc; /* fr.col(idx0) = col0 + 8 wd + 2 t + cc */
+                    const int64_t j = col0 + fr.col(idx0);
+                    const oz2a_skip_pq cb = pq_at(P.est_pb, j, P.est_n); /* once for both rows */
+                    if (cb.P == 0.0)
+                        continue;
+#pragma unroll
+                    for (int h = 0; h < 2; h++) {
                         const uint32_t G = (uint32_t)acc[blk * Cfg::ACC + idx0 + 2 * h] - off;
                         /* the exact rule only where the element could raise the max */
-                        if (cb.P == 0.0 || oz2a_skip(&rs, &cb, G))
+                        if (!live[h] || oz2a_skip(&rs[h], &cb, G))
                             continue;
-                        const int w = oz_est_elem_w(P.est_a1, P.est_b1, P.est_ga, P.est_gb, i, j, G, P.est_k,
+                        const int w = oz_est_elem_w(P.est_a1, P.est_b1, P.est_ga, P.est_gb, i[h], j, G, P.est_k,
                                                     P.est_target);
                         need = w > need ? w : need;
                     }
