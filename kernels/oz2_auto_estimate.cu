@@ -162,8 +162,8 @@ __global__ void oz2a_quant_kernel(oz_view v, const int32_t *scale, const unsigne
  * by fmax, Inf and NaN seen), the norm sum, g and (P, p), and the row's
  * estimate operands: the work of the scale, norm, g and operand kernels in
  * one pass (K_E = k here). Integer sums: any order gives the same values. */
-#define OZ2A_PREP_R 32
-#define OZ2A_PREP_THREADS 512
+#define OZ2A_PREP_R 16
+#define OZ2A_PREP_THREADS 1024
 #define OZ2A_PREP_KMAX (OZ2A_PREP_R * OZ2A_PREP_THREADS)
 static_assert(OZ2A_PREP_KMAX <= OZ2A_KEST, "the row's K is all of K_E");
 
@@ -205,12 +205,14 @@ __global__ void __launch_bounds__(OZ2A_PREP_THREADS) oz2a_row_prep_kernel(oz_vie
         bad |= s_bad[j];
     }
     const int sc = bad ? OZ_SCALE_SPECIAL : oz_scale_exponent(mx);
-    unsigned long long sum = 0;
+    uint32_t part = 0; /* OZ2A_PREP_R terms of at most 2^E: 32 bits */
+    static_assert(OZ2A_PREP_R <= (1 << (31 - OZ2A_E)), "a thread's part of the norm sum fits 32 bits");
     if (!bad) {
 #pragma unroll
         for (int u = 0; u < OZ2A_PREP_R; u++) /* 0 past k: its term is 0 */
-            sum += oz2a_norm_term(a[u], sc);
+            part += (uint32_t)oz2a_norm_term(a[u], sc);
     }
+    unsigned long long sum = part;
     for (int o = 16; o; o >>= 1)
         sum += __shfl_xor_sync(0xffffffffu, sum, o);
     if (lane == 0)
@@ -354,7 +356,7 @@ static bool est_row_prep(const oz_view &v, bool cx)
 cudaError_t launch_row_prep(const oz_view &v, const oz_operand_ws &w, unsigned long long *A1, int32_t *g,
                             oz2a_skip_pq *pq, unsigned long long *a1max, int64_t kep, uint8_t *q, cudaStream_t s)
 {
-    /* T threads, a multiple of 32, enough for k at OZ2A_PREP_R a thread; T OZ2A_PREP_R >= kep (a multiple of 1024) */
+    /* T threads, a multiple of 32, enough for k at OZ2A_PREP_R a thread; T OZ2A_PREP_R >= kep (a multiple of 512) */
     const int64_t per = (v.k + OZ2A_PREP_R - 1) / OZ2A_PREP_R;
     const int T = (int)(per < 32 ? 32 : oz_round_up(per, 32));
     oz2a_row_prep_kernel<<<(unsigned)v.rows, T, 0, s>>>(v, w, A1, g, pq, a1max, kep, q);
