@@ -70,6 +70,9 @@ struct oz_engine_est_job {
     const unsigned long long *a1, *b1;   /* the norm sums, zero for zero and special rows */
     const int32_t *ga, *gb;              /* the rows' and columns' estimate scales (oz2a_row_scale) */
     const oz2a_skip_pq *pa, *pb;         /* the skip test's (P, p) of each row and column (oz2a_skip_pq_of), 16-byte aligned */
+    uint32_t *g;                         /* non-NULL: G stored at g[i ldg + j] (i < m, j < ldg) instead of the need
+                                          * taken (the main product's tile; 8-byte aligned) */
+    int64_t ldg;                         /* even, >= n */
     int target;                          /* B */
     int *need;
     unsigned long long *tickets;         /* as oz_engine_residue_job's; NULL: round robin */

@@ -15,12 +15,15 @@
 #include "operand_views.h"
 #include "../crt/oz2_auto.h"
 #include "../slicing/slicing.h"
+#include "block_plan.h" /* oz_bp_res_tall */
 #include "engine.h"
 
 /* Tests only: 1 forces the dp4a estimate. */
 OZ_TEST_KNOB(int, g_force_est_portable, oz2a_force_portable, 0)
-/* Tests only: 1 takes the separate passes where the one-pass row kernel serves. */
+/* Tests only: 1 takes the separate passes where the one-pass row kernel serves;
+ * where the estimate product's sums are stored: 0 by the rule, 1 never, 2 whenever the scratch holds them. */
 OZ_TEST_KNOB(int, g_force_est_passes, oz2a_force_est_passes, 0)
+OZ_TEST_KNOB(int, g_force_est_store, oz2a_force_est_store, 0)
 
 namespace {
 
@@ -265,6 +268,41 @@ __global__ void oz2a_need_kernel(const uint8_t *qa, const uint8_t *qb, const uns
         atomicMax(&plan->w_need, w);
 }
 
+/* The need from the stored sums (oz_engine_est_job::g): a thread four
+ * consecutive elements of a row, the skip test at its running need, the
+ * exact rule where it cannot rule an element out; the warp's max. */
+__global__ void oz2a_need_g_kernel(const uint32_t *G, int64_t ldg, int64_t m, int64_t n, const oz2a_skip_pq *pa,
+                                   const oz2a_skip_pq *pb, const unsigned long long *A1,
+                                   const unsigned long long *B1, const int32_t *ga, const int32_t *gb, int64_t k,
+                                   int target, int *need_out)
+{
+    const int64_t i = blockIdx.y, j0 = 4 * ((int64_t)blockIdx.x * blockDim.x + threadIdx.x);
+    int need = OZ2A_W_NONE;
+    const oz2a_skip_pq a = pa[i];
+    if (a.P != 0.0 && j0 < n) {
+        const uint4 g4 = *(const uint4 *)(G + i * ldg + j0); /* ldg a multiple of 4: inside the row */
+        const uint32_t gv[4] = {g4.x, g4.y, g4.z, g4.w};
+        oz2a_skip_row rs = oz2a_skip_row_of(a, oz2a_skip_c_of(k, target, need));
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const int64_t j = j0 + e;
+            if (j >= n)
+                break;
+            const oz2a_skip_pq b = pb[j];
+            if (b.P == 0.0 || oz2a_skip(&rs, &b, gv[e]))
+                continue;
+            const int w = oz2a_elem_w(A1[i], B1[j], ga[i], gb[j], gv[e], k, target);
+            if (w > need) {
+                need = w;
+                rs = oz2a_skip_row_of(a, oz2a_skip_c_of(k, target, need));
+            }
+        }
+    }
+    const int wmax = __reduce_max_sync(0xffffffffu, need);
+    if ((threadIdx.x & 31) == 0 && wmax != OZ2A_W_NONE)
+        atomicMax(need_out, wmax);
+}
+
 /* Each row's estimate scale g from its norm sum (one division a row), the
  * skip test's (P, p), and the largest norm sum into *a1max (a warp's max,
  * then one atomic: the plan reads it). */
@@ -417,7 +455,8 @@ cudaError_t est_use_engine(bool *use)
 
 } // namespace
 
-extern "C" int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace, size_t bytes, void *stream)
+extern "C" int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace, size_t bytes, void *scratch,
+                             size_t scratch_bytes, void *stream)
 {
     const est_layout L = est_layout_of(d);
     if (d->batch != 1 || d->m < 1 || d->n < 1 || d->k < 1 || target < OZ2A_B_MIN || target > OZ2A_B_MAX ||
@@ -468,9 +507,19 @@ extern "C" int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace,
     if (engine) {
         const oz_operand_ws ea = {ws, 0, L.off_qa, 0, 0, L.mpad, L.kep, L.mpad};
         const oz_operand_ws eb = {ws, 0, L.off_qb, 0, 0, L.npad, L.kep, L.npad};
-        const oz_engine_est_job job = {ea, eb, d->m, d->n, k_rule, A1, B1, ga, gb, pa, pb, target, &plan->w_need,
-                                       nullptr};
+        /* the sums stored where A's rows fill the 192-row tile and the scratch holds them */
+        const int64_t ldg = L.npad, gbytes = d->m * ldg * 4;
+        const bool store = g_force_est_store == 2 || (g_force_est_store == 0 && oz_bp_res_tall(L.mpad));
+        uint32_t *G = scratch && (int64_t)scratch_bytes >= gbytes && store ? (uint32_t *)scratch : nullptr;
+        const oz_engine_est_job job = {ea, eb, d->m, d->n, k_rule, A1, B1, ga, gb, pa, pb, G, ldg, target,
+                                       &plan->w_need, nullptr};
         OZ2A_TRY(oz_engine_estimate(job, s));
+        if (G) {
+            const dim3 grid((unsigned)((d->n + 1023) / 1024), (unsigned)d->m);
+            oz2a_need_g_kernel<<<grid, 256, 0, s>>>(G, ldg, d->m, d->n, pa, pb, A1, B1, ga, gb, k_rule, target,
+                                                     &plan->w_need);
+            OZ2A_TRY(cudaGetLastError());
+        }
     } else {
         oz2a_need_kernel<<<dim3((unsigned)((d->m + 15) / 16), (unsigned)((d->n + 15) / 16)), dim3(16, 16), 0, s>>>(
             qa, qb, A1, B1, ga, gb, d->m, d->n, k_rule, L.kep, target, plan);

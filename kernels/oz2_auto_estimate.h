@@ -40,9 +40,14 @@ size_t oz2a_estimate_workspace(const oz_gemm_desc *d);
 /* Enqueues the estimate and the plan for target 2^-B (B in 20..64) on
  * `stream`, for a real or complex call (d->elem); never synchronises. The
  * plan kernel counts the plan in d->plan_counts when that is not NULL.
- * batch 1, m, n in 1..65535, k >= 1, else cudaErrorInvalidValue. Returns
- * the first launch error. */
-int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace, size_t bytes, void *stream);
+ * scratch (may be NULL): device memory free until the stream has run the
+ * estimate (the path's own workspace); where it holds m x n words rounded up
+ * (and A's rows fill the engine's 192-row tile) the estimate product's sums
+ * are stored there and the need taken by a pass of its own. batch 1, m, n
+ * in 1..65535, k >= 1, else cudaErrorInvalidValue. Returns the first launch
+ * error. */
+int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace, size_t bytes, void *scratch,
+                  size_t scratch_bytes, void *stream);
 
 /* Where oz2a_estimate(d, ..., workspace, ...) leaves the operands' scales
  * (phase22.md step 1: the path's own kernel on the same views, so the same
@@ -56,6 +61,8 @@ void oz2a_estimate_scales(const oz_gemm_desc *d, const void *workspace, const in
 void oz2a_force_portable(int on);
 /* 1: the separate scale, norm and operand passes even where the one-pass row kernel serves. */
 void oz2a_force_est_passes(int on);
+/* Where the estimate product's sums are stored: 0 by the rule, 1 never, 2 whenever the scratch holds them. */
+void oz2a_force_est_store(int mode);
 
 #ifdef __cplusplus
 }

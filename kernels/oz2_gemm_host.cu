@@ -354,7 +354,9 @@ static int oz2_run_auto(const oz_gemm_desc *d, int bits, void *workspace, size_t
             one.B += el * b * d->strideB;
             one.C += el * b * d->strideC;
         }
-        OZ2_TRY((cudaError_t)oz2a_estimate(&one, oz2a_target(bits), ws, (size_t)extra, stream));
+        /* the path's workspace is free until the estimate has run: its scratch */
+        OZ2_TRY((cudaError_t)oz2a_estimate(&one, oz2a_target(bits), ws, (size_t)extra, ws + extra,
+                                           workspace_bytes - (size_t)extra, stream));
         OZ2_TRY((cudaError_t)oz2_run(&one, bits, ws + extra, workspace_bytes - (size_t)extra, stream, stage,
                                      (const oz2a_dev_plan *)ws));
     }

@@ -100,6 +100,8 @@ struct oz_engine_params {
     const unsigned long long *est_a1, *est_b1;
     const int32_t *est_ga, *est_gb;
     const oz2a_skip_pq *est_pa, *est_pb;
+    uint32_t *est_g;
+    int64_t est_ldg;
     int64_t est_m, est_n, est_k;
     int est_target;
     int *est_need;
@@ -509,6 +511,48 @@ struct oz_mode_est {
     }
 };
 
+/* The estimate's sums stored (oz_engine_est_job::g set): G_ij = the exact
+ * int32 sum (the accumulators start at OZ_ACC_OFFSET(m_0), taken off) as a
+ * 32-bit word at g[i ldg + j] for i < est_m, j < ldg (columns j and j + 1
+ * of a thread in one 8-byte store), the need taken by a pass of its own
+ * (kernels/oz2_auto_estimate.cu). Its few registers let the 192-row tile
+ * take it, whose consumers have 168 a thread (the need in the epilogue
+ * did not fit them). */
+template <class C>
+struct oz_mode_est_store {
+    typedef C Cfg;
+    static constexpr int KCHUNK = oz_engine_res::KCHUNK;
+    static constexpr bool MODULUS_SLOWEST = true;
+    static_assert(Cfg::MMA_M == 64 && Cfg::MMA_N % 8 == 0, "accumulators in m64 blocks of 8-column groups");
+    const oz_engine_params &P;
+    oz_frag fr;
+    __device__ oz_mode_est_store(const oz_engine_params &p, int ctid) : P(p), fr(ctid) {}
+
+    __device__ __forceinline__ void modulus_done(int32_t (&acc)[Cfg::ACC_ALL], int, int64_t, int64_t, int64_t,
+                                                 int64_t row0, int64_t col0)
+    {
+        const uint32_t off = (uint32_t)c_em.off[0];
+        const int64_t jb = col0 + fr.col0, left = P.est_ldg - jb; /* column pair 8 wd: jb + 8 wd and the next */
+#pragma unroll
+        for (int blk = 0; blk < Cfg::BLOCKS_PER_CONSUMER; blk++) {
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const int64_t i = row0 + 64 * blk + fr.row(2 * h);
+                if (i >= P.est_m)
+                    continue;
+                uint2 *row = (uint2 *)(P.est_g + i * P.est_ldg + jb); /* jb and ldg even: 8-byte aligned */
+#pragma unroll
+                for (int wd = 0; wd < Cfg::MMA_N / 8; wd++)
+                    if (8 * wd < left) /* ldg even: the pair's second column too */
+                        row[4 * wd] = make_uint2((uint32_t)acc[blk * Cfg::ACC + 4 * wd + 2 * h] - off,
+                                                 (uint32_t)acc[blk * Cfg::ACC + 4 * wd + 1 + 2 * h] - off);
+            }
+        }
+    }
+    __device__ __forceinline__ void shadow(int) {}
+    __device__ __forceinline__ void finish() {}
+};
+
 /* The loads of the work items' stages, in the order the consumers take
  * them: items, then K chunks, moduli and K stages; past the last item, a
  * stage with no loads whose slot says that no item is left. With a producer
@@ -885,7 +929,9 @@ bool oz_engine_usable(int dev)
     if (oz_engine_prepare<oz_mode_p22>(dev, &sms) != cudaSuccess ||
         oz_engine_prepare<oz_mode_res<oz_engine_cfg_res>>(dev, &sms) != cudaSuccess ||
         oz_engine_prepare<oz_mode_res<oz_engine_cfg_res3>>(dev, &sms) != cudaSuccess ||
-        oz_engine_prepare<oz_mode_est<oz_engine_cfg_res>>(dev, &sms) != cudaSuccess) {
+        oz_engine_prepare<oz_mode_est<oz_engine_cfg_res>>(dev, &sms) != cudaSuccess ||
+        oz_engine_prepare<oz_mode_est_store<oz_engine_cfg_res>>(dev, &sms) != cudaSuccess ||
+        oz_engine_prepare<oz_mode_est_store<oz_engine_cfg_res3>>(dev, &sms) != cudaSuccess) {
         (void)cudaGetLastError();
         return false;
     }
@@ -966,14 +1012,17 @@ cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, 
 
 cudaError_t oz_engine_estimate(const oz_engine_est_job &job, cudaStream_t s)
 {
-    /* The 128-row tile, whose consumers have 232 registers a thread: on the
-     * 192-row one (168) the epilogue spilled and the estimate took 1.58 ms
-     * against 1.28 at 8192^3 (BENCHMARKS.md 2026-12-02, session 25). */
-    typedef oz_engine_cfg_res EC;
-    if (job.a.kpad != job.b.kpad || job.a.kpad > oz_engine_res::KCHUNK || job.a.kpad % OZ_PAD_K || job.a.kpad <= 0)
+    /* The need in the epilogue: the 128-row tile, whose consumers have 232
+     * registers a thread (on the 192-row one, 168, it spilled and took 1.58
+     * ms against 1.28 at 8192^3: BENCHMARKS.md 2026-12-02, session 25). The
+     * sums stored: the main product's tile rule. */
+    if (job.a.kpad != job.b.kpad || job.a.kpad > oz_engine_res::KCHUNK || job.a.kpad % OZ_PAD_K || job.a.kpad <= 0 ||
+        (job.g && (job.ldg < job.n || job.ldg % 2)))
         return cudaErrorInvalidValue;
+    const bool tall = job.g && oz_bp_res_tall(job.a.plane_rows);
     CUtensorMap ta, tb;
-    cudaError_t e = oz_maps<EC>(&ta, &tb, job.a, job.b, 1, 1);
+    cudaError_t e = tall ? oz_maps<oz_engine_cfg_res3>(&ta, &tb, job.a, job.b, 1, 1)
+                         : oz_maps<oz_engine_cfg_res>(&ta, &tb, job.a, job.b, 1, 1);
     if (e != cudaSuccess)
         return e;
     oz_engine_params p = {};
@@ -987,12 +1036,18 @@ cudaError_t oz_engine_estimate(const oz_engine_est_job &job, cudaStream_t s)
     p.est_gb = job.gb;
     p.est_pa = job.pa;
     p.est_pb = job.pb;
+    p.est_g = job.g;
+    p.est_ldg = job.ldg;
     p.est_m = job.m;
     p.est_n = job.n;
     p.est_k = job.k;
     p.est_target = job.target;
     p.est_need = job.need;
+    const int64_t ra = job.a.plane_rows, rb = job.b.plane_rows;
+    if (job.g)
+        return tall ? oz_engine_launch<oz_mode_est_store<oz_engine_cfg_res3>>(ta, tb, p, ra, rb, 1, s)
+                    : oz_engine_launch<oz_mode_est_store<oz_engine_cfg_res>>(ta, tb, p, ra, rb, 1, s);
     if (!job.ga || !job.gb || !job.pa || !job.pb)
         return cudaErrorInvalidValue;
-    return oz_engine_launch<oz_mode_est<EC>>(ta, tb, p, job.a.plane_rows, job.b.plane_rows, 1, s);
+    return oz_engine_launch<oz_mode_est<oz_engine_cfg_res>>(ta, tb, p, ra, rb, 1, s);
 }

@@ -51,33 +51,38 @@ static int bench(int64_t m, int64_t n, int64_t k, int reps)
     CUDA_CHECK(cudaMemcpy(dB, Bm, sizeof(double) * (size_t)(k * n), cudaMemcpyHostToDevice));
     oz_gemm_desc d = {0};
     d.m = m, d.n = n, d.k = k, d.elem = OZ_ELEM_REAL, d.A = dA, d.lda = m, d.B = dB, d.ldb = k, d.batch = 1;
-    const size_t bytes = oz2a_estimate_workspace(&d);
-    void *ws;
+    const size_t bytes = oz2a_estimate_workspace(&d), sbytes = (size_t)(m * ((n + 127) / 128 * 128) * 4);
+    void *ws, *scratch;
     CUDA_CHECK(cudaMalloc(&ws, bytes));
+    CUDA_CHECK(cudaMalloc(&scratch, sbytes));
     cudaEvent_t e0, e1;
     CUDA_CHECK(cudaEventCreate(&e0));
     CUDA_CHECK(cudaEventCreate(&e1));
     int first_n = -1, bad = 0;
-    for (int v = 0; v < 2; v++) {
-        oz2a_force_est_passes(v);
+    for (int v = 0; v < 4; v++) { /* row pass / passes; the sums stored by the rule / the need in the epilogue */
+        oz2a_force_est_passes(v % 2);
+        oz2a_force_est_store(v / 2);
         for (int r = 0; r < 3; r++)
-            CUDA_CHECK((cudaError_t)oz2a_estimate(&d, 53, ws, bytes, 0));
+            CUDA_CHECK((cudaError_t)oz2a_estimate(&d, 53, ws, bytes, scratch, sbytes, 0));
         CUDA_CHECK(cudaEventRecord(e0, 0));
         for (int r = 0; r < reps; r++)
-            CUDA_CHECK((cudaError_t)oz2a_estimate(&d, 53, ws, bytes, 0));
+            CUDA_CHECK((cudaError_t)oz2a_estimate(&d, 53, ws, bytes, scratch, sbytes, 0));
         CUDA_CHECK(cudaEventRecord(e1, 0));
         CUDA_CHECK(cudaEventSynchronize(e1));
         float ms = 0;
         CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
         oz2a_dev_plan p;
         CUDA_CHECK(cudaMemcpy(&p, ws, sizeof p, cudaMemcpyDeviceToHost));
-        printf("bench %lldx%lldx%lld %s: %.4f ms an estimate; need %d N %d w %d\n", (long long)m, (long long)n,
-               (long long)k, v ? "passes" : "row pass", ms / reps, p.w_need, p.n, p.w);
+        printf("bench %lldx%lldx%lld %s, %s: %.4f ms an estimate; need %d N %d w %d\n", (long long)m, (long long)n,
+               (long long)k, v % 2 ? "passes" : "row pass", v / 2 ? "need in the epilogue" : "sums stored by the rule",
+               ms / reps, p.w_need, p.n, p.w);
         if (first_n < 0)
             first_n = p.w_need;
         bad += p.w_need != first_n;
     }
     oz2a_force_est_passes(0);
+    oz2a_force_est_store(0);
+    CUDA_CHECK(cudaFree(scratch));
     CUDA_CHECK(cudaFree(ws));
     CUDA_CHECK(cudaFree(dA));
     CUDA_CHECK(cudaFree(dB));
@@ -99,6 +104,8 @@ int main(int argc, char **argv)
         const int B = targets[(c / S_COUNT) % 4];
         const int ta = (int)rng_range(0, 1), tb = (int)rng_range(0, 1);
         int64_t m = rng_range(1, 300), n = rng_range(1, 300), k = rng_range(1, 3000);
+        if (c % 5 == 1) /* A's rows padded to 768 fill the 192-row tile: the sums stored by the rule */
+            m = 768 - rng_range(0, 100);
         if (c % 17 == 5) { /* past the estimate's K_E: only its first 65536 are used */
             m = rng_range(1, 8), n = rng_range(1, 8), k = rng_range(65537, 90000);
         }
@@ -138,13 +145,17 @@ int main(int argc, char **argv)
         d.transa = ta_cx, d.transb = tb_cx, d.m = m, d.n = n, d.k = k;
         d.elem = cx ? OZ_ELEM_COMPLEX : OZ_ELEM_REAL;
         d.A = dA, d.lda = lda, d.B = dB, d.ldb = ldb, d.batch = 1;
-        size_t bytes = oz2a_estimate_workspace(&d);
-        void *ws;
+        size_t bytes = oz2a_estimate_workspace(&d), sbytes = (size_t)(m * ((n + 127) / 128 * 128) * 4);
+        void *ws, *scratch;
         CUDA_CHECK(cudaMalloc(&ws, bytes));
+        CUDA_CHECK(cudaMalloc(&scratch, sbytes));
+        CUDA_CHECK(cudaMemset(scratch, 0xa5, sbytes));
         CUDA_CHECK(cudaMemset(ws, 0x5a, bytes)); /* poisoned: the estimate must set what it reads */
         oz2a_force_portable(c % 2); /* the engine's estimate and the dp4a one, alternately */
         oz2a_force_est_passes((c / 2) % 2); /* the one-pass row kernel where it serves, or the separate passes */
-        CUDA_CHECK((cudaError_t)oz2a_estimate(&d, B, ws, bytes, 0));
+        const int store = (c / 4) % 3; /* the sums stored by the rule, never, always (both engine tiles) */
+        oz2a_force_est_store(store);
+        CUDA_CHECK((cudaError_t)oz2a_estimate(&d, B, ws, bytes, c % 8 == 3 ? NULL : scratch, sbytes, 0));
         CUDA_CHECK(cudaDeviceSynchronize());
         oz2a_dev_plan p;
         CUDA_CHECK(cudaMemcpy(&p, ws, sizeof p, cudaMemcpyDeviceToHost));
@@ -159,14 +170,15 @@ int main(int argc, char **argv)
             }
         }
         if (!ok) {
-            printf("  MISMATCH (%s estimate, %s%s) case %d %s B=%d ops %d%d m=%lld n=%lld k=%lld: gpu need %d N %d w %d, reference need %d N %d w %d\n",
+            printf("  MISMATCH (%s estimate, %s, store %d%s) case %d %s B=%d ops %d%d m=%lld n=%lld k=%lld: gpu need %d N %d w %d, reference need %d N %d w %d\n",
                    c % 2 ? "dp4a" : "engine", 
-                   (c / 2) % 2 ? "passes" : "row pass", cx ? ", complex" : "", c, names[ds], B, (int)d.transa, (int)d.transb,
+                   (c / 2) % 2 ? "passes" : "row pass", store, cx ? ", complex" : "", c, names[ds], B, (int)d.transa, (int)d.transb,
                    (long long)m, (long long)n, (long long)k, p.w_need, p.n, p.w, wn, N, w);
             bad++;
         }
         N ? emulated++ : native++;
         CUDA_CHECK(cudaFree(ws));
+        CUDA_CHECK(cudaFree(scratch));
         CUDA_CHECK(cudaFree(dA));
         CUDA_CHECK(cudaFree(dB));
         free(A), free(Bm);

@@ -7,8 +7,9 @@
 # ptxas reports a serialized wgmma pipeline ("C7514 Potential Performance Loss": an instruction
 # reads a wgmma's accumulators mid-pipeline, e.g. an accumulator array indexed at run time, which
 # puts it in local memory; the estimate's epilogue did that and ran three times slower than a
-# modulus of the product), or when a mode other than the 192-row residue tile (whose 52 bytes of
-# spills are measured and known) has a stack frame.
+# modulus of the product), or when a mode has a stack frame, except the 192-row tile's modes (168
+# registers a thread: the residue mode's and the stored estimate's few spills, measured and known)
+# up to 64 bytes.
 set -u
 nvcc=${1:?usage: test_engine_ptxas.sh NVCC SOURCE_ROOT}
 src=${2:?usage: test_engine_ptxas.sh NVCC SOURCE_ROOT}
@@ -27,10 +28,12 @@ fi
 awk '/Compiling entry function/ { name = $0; sub(/.*function .?/, "", name); sub(/.? for .*/, "", name); next }
      /bytes stack frame/ && name != "" { print $1, name; name = "" }' "$out/log" >"$out/frames"
 n=$(wc -l <"$out/frames")
-[ "$n" -ge 4 ] || { cat "$out/log"; echo "FAIL: expected the engine's four modes, found $n entry functions"; exit 1; }
+[ "$n" -ge 6 ] || { cat "$out/log"; echo "FAIL: expected the engine's six instantiations, found $n entry functions"; exit 1; }
 while read -r bytes name; do
     case $name in
-    *oz_mode_res*ILi256ELi1ELi3E*) echo "ok: $bytes bytes stack frame (known): 192-row residue tile" ;;
+    *ILi256ELi1ELi3E*)
+        if [ "$bytes" -le 64 ]; then echo "ok: $bytes bytes stack frame (known): 192-row tile: $name"
+        else echo "FAIL: $bytes bytes stack frame (192-row tile, at most 64 known): $name"; rc=1; fi ;;
     *)
         if [ "$bytes" -ne 0 ]; then echo "FAIL: $bytes bytes stack frame: $name"; rc=1; else echo "ok: no stack frame: $name"; fi ;;
     esac
