@@ -268,23 +268,27 @@ __global__ void oz2a_need_kernel(const uint8_t *qa, const uint8_t *qb, const uns
         atomicMax(&plan->w_need, w);
 }
 
-/* The need from the stored sums (oz_engine_est_job::g): a thread four
- * consecutive elements of a row, the skip test at its running need, the
- * exact rule where it cannot rule an element out; the warp's max. */
+/* The need from the stored sums (oz_engine_est_job::g): a thread eight
+ * consecutive elements of a row, the skip test at its running need, which
+ * starts at the call's need so far (an element's exact w, or none: the max
+ * stays the same in any order), the exact rule where the test cannot rule
+ * an element out; the warp's max. */
 __global__ void oz2a_need_g_kernel(const uint32_t *G, int64_t ldg, int64_t m, int64_t n, const oz2a_skip_pq *pa,
                                    const oz2a_skip_pq *pb, const unsigned long long *A1,
                                    const unsigned long long *B1, const int32_t *ga, const int32_t *gb, int64_t k,
                                    int target, int *need_out)
 {
-    const int64_t i = blockIdx.y, j0 = 4 * ((int64_t)blockIdx.x * blockDim.x + threadIdx.x);
-    int need = OZ2A_W_NONE;
+    const int64_t i = blockIdx.y, j0 = 8 * ((int64_t)blockIdx.x * blockDim.x + threadIdx.x);
+    int need = *(volatile int *)need_out;
+    const int need0 = need;
     const oz2a_skip_pq a = pa[i];
     if (a.P != 0.0 && j0 < n) {
-        const uint4 g4 = *(const uint4 *)(G + i * ldg + j0); /* ldg a multiple of 4: inside the row */
-        const uint32_t gv[4] = {g4.x, g4.y, g4.z, g4.w};
+        const uint4 *gp = (const uint4 *)(G + i * ldg + j0); /* ldg a multiple of 8: inside the row */
+        const uint4 g0 = gp[0], g1 = gp[1];
+        const uint32_t gv[8] = {g0.x, g0.y, g0.z, g0.w, g1.x, g1.y, g1.z, g1.w};
         oz2a_skip_row rs = oz2a_skip_row_of(a, oz2a_skip_c_of(k, target, need));
 #pragma unroll
-        for (int e = 0; e < 4; e++) {
+        for (int e = 0; e < 8; e++) {
             const int64_t j = j0 + e;
             if (j >= n)
                 break;
@@ -298,7 +302,7 @@ __global__ void oz2a_need_g_kernel(const uint32_t *G, int64_t ldg, int64_t m, in
             }
         }
     }
-    const int wmax = __reduce_max_sync(0xffffffffu, need);
+    const int wmax = __reduce_max_sync(0xffffffffu, need > need0 ? need : OZ2A_W_NONE);
     if ((threadIdx.x & 31) == 0 && wmax != OZ2A_W_NONE)
         atomicMax(need_out, wmax);
 }
@@ -515,7 +519,7 @@ extern "C" int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace,
                                        &plan->w_need, nullptr};
         OZ2A_TRY(oz_engine_estimate(job, s));
         if (G) {
-            const dim3 grid((unsigned)((d->n + 1023) / 1024), (unsigned)d->m);
+            const dim3 grid((unsigned)((d->n + 2047) / 2048), (unsigned)d->m);
             oz2a_need_g_kernel<<<grid, 256, 0, s>>>(G, ldg, d->m, d->n, pa, pb, A1, B1, ga, gb, k_rule, target,
                                                      &plan->w_need);
             OZ2A_TRY(cudaGetLastError());
