@@ -268,34 +268,38 @@ __global__ void oz2a_need_kernel(const uint8_t *qa, const uint8_t *qb, const uns
         atomicMax(&plan->w_need, w);
 }
 
-/* The need from the stored sums (oz_engine_est_job::g): a thread eight
- * consecutive elements of a row, the skip test at its running need, which
- * starts at the call's need so far (an element's exact w, or none: the max
- * stays the same in any order), the exact rule where the test cannot rule
- * an element out; the warp's max. */
-__global__ void oz2a_need_g_kernel(const uint32_t *G, int64_t ldg, int64_t m, int64_t n, const oz2a_skip_pq *pa,
-                                   const oz2a_skip_pq *pb, const unsigned long long *A1,
-                                   const unsigned long long *B1, const int32_t *ga, const int32_t *gb, int64_t k,
-                                   int target, int *need_out)
+/* The need from the stored sums (oz_engine_est_job::g): a block 256
+ * threads over 2048 columns of a row, a thread every 256th (a warp's loads
+ * of G and of the columns' (P, p) contiguous), the skip test at its running
+ * need, which starts at the call's need so far (an element's exact w, or
+ * none: the max stays the same in any order), the exact rule where the test
+ * cannot rule an element out; the warp's max. */
+#define OZ2A_NEED_G_THREADS 256
+#define OZ2A_NEED_G_COLS 2048
+__global__ void __launch_bounds__(OZ2A_NEED_G_THREADS)
+    oz2a_need_g_kernel(const uint32_t *G, int64_t ldg, int64_t m, int64_t n, const oz2a_skip_pq *pa,
+                       const oz2a_skip_pq *pb, const unsigned long long *A1, const unsigned long long *B1,
+                       const int32_t *ga, const int32_t *gb, int64_t k, int target, int *need_out)
 {
-    const int64_t i = blockIdx.y, j0 = 8 * ((int64_t)blockIdx.x * blockDim.x + threadIdx.x);
+    const int64_t i = blockIdx.y, j0 = (int64_t)blockIdx.x * OZ2A_NEED_G_COLS + threadIdx.x;
     int need = *(volatile int *)need_out;
     const int need0 = need;
-    const oz2a_skip_pq a = pa[i];
-    if (a.P != 0.0 && j0 < n) {
-        const uint4 *gp = (const uint4 *)(G + i * ldg + j0); /* ldg a multiple of 8: inside the row */
-        const uint4 g0 = gp[0], g1 = gp[1];
-        const uint32_t gv[8] = {g0.x, g0.y, g0.z, g0.w, g1.x, g1.y, g1.z, g1.w};
+    const double2 at = __ldg((const double2 *)(pa + i));
+    const oz2a_skip_pq a = {at.x, at.y};
+    if (a.P != 0.0) {
+        const uint32_t *gr = G + i * ldg;
         oz2a_skip_row rs = oz2a_skip_row_of(a, oz2a_skip_c_of(k, target, need));
 #pragma unroll
-        for (int e = 0; e < 8; e++) {
-            const int64_t j = j0 + e;
+        for (int e = 0; e < OZ2A_NEED_G_COLS / OZ2A_NEED_G_THREADS; e++) {
+            const int64_t j = j0 + e * OZ2A_NEED_G_THREADS;
             if (j >= n)
                 break;
-            const oz2a_skip_pq b = pb[j];
-            if (b.P == 0.0 || oz2a_skip(&rs, &b, gv[e]))
+            const double2 bt = __ldg((const double2 *)(pb + j));
+            const oz2a_skip_pq b = {bt.x, bt.y};
+            const uint32_t gv = gr[j];
+            if (b.P == 0.0 || oz2a_skip(&rs, &b, gv))
                 continue;
-            const int w = oz2a_elem_w(A1[i], B1[j], ga[i], gb[j], gv[e], k, target);
+            const int w = oz2a_elem_w(A1[i], B1[j], ga[i], gb[j], gv, k, target);
             if (w > need) {
                 need = w;
                 rs = oz2a_skip_row_of(a, oz2a_skip_c_of(k, target, need));
@@ -519,8 +523,8 @@ extern "C" int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace,
                                        &plan->w_need, nullptr};
         OZ2A_TRY(oz_engine_estimate(job, s));
         if (G) {
-            const dim3 grid((unsigned)((d->n + 2047) / 2048), (unsigned)d->m);
-            oz2a_need_g_kernel<<<grid, 256, 0, s>>>(G, ldg, d->m, d->n, pa, pb, A1, B1, ga, gb, k_rule, target,
+            const dim3 grid((unsigned)((d->n + OZ2A_NEED_G_COLS - 1) / OZ2A_NEED_G_COLS), (unsigned)d->m);
+            oz2a_need_g_kernel<<<grid, OZ2A_NEED_G_THREADS, 0, s>>>(G, ldg, d->m, d->n, pa, pb, A1, B1, ga, gb, k_rule, target,
                                                      &plan->w_need);
             OZ2A_TRY(cudaGetLastError());
         }
