@@ -60,10 +60,11 @@ cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, 
 
 /* The automatic precision's estimate (docs/ozaki2-auto.md) on the engine:
  * G_ij = sum_k A[i, k] B[j, k] over one plane of each operand (int8 in [0,
- * 127], kpad <= 65536: one K chunk, exact in int32), and instead of storing
- * G the epilogue takes each element's need (crt/oz2_auto.h's oz2a_elem_w
- * from the rows' and columns' norm sums) and the max into *need (atomicMax;
- * it starts at OZ2A_W_NONE). Batch 1. */
+ * 127], kpad <= 65536: one K chunk, exact in int32). With g NULL the
+ * epilogue takes each element's need (crt/oz2_auto.h's oz2a_elem_w from the
+ * rows' and columns' norm sums) and the max into *need (atomicMax; it
+ * starts at OZ2A_W_NONE), on the 128-row tile; else it stores G (on the
+ * main product's tile) for a pass of the caller's. Batch 1. */
 struct oz_engine_est_job {
     oz_operand_ws a, b;                  /* plane 0 of each: rows_pad x kpad, K contiguous */
     int64_t m, n, k;                     /* the call's sizes (k: all of K, for the rule) */
