@@ -282,7 +282,11 @@ __global__ void __launch_bounds__(OZ2A_NEED_G_THREADS)
                        const int32_t *ga, const int32_t *gb, int64_t k, int target, int *need_out)
 {
     const int64_t i = blockIdx.y, j0 = (int64_t)blockIdx.x * OZ2A_NEED_G_COLS + threadIdx.x;
-    int need = *(volatile int *)need_out;
+    /* the call's need so far: one load a warp (every thread's load of one word was the pass's bottleneck) */
+    int need = 0;
+    if ((threadIdx.x & 31) == 0)
+        need = *(volatile int *)need_out;
+    need = __shfl_sync(0xffffffffu, need, 0);
     const int need0 = need;
     const double2 at = __ldg((const double2 *)(pa + i));
     const oz2a_skip_pq a = {at.x, at.y};
