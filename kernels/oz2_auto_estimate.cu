@@ -282,7 +282,7 @@ __global__ void __launch_bounds__(OZ2A_NEED_G_THREADS)
                        const int32_t *ga, const int32_t *gb, int64_t k, int target, int *need_out)
 {
     const int64_t i = blockIdx.y, j0 = (int64_t)blockIdx.x * OZ2A_NEED_G_COLS + threadIdx.x;
-    /* the call's need so far: one load a warp (every thread's load of one word was the pass's bottleneck) */
+    /* the call's need so far, one load a warp */
     int need = 0;
     if ((threadIdx.x & 31) == 0)
         need = *(volatile int *)need_out;
@@ -292,18 +292,23 @@ __global__ void __launch_bounds__(OZ2A_NEED_G_THREADS)
     const oz2a_skip_pq a = {at.x, at.y};
     if (a.P != 0.0) {
         const uint32_t *gr = G + i * ldg;
+        constexpr int E = OZ2A_NEED_G_COLS / OZ2A_NEED_G_THREADS;
+        uint32_t gv[E];
+        double2 bt[E];
+#pragma unroll
+        for (int e = 0; e < E; e++) { /* every load first, in flight together (0 past n: no need) */
+            const int64_t j = j0 + e * OZ2A_NEED_G_THREADS;
+            gv[e] = j < n ? gr[j] : 0u;
+            bt[e] = j < n ? __ldg((const double2 *)(pb + j)) : make_double2(0.0, 0.0);
+        }
         oz2a_skip_row rs = oz2a_skip_row_of(a, oz2a_skip_c_of(k, target, need));
 #pragma unroll
-        for (int e = 0; e < OZ2A_NEED_G_COLS / OZ2A_NEED_G_THREADS; e++) {
+        for (int e = 0; e < E; e++) {
             const int64_t j = j0 + e * OZ2A_NEED_G_THREADS;
-            if (j >= n)
-                break;
-            const double2 bt = __ldg((const double2 *)(pb + j));
-            const oz2a_skip_pq b = {bt.x, bt.y};
-            const uint32_t gv = gr[j];
-            if (b.P == 0.0 || oz2a_skip(&rs, &b, gv))
+            const oz2a_skip_pq b = {bt[e].x, bt[e].y};
+            if (b.P == 0.0 || oz2a_skip(&rs, &b, gv[e]))
                 continue;
-            const int w = oz2a_elem_w(A1[i], B1[j], ga[i], gb[j], gv, k, target);
+            const int w = oz2a_elem_w(A1[i], B1[j], ga[i], gb[j], gv[e], k, target);
             if (w > need) {
                 need = w;
                 rs = oz2a_skip_row_of(a, oz2a_skip_c_of(k, target, need));
