@@ -17,6 +17,9 @@
  *   w_ij = the least w meeting the guarantee at (i, j) (oz2a_elem_w),
  *   w_need = max_ij w_ij; N the least with w_range(N) >= w_need (the range
  *   from A1 and B1, oz2a_range_ok); w = min(w_range(N), max(w_need, W_SOFT)).
+ * In two parts: the plan first from G' (the sums over k < K_1, 5/8 of K_E,
+ * oz2a_k_first), taken when it emulates with at most the fixed width's
+ * moduli count at B bits (oz2a_first_taken); else from G.
  * No N <= 20 (or w_need > OZ2A_W_MAX, or G_ij = 0 where row i and column j
  * are both nonzero): the call runs natively ("auto-native"). */
 #ifndef OZCRT_CRT_OZ2_AUTO_H
@@ -40,6 +43,9 @@
 #define OZ2A_B_MIN 20      /* auto:B, B in [20, 64] */
 #define OZ2A_B_MAX 64
 #define OZ2A_B_DEFAULT 53
+#define OZ2A_K1_NUM 5      /* K_1: OZ2A_K1_NUM / OZ2A_K1_DEN of K_E, */
+#define OZ2A_K1_DEN 8
+#define OZ2A_K1_ROUND 128  /* rounded up to a multiple of this (the engine's K padding) */
 
 /* The bits argument of the ozaki2 path: B in 1..64 fixed (ozaki2.md),
  * OZ2A_AUTO(B) = -B automatic with target 2^-B. */
@@ -131,6 +137,21 @@ OZ_HD int oz2a_row_scale(uint64_t A1, int64_t k)
     const int g = OZ2A_E + OZ2A_TARGET + 1 - L;
     return g < OZ2A_GMIN ? OZ2A_GMIN : g > OZ2A_GMAX ? OZ2A_GMAX : g;
 }
+
+/* K_1, the estimate's first part (docs/ozaki2-auto.md step 2): the least
+ * multiple of OZ2A_K1_ROUND at or above 5/8 of K_E, at most K_E (K_1 = K_E:
+ * one part). */
+OZ_HD int64_t oz2a_k_first(int64_t ke)
+{
+    const int64_t u = OZ2A_K1_DEN * OZ2A_K1_ROUND;
+    const int64_t k1 = (OZ2A_K1_NUM * ke + u - 1) / u * OZ2A_K1_ROUND;
+    return k1 < ke ? k1 : ke;
+}
+
+/* Whether the first part's plan, n1 moduli (0: none), is the call's: it
+ * emulates with at most nfix moduli, the fixed width's count at B bits and
+ * this k (0 where B bits cannot be had: never). */
+OZ_HD int oz2a_first_taken(int n1, int nfix) { return n1 != 0 && n1 <= nfix; }
 
 /* The least integer e with x <= y 2^e, x >= 1, y >= 1 (exact). */
 OZ_HD int oz2a_ceil_log2_ratio(uint64_t x, uint64_t y)

@@ -60,7 +60,7 @@ cudaError_t oz_engine_residues(const oz_engine_residue_job &job, int64_t group, 
 
 /* The automatic precision's estimate (docs/ozaki2-auto.md) on the engine:
  * G_ij = sum_k A[i, k] B[j, k] over one plane of each operand (int8 in [0,
- * 127], kpad <= 65536: one K chunk, exact in int32). With g NULL the
+ * 127], kpad <= 65536: one K chunk, exact in int32), or a part of K. With g NULL the
  * epilogue takes each element's need (crt/oz2_auto.h's oz2a_elem_w from the
  * rows' and columns' norm sums) and the max into *need (atomicMax; it
  * starts at OZ2A_W_NONE), on the 128-row tile; else it stores G (on the
@@ -77,6 +77,13 @@ struct oz_engine_est_job {
     int target;                          /* B */
     int *need;
     unsigned long long *tickets;         /* as oz_engine_residue_job's; NULL: round robin */
+    /* the part of K summed: [k_begin, k_begin + k_len) of the planes' K
+     * (multiples of OZ_PAD_K; k_len 0: to kpad); accumulate: G stored is
+     * added to, not replaced (g set); run non-NULL: the launch does
+     * nothing unless *run is 1 once the stream reaches it */
+    int64_t k_begin, k_len;
+    bool accumulate;
+    const int *run;
 };
 cudaError_t oz_engine_estimate(const oz_engine_est_job &job, cudaStream_t s);
 

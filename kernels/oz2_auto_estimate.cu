@@ -248,70 +248,80 @@ __global__ void __launch_bounds__(OZ2A_PREP_THREADS) oz2a_row_prep_kernel(oz_vie
     }
 }
 
-/* G_ij by dp4a over the padded K_E, the element's need, the call's max
- * (k: the rule's, 2k for complex calls). */
+/* G_ij by dp4a over the operands' first kend bytes of K (a multiple of
+ * 4), the element's need, the call's max into *need_out (k: the rule's,
+ * 2k for complex calls); nothing unless *run is 1 where run is set. */
 __global__ void oz2a_need_kernel(const uint8_t *qa, const uint8_t *qb, const unsigned long long *A1,
                                  const unsigned long long *B1, const int32_t *ga, const int32_t *gb, int64_t m,
-                                 int64_t n, int64_t k, int64_t kep,
-                                 int target, oz2a_dev_plan *plan)
+                                 int64_t n, int64_t k, int64_t kep, int64_t kend,
+                                 int target, int *need_out, const int *run)
 {
+    if (run && *run != 1)
+        return;
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, j = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;
     int w = OZ2A_W_NONE;
     if (i < m && j < n && A1[i] && B1[j]) {
         const int *a = (const int *)(qa + i * kep), *b = (const int *)(qb + j * kep);
         int G = 0;
-        for (int64_t t = 0; t < kep / 4; t++)
+        for (int64_t t = 0; t < kend / 4; t++)
             G = __dp4a(a[t], b[t], G); /* bytes in [0, 127]: signed = unsigned; K_E 127^2 < 2^31 */
         w = oz2a_elem_w(A1[i], B1[j], ga[i], gb[j], (uint32_t)G, k, target);
     }
     if (w != OZ2A_W_NONE)
-        atomicMax(&plan->w_need, w);
+        atomicMax(need_out, w);
 }
 
 /* The need from the stored sums (oz_engine_est_job::g): a block 256
- * threads over 2048 columns of a row, a thread every 256th (a warp's loads
+ * threads over 2048 columns of rows OZ2A_NEED_G_ROWS apart, a thread every 256th (a warp's loads
  * of G and of the columns' (P, p) contiguous), the skip test at its running
  * need, which starts at the call's need so far (an element's exact w, or
  * none: the max stays the same in any order), the exact rule where the test
- * cannot rule an element out; the warp's max. */
+ * cannot rule an element out; the warp's max (nothing unless *run is 1
+ * where run is set). */
 #define OZ2A_NEED_G_THREADS 256
 #define OZ2A_NEED_G_COLS 2048
+#define OZ2A_NEED_G_ROWS 1024 /* rows of the grid (a block's rows that far apart): a pass that returns is one short launch */
 __global__ void __launch_bounds__(OZ2A_NEED_G_THREADS)
     oz2a_need_g_kernel(const uint32_t *G, int64_t ldg, int64_t m, int64_t n, const oz2a_skip_pq *pa,
                        const oz2a_skip_pq *pb, const unsigned long long *A1, const unsigned long long *B1,
-                       const int32_t *ga, const int32_t *gb, int64_t k, int target, int *need_out)
+                       const int32_t *ga, const int32_t *gb, int64_t k, int target, int *need_out,
+                       const int *run)
 {
-    const int64_t i = blockIdx.y, j0 = (int64_t)blockIdx.x * OZ2A_NEED_G_COLS + threadIdx.x;
+    if (run && *run != 1) /* the second part not summed: nothing to take */
+        return;
+    const int64_t j0 = (int64_t)blockIdx.x * OZ2A_NEED_G_COLS + threadIdx.x;
     /* the call's need so far, one load a warp */
     int need = 0;
     if ((threadIdx.x & 31) == 0)
         need = *(volatile int *)need_out;
     need = __shfl_sync(0xffffffffu, need, 0);
     const int need0 = need;
-    const double2 at = __ldg((const double2 *)(pa + i));
-    const oz2a_skip_pq a = {at.x, at.y};
-    if (a.P != 0.0) {
-        const uint32_t *gr = G + i * ldg;
-        constexpr int E = OZ2A_NEED_G_COLS / OZ2A_NEED_G_THREADS;
-        uint32_t gv[E];
-        double2 bt[E];
+    for (int64_t i = blockIdx.y; i < m; i += gridDim.y) { /* rows gridDim.y apart */
+        const double2 at = __ldg((const double2 *)(pa + i));
+        const oz2a_skip_pq a = {at.x, at.y};
+        if (a.P != 0.0) {
+            const uint32_t *gr = G + i * ldg;
+            constexpr int E = OZ2A_NEED_G_COLS / OZ2A_NEED_G_THREADS;
+            uint32_t gv[E];
+            double2 bt[E];
 #pragma unroll
-        for (int e = 0; e < E; e++) { /* every load first, in flight together (0 past n: no need) */
-            const int64_t j = j0 + e * OZ2A_NEED_G_THREADS;
-            gv[e] = j < n ? gr[j] : 0u;
-            bt[e] = j < n ? __ldg((const double2 *)(pb + j)) : make_double2(0.0, 0.0);
-        }
-        oz2a_skip_row rs = oz2a_skip_row_of(a, oz2a_skip_c_of(k, target, need));
+            for (int e = 0; e < E; e++) { /* every load first, in flight together (0 past n: no need) */
+                const int64_t j = j0 + e * OZ2A_NEED_G_THREADS;
+                gv[e] = j < n ? gr[j] : 0u;
+                bt[e] = j < n ? __ldg((const double2 *)(pb + j)) : make_double2(0.0, 0.0);
+            }
+            oz2a_skip_row rs = oz2a_skip_row_of(a, oz2a_skip_c_of(k, target, need));
 #pragma unroll
-        for (int e = 0; e < E; e++) {
-            const int64_t j = j0 + e * OZ2A_NEED_G_THREADS;
-            const oz2a_skip_pq b = {bt[e].x, bt[e].y};
-            if (b.P == 0.0 || oz2a_skip(&rs, &b, gv[e]))
-                continue;
-            const int w = oz2a_elem_w(A1[i], B1[j], ga[i], gb[j], gv[e], k, target);
-            if (w > need) {
-                need = w;
-                rs = oz2a_skip_row_of(a, oz2a_skip_c_of(k, target, need));
+            for (int e = 0; e < E; e++) {
+                const int64_t j = j0 + e * OZ2A_NEED_G_THREADS;
+                const oz2a_skip_pq b = {bt[e].x, bt[e].y};
+                if (b.P == 0.0 || oz2a_skip(&rs, &b, gv[e]))
+                    continue;
+                const int w = oz2a_elem_w(A1[i], B1[j], ga[i], gb[j], gv[e], k, target);
+                if (w > need) {
+                    need = w;
+                    rs = oz2a_skip_row_of(a, oz2a_skip_c_of(k, target, need));
+                }
             }
         }
     }
@@ -347,36 +357,61 @@ struct est_ranges {
     oz2za_ranges cx;
 };
 
-/* The plan and its byte sums' starts (one thread), from w_need and the
- * largest norm sums (both made by the kernels before). */
+/* The plan and its byte sums' starts (one warp: every lane makes the same
+ * plan, lane q the starts of modulus q: each a loop of w + 1 steps, 35 us
+ * in one thread for 20 moduli), from the need and the largest norm sums
+ * (both made by the kernels before). decide: after the first part, whether
+ * its plan is taken (oz2a_first_taken against nfix, the fixed width's
+ * count) or the rest of K is summed (plan->second = 1); else the plan, from
+ * the first part's need or, where the rest was summed, from w_need2 (left
+ * in w_need). */
+#define OZ2A_PLAN_THREADS 32
 template <bool CX>
-__global__ void oz2a_plan_kernel(int64_t k, oz2a_dev_plan *plan, const __grid_constant__ est_ranges R,
-                                 unsigned long long *counts)
+__global__ void __launch_bounds__(OZ2A_PLAN_THREADS)
+    oz2a_plan_kernel(int64_t k, oz2a_dev_plan *plan, const __grid_constant__ est_ranges R, unsigned long long *counts,
+                     int decide, int nfix)
 {
+    const int q = threadIdx.x;
     const unsigned long long mx[2] = {plan->a1max, plan->b1max};
+    if (decide) {
+        const int n1 = CX ? oz2za_make_plan_r(plan->w_need, mx[0], mx[1], k, &R.cx).n_split
+                          : oz2a_make_plan_r(plan->w_need, mx[0], mx[1], k, &R.real).n;
+        if (q == 0)
+            plan->second = !oz2a_first_taken(n1, nfix);
+        return;
+    }
+    const int need = plan->second ? plan->w_need2 : plan->w_need;
+    int n, w;
     if constexpr (CX) {
-        const oz2za_plan p = oz2za_make_plan_r(plan->w_need, mx[0], mx[1], k, &R.cx);
-        plan->n = p.n_split;
-        plan->w = p.w;
-        plan->planes = 2 * p.n_split;
-        for (int q = 0; q < OZ2Z_SPLIT_NMODULI; q++) {
+        const oz2za_plan p = oz2za_make_plan_r(need, mx[0], mx[1], k, &R.cx);
+        n = p.n_split;
+        w = p.w;
+        static_assert(OZ2Z_SPLIT_NMODULI <= OZ2A_PLAN_THREADS, "a lane a split modulus");
+        if (q < OZ2Z_SPLIT_NMODULI) {
             const oz2z_split_modulus sm = oz2z_split_mod(q);
-            plan->zbias[q] = q < p.n_split ? oz2_bias_bits(p.w, sm.p) : 0;
-            plan->zbias[OZ2Z_SPLIT_NMODULI + q] = q < p.n_split ? oz2z_bias_r_bits(p.w, &sm) : 0;
+            plan->zbias[q] = q < n ? oz2_bias_bits(w, sm.p) : 0;
+            plan->zbias[OZ2Z_SPLIT_NMODULI + q] = q < n ? oz2z_bias_r_bits(w, &sm) : 0;
         }
     } else {
-        const oz2_plan p = oz2a_make_plan_r(plan->w_need, mx[0], mx[1], k, &R.real);
-        plan->n = p.n;
-        plan->w = p.w;
-        plan->planes = p.n;
-        for (int q = 0; q < OZ_ENGINE_NMODULI; q++)
-            plan->bias[q] = q < p.n ? oz2_bias_bits(p.w, oz2_modulus(q)) : 0;
+        const oz2_plan p = oz2a_make_plan_r(need, mx[0], mx[1], k, &R.real);
+        n = p.n;
+        w = p.w;
+        static_assert(OZ_ENGINE_NMODULI <= OZ2A_PLAN_THREADS, "a lane a modulus");
+        if (q < OZ_ENGINE_NMODULI)
+            plan->bias[q] = q < n ? oz2_bias_bits(w, oz2_modulus(q)) : 0;
     }
     static_assert(OZ2A_PLAN_COUNTS_CX > OZ2Z_SPLIT_NMODULI && OZ2A_PLAN_COUNTS_CX > OZ_ENGINE_NMODULI &&
                       OZ2A_PLAN_COUNTS >= 2 * OZ2A_PLAN_COUNTS_CX,
                   "a counter for every plan");
-    if (counts && plan->n >= 0 && plan->n < OZ2A_PLAN_COUNTS_CX)
-        atomicAdd(&counts[(CX ? OZ2A_PLAN_COUNTS_CX : 0) + plan->n], 1ull);
+    __syncwarp(); /* every lane has read w_need */
+    if (q != 0)
+        return;
+    plan->w_need = need;
+    plan->n = n;
+    plan->w = w;
+    plan->planes = CX ? 2 * n : n;
+    if (counts && n >= 0 && n < OZ2A_PLAN_COUNTS_CX)
+        atomicAdd(&counts[(CX ? OZ2A_PLAN_COUNTS_CX : 0) + n], 1ull);
 }
 
 #define OZ2A_TRY(call)                     \
@@ -489,6 +524,7 @@ extern "C" int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace,
     /* w_need starts at OZ2A_W_NONE (-1: every byte 0xff); the rest at 0 */
     OZ2A_TRY(cudaMemsetAsync(ws, 0, (size_t)L.off_qa, s));
     OZ2A_TRY(cudaMemsetAsync(&plan->w_need, 0xff, sizeof plan->w_need, s));
+    OZ2A_TRY(cudaMemsetAsync(&plan->w_need2, 0xff, sizeof plan->w_need2, s));
     const oz_operand_ws wa = {ws, 0, 0, L.off_scale_a, L.off_special, oz_round_up(d->m, 256), 0, 0};
     const oz_operand_ws wb = {ws, 0, 0, L.off_scale_b, L.off_special + 4, oz_round_up(d->n, 256), 0, 0};
     unsigned long long *A1 = (unsigned long long *)(ws + L.off_a1), *B1 = (unsigned long long *)(ws + L.off_b1);
@@ -521,6 +557,20 @@ extern "C" int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace,
         OZ2A_TRY(launch_norms(v, cx, scales[o], norms[o], s));
         OZ2A_TRY(launch_quant(v, cx, scales[o], norms[o], gs[o], pqs[o], maxes[o], ke, L.kep, qs[o], s));
     }
+    /* the estimate in two parts (docs/ozaki2-auto.md step 2): K_1 first;
+     * the plan kernel then says whether the rest is summed (plan->second) */
+    static_assert(OZ2A_K1_ROUND % OZ_PAD_K == 0, "K_1 is a multiple of the planes' K padding");
+    const int64_t k1 = oz2a_k_first(ke);
+    const bool two = k1 < ke;
+    const int nfix = cx ? oz2z_make_plan(d->k, target).n_split : oz2_make_plan(d->k, target).n;
+    static const est_ranges R = {oz2a_make_ranges(), oz2za_make_ranges()}; /* host, once */
+    auto plan_kernel = [&](int decide) {
+        if (cx)
+            oz2a_plan_kernel<true><<<1, OZ2A_PLAN_THREADS, 0, s>>>(d->k, plan, R, d->plan_counts, decide, nfix);
+        else
+            oz2a_plan_kernel<false><<<1, OZ2A_PLAN_THREADS, 0, s>>>(d->k, plan, R, d->plan_counts, decide, nfix);
+        return cudaGetLastError();
+    };
     if (engine) {
         const oz_operand_ws ea = {ws, 0, L.off_qa, 0, 0, L.mpad, L.kep, L.mpad};
         const oz_operand_ws eb = {ws, 0, L.off_qb, 0, 0, L.npad, L.kep, L.npad};
@@ -528,24 +578,41 @@ extern "C" int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace,
         const int64_t ldg = L.npad, gbytes = d->m * ldg * 4;
         const bool store = g_force_est_store == 2 || (g_force_est_store == 0 && oz_bp_res_tall(L.mpad));
         uint32_t *G = scratch && (int64_t)scratch_bytes >= gbytes && store ? (uint32_t *)scratch : nullptr;
-        const oz_engine_est_job job = {ea, eb, d->m, d->n, k_rule, A1, B1, ga, gb, pa, pb, G, ldg, target,
-                                       &plan->w_need, nullptr};
+        const int64_t rows_at_once = d->m < OZ2A_NEED_G_ROWS ? d->m : OZ2A_NEED_G_ROWS;
+        const dim3 grid((unsigned)((d->n + OZ2A_NEED_G_COLS - 1) / OZ2A_NEED_G_COLS), (unsigned)rows_at_once);
+        auto need_pass = [&](int *out, const int *run) {
+            oz2a_need_g_kernel<<<grid, OZ2A_NEED_G_THREADS, 0, s>>>(G, ldg, d->m, d->n, pa, pb, A1, B1, ga, gb,
+                                                                     k_rule, target, out, run);
+            return cudaGetLastError();
+        };
+        /* the first part (all of K_E where it is all) */
+        oz_engine_est_job job = {ea, eb, d->m, d->n, k_rule, A1, B1, ga, gb, pa, pb, G, ldg, target,
+                                 &plan->w_need, nullptr, 0, two ? k1 : 0, false, nullptr};
         OZ2A_TRY(oz_engine_estimate(job, s));
-        if (G) {
-            const dim3 grid((unsigned)((d->n + OZ2A_NEED_G_COLS - 1) / OZ2A_NEED_G_COLS), (unsigned)d->m);
-            oz2a_need_g_kernel<<<grid, OZ2A_NEED_G_THREADS, 0, s>>>(G, ldg, d->m, d->n, pa, pb, A1, B1, ga, gb, k_rule, target,
-                                                     &plan->w_need);
-            OZ2A_TRY(cudaGetLastError());
+        if (G)
+            OZ2A_TRY(need_pass(&plan->w_need, nullptr));
+        if (two) { /* the rest onto the stored sums, or all of K again with the need in the epilogue */
+            OZ2A_TRY(plan_kernel(1));
+            job.need = &plan->w_need2;
+            job.k_begin = G ? k1 : 0;
+            job.k_len = 0;
+            job.accumulate = G != nullptr;
+            job.run = &plan->second;
+            OZ2A_TRY(oz_engine_estimate(job, s));
+            if (G)
+                OZ2A_TRY(need_pass(&plan->w_need2, &plan->second));
         }
     } else {
-        oz2a_need_kernel<<<dim3((unsigned)((d->m + 15) / 16), (unsigned)((d->n + 15) / 16)), dim3(16, 16), 0, s>>>(
-            qa, qb, A1, B1, ga, gb, d->m, d->n, k_rule, L.kep, target, plan);
+        const dim3 grid((unsigned)((d->m + 15) / 16), (unsigned)((d->n + 15) / 16)), block(16, 16);
+        oz2a_need_kernel<<<grid, block, 0, s>>>(qa, qb, A1, B1, ga, gb, d->m, d->n, k_rule, L.kep, two ? k1 : L.kep,
+                                                target, &plan->w_need, nullptr);
         OZ2A_TRY(cudaGetLastError());
+        if (two) {
+            OZ2A_TRY(plan_kernel(1));
+            oz2a_need_kernel<<<grid, block, 0, s>>>(qa, qb, A1, B1, ga, gb, d->m, d->n, k_rule, L.kep, L.kep, target,
+                                                    &plan->w_need2, &plan->second);
+            OZ2A_TRY(cudaGetLastError());
+        }
     }
-    static const est_ranges R = {oz2a_make_ranges(), oz2za_make_ranges()}; /* host, once */
-    if (cx)
-        oz2a_plan_kernel<true><<<1, 1, 0, s>>>(d->k, plan, R, d->plan_counts);
-    else
-        oz2a_plan_kernel<false><<<1, 1, 0, s>>>(d->k, plan, R, d->plan_counts);
-    return cudaGetLastError();
+    return plan_kernel(0);
 }

@@ -14,7 +14,8 @@ extern "C" {
 #endif
 
 /* At the workspace's start once the stream reaches it: w_need (the max of
- * the elements' needs, -1 = none, 1000 = an element no w certifies), the
+ * the elements' needs, -1 = none, 1000 = an element no w certifies: the
+ * plan's, from the part it was made from), the
  * plan (n = 0: not emulated) and the byte sums' starts at width w of the
  * residue kernel (crt/oz2.h's oz2_bias_bits). Real calls: n engine moduli,
  * bias[q] for q < n. Complex calls (docs/ozaki2-complex.md, "Automatic
@@ -23,6 +24,10 @@ extern "C" {
  * oz2z_bias). planes: the engine's residue planes (n, or 2 n complex). */
 typedef struct oz2a_dev_plan {
     int32_t w_need, n, w, planes;
+    /* the estimate's two parts (docs/ozaki2-auto.md step 2): w_need is the
+     * first part's need until the plan is made; second: 1 when the rest of
+     * K is summed, its need (from all of K_E) in w_need2 */
+    int32_t w_need2, second;
     unsigned long long a1max, b1max;
     uint32_t bias[OZ_ENGINE_NMODULI];
     uint32_t zbias[2 * OZ2Z_SPLIT_NMODULI];

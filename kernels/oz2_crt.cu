@@ -5,9 +5,6 @@
 #include "res_layout.h"
 
 #define OZ2_CRT_E 4 /* the elements of one 32-bit word of a residue plane per thread */
-#define OZ2_CRT_PAIRS_PER_WARP 8 /* column pairs a warp works through (fewer where the grid would be small) */
-#define OZ2_CRT_MIN_BLOCKS 2048  /* ~5 waves of 3 blocks an SM on 132 SMs */
-
 /* A thread per word w of one column pair J of the residue planes: rows r0 =
  * oz_res_word_row(w) and r0 + 8 of columns 2 J and 2 J + 1, byte 2 c + s
  * the element of row r0 + 8 s, column 2 J + c (kernels/res_layout.h; a
@@ -140,17 +137,7 @@ static cudaError_t oz2_launch_crt_n(const oz2_crt_consts &cc, const oz2_crt_fast
 
 cudaError_t oz2_launch_crt(const oz2_crt_consts &cc, const oz2_crt_job &job, int64_t group, cudaStream_t s)
 {
-    /* column pairs, 8 a block row, each warp OZ2_CRT_PAIRS_PER_WARP of them
-     * (its set-up, ~100 instructions, paid once: session 13's source
-     * counters had it at 8% of the kernel with one pair a warp) while the
-     * grid keeps OZ2_CRT_MIN_BLOCKS blocks */
-    const int64_t gx = (job.m + 63) / 64, pairs8 = ((job.n + 1) / 2 + 7) / 8;
-    const int64_t fill = (OZ2_CRT_MIN_BLOCKS + gx * group - 1) / (gx * group);
-    int64_t by = (pairs8 + OZ2_CRT_PAIRS_PER_WARP - 1) / OZ2_CRT_PAIRS_PER_WARP;
-    by = by > fill ? by : fill;
-    by = by < pairs8 ? by : pairs8;
-    const dim3 grid((unsigned)gx, (unsigned)(by < 65535 ? by : 65535), /* 64 rows a warp */
-                    (unsigned)group);
+    const dim3 grid = oz2_crt_grid(job.m, job.n, group, job.plan != nullptr);
     const dim3 block(32, 8);
     if (job.plan) { /* N on the device: every N's kernel, all but the plan's return at once */
         const oz2_crt_tables &t = oz2_tables();

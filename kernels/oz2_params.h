@@ -24,6 +24,30 @@
  *                       the slabs' residues added modulo m_q
  * Padding rows/columns and K hold zeros. */
 
+/* The CRT kernels' grid (real and complex: blocks of 32 x 8 threads, a
+ * warp 64 rows and column pairs J, J + 8 gridDim.y, ...): column pairs, 8
+ * a block row, each warp OZ2_CRT_PAIRS_PER_WARP of them (its set-up, ~100
+ * instructions, paid once: with one pair a warp it took 8% of the kernel)
+ * while the grid keeps OZ2_CRT_MIN_BLOCKS blocks. The automatic plan
+ * launches every N's kernel and all but one return at once: there the grid
+ * is held to OZ2_CRT_AUTO_BLOCKS, about four waves of 3 blocks an SM on 132
+ * SMs (each warp takes more pairs), so that a kernel that returns costs a
+ * launch and not thousands of blocks (7.3 us each at 8192^2, 18 a call). */
+#define OZ2_CRT_PAIRS_PER_WARP 8
+#define OZ2_CRT_MIN_BLOCKS 2048 /* ~5 waves of 3 blocks an SM on 132 SMs */
+#define OZ2_CRT_AUTO_BLOCKS 1584
+static inline dim3 oz2_crt_grid(int64_t m, int64_t n, int64_t group, bool autoplan)
+{
+    const int64_t gx = (m + 63) / 64, pairs8 = ((n + 1) / 2 + 7) / 8;
+    const int64_t fill = (OZ2_CRT_MIN_BLOCKS + gx * group - 1) / (gx * group);
+    int64_t by = (pairs8 + OZ2_CRT_PAIRS_PER_WARP - 1) / OZ2_CRT_PAIRS_PER_WARP;
+    by = by > fill ? by : fill;
+    by = by < pairs8 ? by : pairs8;
+    const int64_t few = (OZ2_CRT_AUTO_BLOCKS + gx * group - 1) / (gx * group);
+    by = autoplan && few < by ? few : by;
+    return dim3((unsigned)gx, (unsigned)(by < 65535 ? by : 65535), (unsigned)group);
+}
+
 /* The CRT and epilogue kernel's work for one group of batch items. */
 struct oz2_crt_job {
     const char *ws;

@@ -162,12 +162,7 @@ cudaError_t oz2z_launch_crt(const oz2z_crt_job &job, int nsplit, int64_t group, 
     if (nsplit < OZ2Z_MIN_SPLIT || nsplit > OZ2Z_SPLIT_NMODULI)
         return cudaErrorInvalidValue;
     const oz2_crt_job &jb = job.base;
-    const int64_t gx = (jb.m + 63) / 64, pairs8 = ((jb.n + 1) / 2 + 7) / 8;
-    const int64_t fill = (2048 + gx * group - 1) / (gx * group);
-    int64_t by = (pairs8 + 7) / 8;
-    by = by > fill ? by : fill;
-    by = by < pairs8 ? by : pairs8;
-    const dim3 grid((unsigned)gx, (unsigned)(by < 65535 ? by : 65535), (unsigned)group);
+    const dim3 grid = oz2_crt_grid(jb.m, jb.n, group, jb.plan != nullptr);
     const dim3 block(32, 8);
     if (jb.plan) { /* N' on the device: every N' kernel, all but the plan's return at once */
         for (int n = OZ2Z_MIN_SPLIT; n <= OZ2Z_SPLIT_NMODULI; n++) {

@@ -105,6 +105,7 @@ struct oz_engine_params {
     int64_t est_m, est_n, est_k;
     int est_target;
     int *est_need;
+    int est_acc;                 /* oz_engine_est_job::accumulate */
     int group_m;                 /* tile rows walked together: Cfg::group_rows(kpad) */
 };
 
@@ -543,9 +544,16 @@ struct oz_mode_est_store {
                 uint2 *row = (uint2 *)(P.est_g + i * P.est_ldg + jb); /* jb and ldg even: 8-byte aligned */
 #pragma unroll
                 for (int wd = 0; wd < Cfg::MMA_N / 8; wd++)
-                    if (8 * wd < left) /* ldg even: the pair's second column too */
-                        row[4 * wd] = make_uint2((uint32_t)acc[blk * Cfg::ACC + 4 * wd + 2 * h] - off,
-                                                 (uint32_t)acc[blk * Cfg::ACC + 4 * wd + 1 + 2 * h] - off);
+                    if (8 * wd < left) { /* ldg even: the pair's second column too */
+                        uint2 v = make_uint2((uint32_t)acc[blk * Cfg::ACC + 4 * wd + 2 * h] - off,
+                                             (uint32_t)acc[blk * Cfg::ACC + 4 * wd + 1 + 2 * h] - off);
+                        if (P.est_acc) { /* the rest of K onto the first part's sums (exact: K_E 127^2 < 2^31) */
+                            const uint2 o = row[4 * wd];
+                            v.x += o.x;
+                            v.y += o.y;
+                        }
+                        row[4 * wd] = v;
+                    }
             }
         }
     }
@@ -1016,8 +1024,10 @@ cudaError_t oz_engine_estimate(const oz_engine_est_job &job, cudaStream_t s)
      * registers a thread (on the 192-row one, 168, it spilled and took 1.58
      * ms against 1.28 at 8192^3: BENCHMARKS.md 2026-12-02, session 25). The
      * sums stored: the main product's tile rule. */
+    const int64_t klen = job.k_len ? job.k_len : job.a.kpad - job.k_begin;
     if (job.a.kpad != job.b.kpad || job.a.kpad > oz_engine_res::KCHUNK || job.a.kpad % OZ_PAD_K || job.a.kpad <= 0 ||
-        (job.g && (job.ldg < job.n || job.ldg % 2)))
+        (job.g && (job.ldg < job.n || job.ldg % 2)) || job.k_begin < 0 || job.k_begin % OZ_PAD_K || klen <= 0 ||
+        klen % OZ_PAD_K || job.k_begin + klen > job.a.kpad || (job.accumulate && !job.g))
         return cudaErrorInvalidValue;
     const bool tall = job.g && oz_bp_res_tall(job.a.plane_rows);
     CUtensorMap ta, tb;
@@ -1026,10 +1036,12 @@ cudaError_t oz_engine_estimate(const oz_engine_est_job &job, cudaStream_t s)
     if (e != cudaSuccess)
         return e;
     oz_engine_params p = {};
-    p.kbase = 0;
-    p.kpad = job.a.kpad;
+    p.kbase = job.k_begin;
+    p.kpad = klen;
     p.nmod = 1;
     p.tickets = job.tickets;
+    p.dev_nmod = job.run; /* one modulus: *run items of each tile, 1 or 0 */
+    p.est_acc = job.accumulate;
     p.est_a1 = job.a1;
     p.est_b1 = job.b1;
     p.est_ga = job.ga;

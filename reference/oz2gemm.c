@@ -160,7 +160,9 @@ static int auto_plan(const oz_ref_view *va, const oz_ref_view *vb, int target, o
     if (rc == OZ_REF_OK)
         rc = est_operand_make(vb, ke, &eb);
     if (rc == OZ_REF_OK) {
-        int w_need = OZ2A_W_NONE;
+        /* the needs from the first part's sums (k < K_1) and from all of K_E */
+        const int64_t k1 = oz2a_k_first(ke);
+        int w_need1 = OZ2A_W_NONE, w_need = OZ2A_W_NONE;
         uint64_t a1m = 0, b1m = 0;
         for (int64_t i = 0; i < va->rows; i++)
             a1m = ea.A1[i] > a1m ? ea.A1[i] : a1m;
@@ -170,16 +172,26 @@ static int auto_plan(const oz_ref_view *va, const oz_ref_view *vb, int target, o
             if (ea.A1[i] == 0)
                 continue;
             for (int64_t j = 0; j < vb->rows; j++) {
-                uint32_t G = 0;
+                uint32_t G = 0, G1 = 0;
                 const uint8_t *qa = ea.q + i * ke, *qb = eb.q + j * ke;
-                for (int64_t kk = 0; kk < ke; kk++)
+                for (int64_t kk = 0; kk < ke; kk++) {
+                    if (kk == k1)
+                        G1 = G;
                     G += (uint32_t)qa[kk] * qb[kk];
+                }
+                G1 = k1 < ke ? G1 : G;
+                const int w1 = oz2a_elem_w(ea.A1[i], eb.A1[j], ea.g[i], eb.g[j], G1, k, target);
                 const int w = oz2a_elem_w(ea.A1[i], eb.A1[j], ea.g[i], eb.g[j], G, k, target);
+                w_need1 = w1 > w_need1 ? w1 : w_need1;
                 w_need = w > w_need ? w : w_need;
             }
         }
-        *w_need_out = w_need;
-        *plan = oz2a_make_plan(w_need, a1m, b1m, k);
+        if (w_need >= OZ2A_W_INF)
+            w_need1 = w_need; /* the loop stopped early: no plan either way */
+        const oz2_plan p1 = oz2a_make_plan(w_need1, a1m, b1m, k);
+        const int first = oz2a_first_taken(p1.n, oz2_make_plan(k, target).n);
+        *w_need_out = first ? w_need1 : w_need;
+        *plan = first ? p1 : oz2a_make_plan(w_need, a1m, b1m, k);
     }
     est_operand_free(&ea);
     est_operand_free(&eb);

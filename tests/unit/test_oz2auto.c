@@ -244,25 +244,43 @@ static int model_plan(const mat *a, const mat *b, int B, int *w_out, int *wneed_
         a1m = A1[i] > a1m ? A1[i] : a1m;
     for (int64_t j = 0; j < b->rows; j++)
         b1m = B1[j] > b1m ? B1[j] : b1m;
+    /* the first part: 5/8 of K_E up to a multiple of 128 (all of it: one part) */
+    int64_t k1 = 0;
+    while (8 * k1 < 5 * ke)
+        k1 += 128;
+    k1 = k1 < ke ? k1 : ke;
+    int wneed1 = OZ2A_W_NONE;
     for (int64_t i = 0; i < a->rows; i++)
         for (int64_t j = 0; j < b->rows; j++) {
             if (A1[i] == 0 || B1[j] == 0)
                 continue;
-            uint64_t G = 0;
+            uint64_t G = 0, G1 = 0;
             for (int64_t kk = 0; kk < ke; kk++) {
                 uint64_t fa, fb, c;
                 model_floor_ceil(a->x[i * k + kk], g[i] - sa[i], &fa, &c);
                 model_floor_ceil(b->x[j * k + kk], h[j] - sb[j], &fb, &c);
                 G += (fa > 127 ? 127 : fa) * (fb > 127 ? 127 : fb);
+                G1 = kk + 1 == k1 ? G : G1;
             }
-            int w = OZ2A_W_INF;
-            if (G)
-                for (w = -200; !cond_ok(A1[i], B1[j], g[i], h[j], (uint32_t)G, k, B, w); w++)
-                    ;
-            wneed = w > wneed ? w : wneed;
+            for (int part = 0; part < 2; part++) {
+                const uint64_t Gp = part ? G : G1;
+                int w = OZ2A_W_INF;
+                if (Gp)
+                    for (w = -200; !cond_ok(A1[i], B1[j], g[i], h[j], (uint32_t)Gp, k, B, w); w++)
+                        ;
+                if (part)
+                    wneed = w > wneed ? w : wneed;
+                else
+                    wneed1 = w > wneed1 ? w : wneed1;
+            }
         }
+    /* the first part's plan where it emulates with at most the fixed width's moduli at B bits */
+    oz2_plan p = oz2a_make_plan(wneed1, a1m, b1m, k); /* the range test: test_range */
+    if (p.n == 0 || p.n > oz2_make_plan(k, B).n)
+        p = oz2a_make_plan(wneed, a1m, b1m, k);
+    else
+        wneed = wneed1;
     *wneed_out = wneed;
-    oz2_plan p = oz2a_make_plan(wneed, a1m, b1m, k); /* the range test: test_range */
     *w_out = p.w;
     return p.n;
 }
@@ -355,6 +373,33 @@ static double check_guarantee(const mat *a, const mat *b, int w, int B, const ch
         }
     }
     return worst;
+}
+
+/* K_1: the least multiple of 128 at or above 5/8 of K_E, at most K_E;
+ * the first part's plan taken only where it emulates within the fixed count. */
+static void test_first_part(void **state)
+{
+    (void)state;
+    for (int64_t ke = 1; ke <= OZ2A_KEST; ke += ke < 3000 ? 1 : 61) {
+        const int64_t k1 = oz2a_k_first(ke);
+        assert_true(k1 >= 1 && k1 <= ke);
+        if (k1 < ke) {
+            assert_int_equal(k1 % 128, 0);
+            assert_true(8 * k1 >= 5 * ke && 8 * (k1 - 128) < 5 * ke);
+        } else {
+            assert_true(8 * (ke - ke % 128) < 5 * ke + 8 * 128); /* no smaller multiple of 128 would do */
+        }
+    }
+    assert_int_equal(oz2a_k_first(8192), 5120);
+    assert_int_equal(oz2a_k_first(16384), 10240);
+    assert_int_equal(oz2a_k_first(65536), 40960);
+    assert_int_equal(oz2a_k_first(256), 256);
+    assert_int_equal(oz2a_k_first(384), 256);
+    assert_false(oz2a_first_taken(0, 16));
+    assert_false(oz2a_first_taken(17, 16));
+    assert_false(oz2a_first_taken(5, 0));
+    assert_true(oz2a_first_taken(16, 16));
+    assert_true(oz2a_first_taken(2, 16));
 }
 
 static void test_plan_and_guarantee(void **state)
@@ -473,6 +518,7 @@ int main(void)
         cmocka_unit_test(test_ceil_log2),
         cmocka_unit_test(test_elem_rule),
         cmocka_unit_test(test_range),
+        cmocka_unit_test(test_first_part),
         cmocka_unit_test(test_plan_and_guarantee),
         cmocka_unit_test(test_uniform_cost),
     };
