@@ -17,8 +17,9 @@
  *   w_ij = the least w meeting the guarantee at (i, j) (oz2a_elem_w),
  *   w_need = max_ij w_ij; N the least with w_range(N) >= w_need (the range
  *   from A1 and B1, oz2a_range_ok); w = min(w_range(N), max(w_need, W_SOFT)).
- * In two parts: the plan first from G' (the sums over k < K_1, 5/8 of K_E,
- * oz2a_k_first), taken when it emulates with at most the fixed width's
+ * In two parts where every nonzero row's g and column's h is 7
+ * (oz2a_two_parts): the plan first from G' (the sums over k < K_1, 5/8 of
+ * K_E, oz2a_k_first), taken when it emulates with at most the fixed width's
  * moduli count at B bits (oz2a_first_taken); else from G.
  * No N <= 20 (or w_need > OZ2A_W_MAX, or G_ij = 0 where row i and column j
  * are both nonzero): the call runs natively ("auto-native"). */
@@ -147,6 +148,12 @@ OZ_HD int64_t oz2a_k_first(int64_t ke)
     const int64_t k1 = (OZ2A_K1_NUM * ke + u - 1) / u * OZ2A_K1_ROUND;
     return k1 < ke ? k1 : ke;
 }
+
+/* Whether the estimate has two parts: K_1 < K_E, and every nonzero row's
+ * g and column's h (their largest, gmax; 0: none) is OZ2A_GMIN, magnitudes
+ * even within them (a row's mean alpha at least about 2^-4); spread data
+ * would take both parts. */
+OZ_HD int oz2a_two_parts(int64_t ke, int gmax) { return oz2a_k_first(ke) < ke && gmax <= OZ2A_GMIN; }
 
 /* Whether the first part's plan, n1 moduli (0: none), is the call's: it
  * emulates with at most nfix moduli, the fixed width's count at B bits and

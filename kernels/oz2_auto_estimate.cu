@@ -173,7 +173,7 @@ static_assert(OZ2A_PREP_KMAX <= OZ2A_KEST, "the row's K is all of K_E");
 __global__ void __launch_bounds__(OZ2A_PREP_THREADS) oz2a_row_prep_kernel(oz_view v, oz_operand_ws ws,
                                                                            unsigned long long *A1, int32_t *g,
                                                                            oz2a_skip_pq *pq, unsigned long long *a1max,
-                                                                           int64_t kep, uint8_t *q)
+                                                                           int *gmax, int64_t kep, uint8_t *q)
 {
     __shared__ double s_mx[OZ2A_PREP_THREADS / 32];
     __shared__ int s_bad[OZ2A_PREP_THREADS / 32];
@@ -232,8 +232,10 @@ __global__ void __launch_bounds__(OZ2A_PREP_THREADS) oz2a_row_prep_kernel(oz_vie
         A1[r] = sum;
         g[r] = gr;
         pq[r] = oz2a_skip_pq_of(sum, gr);
-        if (sum)
+        if (sum) {
             atomicMax(a1max, sum);
+            atomicMax(gmax, gr);
+        }
     }
     const bool live = !bad && sum != 0;
     uint8_t *qr = q + r * kep;
@@ -331,24 +333,30 @@ __global__ void __launch_bounds__(OZ2A_NEED_G_THREADS)
 }
 
 /* Each row's estimate scale g from its norm sum (one division a row), the
- * skip test's (P, p), and the largest norm sum into *a1max (a warp's max,
- * then one atomic: the plan reads it). */
+ * skip test's (P, p), the largest norm sum into *a1max and the largest g
+ * of nonzero rows into *gmax (a warp's max, then one atomic: the plan reads
+ * them). */
 __global__ void oz2a_gscale_kernel(const unsigned long long *A1, int64_t rows, int64_t k, int32_t *g,
-                                   oz2a_skip_pq *pq, unsigned long long *a1max)
+                                   oz2a_skip_pq *pq, unsigned long long *a1max, int *gmax)
 {
     const int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     unsigned long long a = 0;
+    int gr = 0; /* the largest g of the warp's nonzero rows */
     if (r < rows) {
         a = A1[r];
         g[r] = oz2a_row_scale(a, k);
         pq[r] = oz2a_skip_pq_of(a, g[r]);
+        gr = a ? g[r] : 0;
     }
     for (int o = 16; o; o >>= 1) {
         const unsigned long long b = __shfl_xor_sync(0xffffffffu, a, o);
         a = b > a ? b : a;
+        gr = max(gr, __shfl_xor_sync(0xffffffffu, gr, o));
     }
-    if ((threadIdx.x & 31) == 0 && a)
+    if ((threadIdx.x & 31) == 0 && a) {
         atomicMax(a1max, a);
+        atomicMax(gmax, gr);
+    }
 }
 
 /* The ranges of both element types, made once on the host. */
@@ -360,7 +368,9 @@ struct est_ranges {
 /* The plan and its byte sums' starts (one warp: every lane makes the same
  * plan, lane q the starts of modulus q: each a loop of w + 1 steps, 35 us
  * in one thread for 20 moduli), from the need and the largest norm sums
- * (both made by the kernels before). decide: after the first part, whether
+ * (both made by the kernels before). decide 2: before the product, whether
+ * it has two parts (oz2a_two_parts from plan->gmax: plan->first, else
+ * plan->whole); decide 1: after the first part, whether
  * its plan is taken (oz2a_first_taken against nfix, the fixed width's
  * count) or the rest of K is summed (plan->second = 1); else the plan, from
  * the first part's need or, where the rest was summed, from w_need2 (left
@@ -369,15 +379,23 @@ struct est_ranges {
 template <bool CX>
 __global__ void __launch_bounds__(OZ2A_PLAN_THREADS)
     oz2a_plan_kernel(int64_t k, oz2a_dev_plan *plan, const __grid_constant__ est_ranges R, unsigned long long *counts,
-                     int decide, int nfix)
+                     int decide, int nfix, longlong2 k1_ke)
 {
     const int q = threadIdx.x;
     const unsigned long long mx[2] = {plan->a1max, plan->b1max};
+    if (decide == 2) {
+        const int two = oz2a_two_parts(k1_ke.y, plan->gmax);
+        if (q == 0) {
+            plan->first = two;
+            plan->whole = !two;
+        }
+        return;
+    }
     if (decide) {
         const int n1 = CX ? oz2za_make_plan_r(plan->w_need, mx[0], mx[1], k, &R.cx).n_split
                           : oz2a_make_plan_r(plan->w_need, mx[0], mx[1], k, &R.real).n;
         if (q == 0)
-            plan->second = !oz2a_first_taken(n1, nfix);
+            plan->second = plan->first && !oz2a_first_taken(n1, nfix);
         return;
     }
     const int need = plan->second ? plan->w_need2 : plan->w_need;
@@ -444,12 +462,13 @@ static bool est_row_prep(const oz_view &v, bool cx)
 }
 
 cudaError_t launch_row_prep(const oz_view &v, const oz_operand_ws &w, unsigned long long *A1, int32_t *g,
-                            oz2a_skip_pq *pq, unsigned long long *a1max, int64_t kep, uint8_t *q, cudaStream_t s)
+                            oz2a_skip_pq *pq, unsigned long long *a1max, int *gmax, int64_t kep, uint8_t *q,
+                            cudaStream_t s)
 {
     /* T threads, a multiple of 32, enough for k at OZ2A_PREP_R a thread; T OZ2A_PREP_R >= kep (a multiple of 512) */
     const int64_t per = (v.k + OZ2A_PREP_R - 1) / OZ2A_PREP_R;
     const int T = (int)(per < 32 ? 32 : oz_round_up(per, 32));
-    oz2a_row_prep_kernel<<<(unsigned)v.rows, T, 0, s>>>(v, w, A1, g, pq, a1max, kep, q);
+    oz2a_row_prep_kernel<<<(unsigned)v.rows, T, 0, s>>>(v, w, A1, g, pq, a1max, gmax, kep, q);
     return cudaGetLastError();
 }
 
@@ -468,10 +487,10 @@ extern "C" void oz2a_estimate_scales(const oz_gemm_desc *d, const void *workspac
 }
 
 cudaError_t launch_quant(const oz_view &v, bool cx, const int32_t *scale, const unsigned long long *A1, int32_t *g,
-                         oz2a_skip_pq *pq, unsigned long long *a1max, int64_t ke, int64_t kep, uint8_t *q,
+                         oz2a_skip_pq *pq, unsigned long long *a1max, int *gmax, int64_t ke, int64_t kep, uint8_t *q,
                          cudaStream_t s)
 {
-    oz2a_gscale_kernel<<<(unsigned)((v.rows + 255) / 256), 256, 0, s>>>(A1, v.rows, v.k, g, pq, a1max);
+    oz2a_gscale_kernel<<<(unsigned)((v.rows + 255) / 256), 256, 0, s>>>(A1, v.rows, v.k, g, pq, a1max, gmax);
     const dim3 grid((unsigned)((v.rows + 31) / 32), (unsigned)((kep + 127) / 128)), block(32, 8);
     if (grid.y > 65535)
         return cudaErrorInvalidValue;
@@ -550,27 +569,33 @@ extern "C" int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace,
     for (int o = 0; o < 2; o++) {
         const oz_view &v = *views[o];
         if (est_row_prep(v, cx)) {
-            OZ2A_TRY(launch_row_prep(v, *wss[o], norms[o], gs[o], pqs[o], maxes[o], L.kep, qs[o], s));
+            OZ2A_TRY(launch_row_prep(v, *wss[o], norms[o], gs[o], pqs[o], maxes[o], &plan->gmax, L.kep, qs[o], s));
             continue;
         }
         OZ2A_TRY(oz_launch_operand_scale(cx ? oz2z_real_view(v) : v, *wss[o], 1, s, cx && v.rs == 2));
         OZ2A_TRY(launch_norms(v, cx, scales[o], norms[o], s));
-        OZ2A_TRY(launch_quant(v, cx, scales[o], norms[o], gs[o], pqs[o], maxes[o], ke, L.kep, qs[o], s));
+        OZ2A_TRY(launch_quant(v, cx, scales[o], norms[o], gs[o], pqs[o], maxes[o], &plan->gmax, ke, L.kep, qs[o], s));
     }
-    /* the estimate in two parts (docs/ozaki2-auto.md step 2): K_1 first;
-     * the plan kernel then says whether the rest is summed (plan->second) */
+    /* the estimate in two parts (docs/ozaki2-auto.md step 2) where every
+     * nonzero row's g and column's h is 7: K_1 first, then, where the plan
+     * kernel says so (plan->second), the rest; else all of K_E at once.
+     * Each launch reads its flag (plan->first, whole, second) first. */
     static_assert(OZ2A_K1_ROUND % OZ_PAD_K == 0, "K_1 is a multiple of the planes' K padding");
     const int64_t k1 = oz2a_k_first(ke);
-    const bool two = k1 < ke;
+    const bool two = k1 < ke; /* two parts may be taken: decided on the device */
     const int nfix = cx ? oz2z_make_plan(d->k, target).n_split : oz2_make_plan(d->k, target).n;
     static const est_ranges R = {oz2a_make_ranges(), oz2za_make_ranges()}; /* host, once */
     auto plan_kernel = [&](int decide) {
+        const longlong2 k1_ke = make_longlong2(k1, ke);
         if (cx)
-            oz2a_plan_kernel<true><<<1, OZ2A_PLAN_THREADS, 0, s>>>(d->k, plan, R, d->plan_counts, decide, nfix);
+            oz2a_plan_kernel<true><<<1, OZ2A_PLAN_THREADS, 0, s>>>(d->k, plan, R, d->plan_counts, decide, nfix, k1_ke);
         else
-            oz2a_plan_kernel<false><<<1, OZ2A_PLAN_THREADS, 0, s>>>(d->k, plan, R, d->plan_counts, decide, nfix);
+            oz2a_plan_kernel<false><<<1, OZ2A_PLAN_THREADS, 0, s>>>(d->k, plan, R, d->plan_counts, decide, nfix, k1_ke);
         return cudaGetLastError();
     };
+    if (two)
+        OZ2A_TRY(plan_kernel(2));
+    const int *run_first = two ? &plan->first : nullptr, *run_whole = two ? &plan->whole : nullptr;
     if (engine) {
         const oz_operand_ws ea = {ws, 0, L.off_qa, 0, 0, L.mpad, L.kep, L.mpad};
         const oz_operand_ws eb = {ws, 0, L.off_qb, 0, 0, L.npad, L.kep, L.npad};
@@ -585,13 +610,18 @@ extern "C" int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace,
                                                                      k_rule, target, out, run);
             return cudaGetLastError();
         };
-        /* the first part (all of K_E where it is all) */
+        /* all of K_E, or the first part and all of K_E, each under its flag (one of them runs) */
         oz_engine_est_job job = {ea, eb, d->m, d->n, k_rule, A1, B1, ga, gb, pa, pb, G, ldg, target,
-                                 &plan->w_need, nullptr, 0, two ? k1 : 0, false, nullptr};
+                                 &plan->w_need, nullptr, 0, 0, false, run_whole};
         OZ2A_TRY(oz_engine_estimate(job, s));
+        if (two) {
+            job.k_len = k1;
+            job.run = run_first;
+            OZ2A_TRY(oz_engine_estimate(job, s));
+        }
         if (G)
             OZ2A_TRY(need_pass(&plan->w_need, nullptr));
-        if (two) { /* the rest onto the stored sums, or all of K again with the need in the epilogue */
+        if (two) { /* the rest onto the stored sums, or all of K_E again with the need in the epilogue */
             OZ2A_TRY(plan_kernel(1));
             job.need = &plan->w_need2;
             job.k_begin = G ? k1 : 0;
@@ -604,10 +634,13 @@ extern "C" int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace,
         }
     } else {
         const dim3 grid((unsigned)((d->m + 15) / 16), (unsigned)((d->n + 15) / 16)), block(16, 16);
-        oz2a_need_kernel<<<grid, block, 0, s>>>(qa, qb, A1, B1, ga, gb, d->m, d->n, k_rule, L.kep, two ? k1 : L.kep,
-                                                target, &plan->w_need, nullptr);
+        oz2a_need_kernel<<<grid, block, 0, s>>>(qa, qb, A1, B1, ga, gb, d->m, d->n, k_rule, L.kep, L.kep, target,
+                                                &plan->w_need, run_whole);
         OZ2A_TRY(cudaGetLastError());
         if (two) {
+            oz2a_need_kernel<<<grid, block, 0, s>>>(qa, qb, A1, B1, ga, gb, d->m, d->n, k_rule, L.kep, k1, target,
+                                                    &plan->w_need, run_first);
+            OZ2A_TRY(cudaGetLastError());
             OZ2A_TRY(plan_kernel(1));
             oz2a_need_kernel<<<grid, block, 0, s>>>(qa, qb, A1, B1, ga, gb, d->m, d->n, k_rule, L.kep, L.kep, target,
                                                     &plan->w_need2, &plan->second);

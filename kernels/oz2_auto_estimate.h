@@ -28,6 +28,10 @@ typedef struct oz2a_dev_plan {
      * first part's need until the plan is made; second: 1 when the rest of
      * K is summed, its need (from all of K_E) in w_need2 */
     int32_t w_need2, second;
+    /* gmax: the largest g (h) of nonzero rows (columns); first, whole: 1
+     * when the product runs over the first part (oz2a_two_parts), or over
+     * all of K_E in one */
+    int32_t gmax, first, whole, unused_;
     unsigned long long a1max, b1max;
     uint32_t bias[OZ_ENGINE_NMODULI];
     uint32_t zbias[2 * OZ2Z_SPLIT_NMODULI];

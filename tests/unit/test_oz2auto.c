@@ -249,6 +249,12 @@ static int model_plan(const mat *a, const mat *b, int B, int *w_out, int *wneed_
     while (8 * k1 < 5 * ke)
         k1 += 128;
     k1 = k1 < ke ? k1 : ke;
+    int gm = 0; /* two parts only where every nonzero row's g and column's h is 7 */
+    for (int64_t i = 0; i < a->rows; i++)
+        gm = A1[i] && g[i] > gm ? g[i] : gm;
+    for (int64_t j = 0; j < b->rows; j++)
+        gm = B1[j] && h[j] > gm ? h[j] : gm;
+    k1 = gm == 7 || gm == 0 ? k1 : ke;
     int wneed1 = OZ2A_W_NONE;
     for (int64_t i = 0; i < a->rows; i++)
         for (int64_t j = 0; j < b->rows; j++) {
@@ -400,6 +406,10 @@ static void test_first_part(void **state)
     assert_false(oz2a_first_taken(5, 0));
     assert_true(oz2a_first_taken(16, 16));
     assert_true(oz2a_first_taken(2, 16));
+    assert_true(oz2a_two_parts(8192, 7));
+    assert_true(oz2a_two_parts(8192, 0));
+    assert_false(oz2a_two_parts(8192, 8));
+    assert_false(oz2a_two_parts(256, 7));
 }
 
 static void test_plan_and_guarantee(void **state)
