@@ -26,6 +26,8 @@
 #ifndef OZCRT_CRT_OZ2_AUTO_H
 #define OZCRT_CRT_OZ2_AUTO_H
 
+#include <fenv.h>
+#include <math.h>
 #include <stdint.h>
 
 #include "oz2.h"
@@ -122,6 +124,66 @@ OZ_HD uint32_t oz2a_quant(double x, int s, int g)
     int inexact;
     const uint64_t f = oz2a_floor_scaled(x, g - s, &inexact); /* alpha 2^g < 2^GMAX */
     return f > OZ2A_QMAX ? OZ2A_QMAX : (uint32_t)f;
+}
+
+/* The same two integers through the FP64 unit, for the GPU's row kernels
+ * (about 4 FP64 instructions where the forms above take some 20 integer
+ * ones): a row's factor 2^d as lo * hi, both normal (oz2a_pow2_of, d >=
+ * -1022), and
+ *   ceil(|x| 2^d)            = low word of ((|x| *ru lo) *ru hi) +ru 2^52    (d = E - s: oz2a_norm_term)
+ *   min(floor(|x| 2^d), 127) = low word of min((|x| *rz lo) *rz hi, 127) +rz 2^52   (d = g - s: oz2a_quant)
+ * where *ru, +ru round up and *rz, +rz toward zero. Exact for |x| < 2^s: a
+ * product by a power of two is exact unless subnormal, and a subnormal
+ * product is below 1, where rounding up keeps it above 0 (ceiling 1) and
+ * toward zero below 1 (floor 0); hi > 1 only where lo = 2^1000 and |x| lo >=
+ * 2^-74 (normal). The sum lies in [2^52, 2^53), whose unit is 1: 2^52 plus
+ * the ceiling (floor) of y, whose low word is it (< 2^32). */
+typedef struct {
+    double lo, hi;
+} oz2a_pow2;
+OZ_HD double oz2a_exp2i(int e) { return oz_bits_f64((uint64_t)(e + 1023) << 52); } /* e in [-1022, 1023] */
+OZ_HD oz2a_pow2 oz2a_pow2_of(int d)
+{
+    oz2a_pow2 f;
+    f.lo = oz2a_exp2i(d < 1000 ? d : 1000);
+    f.hi = oz2a_exp2i(d > 1000 ? d - 1000 : 0);
+    return f;
+}
+/* The factors of a row with scale s (not special) and estimate scale g. */
+OZ_HD oz2a_pow2 oz2a_norm_factor(int s) { return oz2a_pow2_of(OZ2A_E - s); }
+OZ_HD oz2a_pow2 oz2a_quant_factor(int s, int g) { return oz2a_pow2_of(g - s); }
+#ifndef __CUDA_ARCH__
+/* a op b in rounding mode `mode` (the host's model of the device's
+ * directed roundings: the tests only) */
+static inline double oz2a_host_rounded(double a, double b, int add, int mode)
+{
+    const int old = fegetround();
+    fesetround(mode);
+    volatile double va = a, vb = b;
+    volatile double r = add ? va + vb : va * vb;
+    fesetround(old);
+    return r;
+}
+#endif
+OZ_HD uint32_t oz2a_norm_term_fp(double x, oz2a_pow2 f)
+{
+#ifdef __CUDA_ARCH__
+    return (uint32_t)__double2loint(__dadd_ru(__dmul_ru(__dmul_ru(fabs(x), f.lo), f.hi), 0x1p52));
+#else
+    const double y = oz2a_host_rounded(oz2a_host_rounded(fabs(x), f.lo, 0, FE_UPWARD), f.hi, 0, FE_UPWARD);
+    return (uint32_t)oz_f64_bits(oz2a_host_rounded(y, 0x1p52, 1, FE_UPWARD));
+#endif
+}
+OZ_HD uint32_t oz2a_quant_fp(double x, oz2a_pow2 f)
+{
+#ifdef __CUDA_ARCH__
+    const double y = fmin(__dmul_rz(__dmul_rz(fabs(x), f.lo), f.hi), (double)OZ2A_QMAX);
+    return (uint32_t)__double2loint(__dadd_rz(y, 0x1p52));
+#else
+    double y = oz2a_host_rounded(oz2a_host_rounded(fabs(x), f.lo, 0, FE_TOWARDZERO), f.hi, 0, FE_TOWARDZERO);
+    y = y < (double)OZ2A_QMAX ? y : (double)OZ2A_QMAX;
+    return (uint32_t)oz_f64_bits(oz2a_host_rounded(y, 0x1p52, 1, FE_TOWARDZERO));
+#endif
 }
 
 /* The number of significant bits of v (0 for 0). */

@@ -17,10 +17,11 @@
 #include "../slicing/slicing.h"
 #include "block_plan.h" /* oz_bp_res_tall */
 #include "engine.h"
+#include "oz2_auto_panel.h"
 
 /* Tests only: 1 forces the dp4a estimate. */
 OZ_TEST_KNOB(int, g_force_est_portable, oz2a_force_portable, 0)
-/* Tests only: 1 takes the separate passes where the one-pass row kernel serves;
+/* Tests only: 1 takes the separate passes where the one-pass row or panel kernel serves;
  * where the estimate product's sums are stored: 0 by the rule, 1 never, 2 whenever the scratch holds them. */
 OZ_TEST_KNOB(int, g_force_est_passes, oz2a_force_est_passes, 0)
 OZ_TEST_KNOB(int, g_force_est_store, oz2a_force_est_store, 0)
@@ -57,16 +58,20 @@ est_layout est_layout_of(const oz_gemm_desc *d)
     return L;
 }
 
-/* An element's A1 term and estimate operand at x[at] (complex: re there, im after it). */
+/* An element's A1 term and estimate operand at x[at] (complex: re there,
+ * im after it); real ones through the FP64 unit (oz2a_norm_term_fp,
+ * oz2a_quant_fp; a special row's factors are never used). */
+__device__ __forceinline__ oz2a_pow2 est_norm_f(int s) { return oz2a_norm_factor(s == OZ_SCALE_SPECIAL ? 0 : s); }
+__device__ __forceinline__ oz2a_pow2 est_quant_f(int s, int g) { return oz2a_quant_factor(s == OZ_SCALE_SPECIAL ? 0 : s, g); }
 template <bool CX>
 __device__ __forceinline__ uint64_t est_norm_term(const double *x, int64_t at, int s)
 {
-    return CX ? oz2za_norm_term(x[at], x[at + 1], s) : oz2a_norm_term(x[at], s);
+    return CX ? oz2za_norm_term(x[at], x[at + 1], s) : oz2a_norm_term_fp(x[at], est_norm_f(s));
 }
 template <bool CX>
 __device__ __forceinline__ uint32_t est_quant(const double *x, int64_t at, int s, int g)
 {
-    return CX ? oz2za_quant(x[at], x[at + 1], s, g) : oz2a_quant(x[at], s, g);
+    return CX ? oz2za_quant(x[at], x[at + 1], s, g) : oz2a_quant_fp(x[at], est_quant_f(s, g));
 }
 
 /* A1 of each row (rows of the view), exact: integer atomics in any order.
@@ -160,16 +165,18 @@ __global__ void oz2a_quant_kernel(oz_view v, const int32_t *scale, const unsigne
 
 /* A real view with K contiguous (a row is k doubles in a row), k at most
  * OZ2A_PREP_KMAX: one block a row, the row read from memory once, into
- * registers (OZ2A_PREP_R doubles a thread, element t + T u), and from them
- * the scale exponent and special flag (the scale kernel's values: the max
- * by fmax, Inf and NaN seen), the norm sum, g and (P, p), and the row's
- * estimate operands: the work of the scale, norm, g and operand kernels in
- * one pass (K_E = k here). Integer sums: any order gives the same values. */
-#define OZ2A_PREP_R 16
+ * registers (RPT doubles a thread, element t + T u), and from them the
+ * scale exponent and special flag (the scale kernel's values: the max by
+ * fmax, Inf and NaN seen), the norm sum, g and (P, p), and the row's
+ * estimate operands (a byte a lane: a warp's stores one 32-byte sector):
+ * the work of the scale, norm, g and operand kernels in one pass (K_E = k
+ * here). Integer sums: any order gives the same values. RPT 8 up to k =
+ * 8192 (a thread's row in 16 registers: none spilled), 16 beyond. */
 #define OZ2A_PREP_THREADS 1024
-#define OZ2A_PREP_KMAX (OZ2A_PREP_R * OZ2A_PREP_THREADS)
+#define OZ2A_PREP_KMAX (16 * OZ2A_PREP_THREADS)
 static_assert(OZ2A_PREP_KMAX <= OZ2A_KEST, "the row's K is all of K_E");
 
+template <int RPT>
 __global__ void __launch_bounds__(OZ2A_PREP_THREADS) oz2a_row_prep_kernel(oz_view v, oz_operand_ws ws,
                                                                            unsigned long long *A1, int32_t *g,
                                                                            oz2a_skip_pq *pq, unsigned long long *a1max,
@@ -178,42 +185,56 @@ __global__ void __launch_bounds__(OZ2A_PREP_THREADS) oz2a_row_prep_kernel(oz_vie
     __shared__ double s_mx[OZ2A_PREP_THREADS / 32];
     __shared__ int s_bad[OZ2A_PREP_THREADS / 32];
     __shared__ unsigned long long s_sum[OZ2A_PREP_THREADS / 32];
+    __shared__ double s_rmx;
+    __shared__ int s_rbad;
+    __shared__ unsigned long long s_rsum;
     const int64_t r = blockIdx.x;
     const int t = threadIdx.x, T = blockDim.x, lane = t & 31, wp = t >> 5, nw = T >> 5;
+    const int kn = (int)v.k, ke = (int)kep; /* at most OZ2A_PREP_KMAX, kep below 2^31 */
     const double *x = v.ptr(0) + r * v.rs;
-    double a[OZ2A_PREP_R];
+    double a[RPT];
 #pragma unroll
-    for (int u = 0; u < OZ2A_PREP_R; u++) {
-        const int64_t kk = t + (int64_t)T * u;
-        a[u] = kk < v.k ? __ldg(x + kk) : 0.0;
+    for (int u = 0; u < RPT; u++) {
+        const int kk = t + T * u;
+        a[u] = kk < kn ? __ldg(x + kk) : 0.0;
     }
     double mx = 0.0;
     int bad = 0;
 #pragma unroll
-    for (int u = 0; u < OZ2A_PREP_R; u++) {
+    for (int u = 0; u < RPT; u++) {
         bad |= !(fabs(a[u]) <= DBL_MAX);
         mx = fmax(mx, fabs(a[u]));
     }
-    for (int o = 16; o; o >>= 1) {
+    for (int o = 16; o; o >>= 1)
         mx = fmax(mx, __shfl_xor_sync(0xffffffffu, mx, o));
-        bad |= __shfl_xor_sync(0xffffffffu, bad, o);
-    }
+    bad = __reduce_or_sync(0xffffffffu, bad);
     if (lane == 0) {
         s_mx[wp] = mx;
         s_bad[wp] = bad;
     }
     __syncthreads();
-    for (int j = 0; j < nw; j++) {
-        mx = fmax(mx, s_mx[j]);
-        bad |= s_bad[j];
+    if (wp == 0) { /* the warps' maxima: warp 0 combines them, the others read one value */
+        mx = lane < nw ? s_mx[lane] : 0.0;
+        bad = lane < nw ? s_bad[lane] : 0;
+        for (int o = 16; o; o >>= 1)
+            mx = fmax(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+        bad = __reduce_or_sync(0xffffffffu, bad);
+        if (lane == 0) {
+            s_rmx = mx;
+            s_rbad = bad;
+        }
     }
+    __syncthreads();
+    mx = s_rmx;
+    bad = s_rbad;
     const int sc = bad ? OZ_SCALE_SPECIAL : oz_scale_exponent(mx);
-    uint32_t part = 0; /* OZ2A_PREP_R terms of at most 2^E: 32 bits */
-    static_assert(OZ2A_PREP_R <= (1 << (31 - OZ2A_E)), "a thread's part of the norm sum fits 32 bits");
+    uint32_t part = 0; /* RPT terms of at most 2^E: 32 bits */
+    static_assert(16 <= (1 << (31 - OZ2A_E)), "a thread's part of the norm sum fits 32 bits");
     if (!bad) {
+        const oz2a_pow2 f = est_norm_f(sc);
 #pragma unroll
-        for (int u = 0; u < OZ2A_PREP_R; u++) /* 0 past k: its term is 0 */
-            part += (uint32_t)oz2a_norm_term(a[u], sc);
+        for (int u = 0; u < RPT; u++) /* 0 past k: its term is 0 */
+            part += oz2a_norm_term_fp(a[u], f);
     }
     unsigned long long sum = part;
     for (int o = 16; o; o >>= 1)
@@ -221,9 +242,15 @@ __global__ void __launch_bounds__(OZ2A_PREP_THREADS) oz2a_row_prep_kernel(oz_vie
     if (lane == 0)
         s_sum[wp] = sum;
     __syncthreads();
-    sum = 0;
-    for (int j = 0; j < nw; j++)
-        sum += s_sum[j];
+    if (wp == 0) {
+        sum = lane < nw ? s_sum[lane] : 0ull;
+        for (int o = 16; o; o >>= 1)
+            sum += __shfl_xor_sync(0xffffffffu, sum, o);
+        if (lane == 0)
+            s_rsum = sum;
+    }
+    __syncthreads();
+    sum = s_rsum;
     const int gr = oz2a_row_scale(sum, v.k);
     if (t == 0) {
         ws.scale(0)[r] = sc;
@@ -238,15 +265,13 @@ __global__ void __launch_bounds__(OZ2A_PREP_THREADS) oz2a_row_prep_kernel(oz_vie
         }
     }
     const bool live = !bad && sum != 0;
+    const oz2a_pow2 fq = est_quant_f(sc, gr);
     uint8_t *qr = q + r * kep;
 #pragma unroll
-    for (int u = 0; u < OZ2A_PREP_R; u++) {
-        const int64_t kk = t + (int64_t)T * u; /* lanes 4l .. 4l + 3: one word at a multiple of 4 */
-        const uint32_t b = live && kk < v.k ? oz2a_quant(a[u], sc, gr) : 0u;
-        const uint32_t word = b | __shfl_down_sync(0xffffffffu, b, 1) << 8 | __shfl_down_sync(0xffffffffu, b, 2) << 16 |
-                              __shfl_down_sync(0xffffffffu, b, 3) << 24;
-        if ((lane & 3) == 0 && kk < kep)
-            *(uint32_t *)(qr + kk) = word;
+    for (int u = 0; u < RPT; u++) { /* every byte below kep (T RPT >= kep) */
+        const int kk = t + T * u;
+        if (kk < ke)
+            qr[kk] = (uint8_t)(live && kk < kn ? oz2a_quant_fp(a[u], fq) : 0u);
     }
 }
 
@@ -465,14 +490,31 @@ cudaError_t launch_row_prep(const oz_view &v, const oz_operand_ws &w, unsigned l
                             oz2a_skip_pq *pq, unsigned long long *a1max, int *gmax, int64_t kep, uint8_t *q,
                             cudaStream_t s)
 {
-    /* T threads, a multiple of 32, enough for k at OZ2A_PREP_R a thread; T OZ2A_PREP_R >= kep (a multiple of 512) */
-    const int64_t per = (v.k + OZ2A_PREP_R - 1) / OZ2A_PREP_R;
+    /* T threads, a multiple of 32, enough for kep (a multiple of 128) at RPT a thread */
+    const bool wide = kep > 8 * OZ2A_PREP_THREADS;
+    const int rpt = wide ? 16 : 8;
+    const int64_t per = (kep + rpt - 1) / rpt;
     const int T = (int)(per < 32 ? 32 : oz_round_up(per, 32));
-    oz2a_row_prep_kernel<<<(unsigned)v.rows, T, 0, s>>>(v, w, A1, g, pq, a1max, gmax, kep, q);
+    if (wide)
+        oz2a_row_prep_kernel<16><<<(unsigned)v.rows, T, 0, s>>>(v, w, A1, g, pq, a1max, gmax, kep, q);
+    else
+        oz2a_row_prep_kernel<8><<<(unsigned)v.rows, T, 0, s>>>(v, w, A1, g, pq, a1max, gmax, kep, q);
     return cudaGetLastError();
 }
 
 extern "C" size_t oz2a_estimate_workspace(const oz_gemm_desc *d) { return (size_t)est_layout_of(d).bytes; }
+
+#ifdef OZ_TEST_HOOKS
+extern "C" void oz2a_estimate_arrays(const oz_gemm_desc *d, const void *workspace, oz2a_est_arrays *out)
+{
+    const est_layout L = est_layout_of(d);
+    const char *ws = (const char *)workspace;
+    out->norm[0] = ws + L.off_a1, out->norm[1] = ws + L.off_b1;
+    out->g[0] = ws + L.off_ga, out->g[1] = ws + L.off_gb;
+    out->q[0] = ws + L.off_qa, out->q[1] = ws + L.off_qb;
+    out->kep = L.kep;
+}
+#endif
 
 static_assert(256 % OZ_PAD_ROWS_A == 0 && 256 % OZ_PAD_ROWS_B == 0,
               "the estimate's scales cover the path's padded rows (oz2a_estimate_scales)");
@@ -553,8 +595,10 @@ extern "C" int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace,
     oz2a_skip_pq *pa = (oz2a_skip_pq *)(ws + L.off_pa), *pb = (oz2a_skip_pq *)(ws + L.off_pb);
     bool engine = false;
     OZ2A_TRY(est_use_engine(&engine));
-    if (engine) /* the padding rows of the engine's tiles: zero */
-        OZ2A_TRY(cudaMemsetAsync(qa, 0, (size_t)(L.off_qb - L.off_qa + L.npad * L.kep), s));
+    if (engine) { /* the padding rows of the engine's tiles: zero (every row of the views gets all kep bytes below) */
+        OZ2A_TRY(cudaMemsetAsync(qa + d->m * L.kep, 0, (size_t)((L.mpad - d->m) * L.kep), s));
+        OZ2A_TRY(cudaMemsetAsync(qb + d->n * L.kep, 0, (size_t)((L.npad - d->n) * L.kep), s));
+    }
     /* each operand: one pass where K is contiguous (real), else the scales
      * (complex: the operand as doubles, one scale a complex row: the path's
      * own scales), the norm sums and the operands */
@@ -570,6 +614,14 @@ extern "C" int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace,
         const oz_view &v = *views[o];
         if (est_row_prep(v, cx)) {
             OZ2A_TRY(launch_row_prep(v, *wss[o], norms[o], gs[o], pqs[o], maxes[o], &plan->gmax, L.kep, qs[o], s));
+            continue;
+        }
+        bool panel = false; /* rows contiguous: the cluster kernel where the engine runs (its padding zeroed above) */
+        if (engine && !cx && !g_force_est_passes)
+            OZ2A_TRY(oz2a_panel_serves(v, &panel));
+        if (panel) {
+            OZ2A_TRY(oz2a_launch_panel_prep(v, *wss[o], norms[o], gs[o], pqs[o], maxes[o], &plan->gmax, L.kep, qs[o],
+                                            s));
             continue;
         }
         OZ2A_TRY(oz_launch_operand_scale(cx ? oz2z_real_view(v) : v, *wss[o], 1, s, cx && v.rs == 2));

@@ -68,10 +68,20 @@ void oz2a_estimate_scales(const oz_gemm_desc *d, const void *workspace, const in
 
 /* Test build only (OZ_TEST_HOOKS): 1 forces the dp4a estimate (no engine). */
 void oz2a_force_portable(int on);
-/* 1: the separate scale, norm and operand passes even where the one-pass row kernel serves. */
+/* 1: the separate scale, norm and operand passes even where the one-pass row or panel kernel serves. */
 void oz2a_force_est_passes(int on);
 /* Where the estimate product's sums are stored: 0 by the rule, 1 never, 2 whenever the scratch holds them. */
 void oz2a_force_est_store(int mode);
+/* The panel kernel's shape (kernels/oz2_auto_panel.cu: 0 .. 4; another value: never the panel kernel). */
+void oz2a_force_panel_shape(int shape);
+/* Where the workspace holds each operand's per-row results: norm sums
+ * (uint64 each), g (int32), and the estimate's operands (rows kep bytes
+ * apart), A's then B's. */
+typedef struct oz2a_est_arrays {
+    const void *norm[2], *g[2], *q[2];
+    int64_t kep;
+} oz2a_est_arrays;
+void oz2a_estimate_arrays(const oz_gemm_desc *d, const void *workspace, oz2a_est_arrays *out);
 
 #ifdef __cplusplus
 }

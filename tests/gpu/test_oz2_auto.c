@@ -1,12 +1,15 @@
 /* tests/gpu/test_oz2_auto.c: the GPU's automatic plan (kernels/oz2_auto_estimate.cu) against the CPU reference's (oz2_ref_auto_plan; complex calls, every third case: oz2z_ref_auto_plan): the same w_need, N (N') and w on every case, and the byte sums' starts of that width. */
 #include "gpu_util.h"
 
+#include <float.h>
+
 #include "crt/oz2.h"
 #include "crt/oz2_auto.h"
 #include "crt/oz2_complex.h"
 #include "kernels/oz2_auto_estimate.h"
 #include "reference/oz2gemm.h"
 #include "reference/oz2zgemm.h"
+#include "slicing/slicing.h"
 
 enum { S_UNIFORM, S_SPREAD05, S_SPREAD1, S_SPREAD2, S_SPREAD4, S_SPREAD8, S_POW2, S_SPARSE, S_BIG40, S_INT, S_CONST,
        S_ALIGNED, S_SPECIAL, S_COUNT };
@@ -60,9 +63,10 @@ static int bench(int64_t m, int64_t n, int64_t k, int reps, int ds)
     CUDA_CHECK(cudaEventCreate(&e0));
     CUDA_CHECK(cudaEventCreate(&e1));
     int first_n = -1, bad = 0;
-    for (int v = 0; v < 4; v++) { /* row pass / passes; the sums stored by the rule / the need in the epilogue */
-        oz2a_force_est_passes(v % 2);
-        oz2a_force_est_store(v / 2);
+    for (int v = 0; v < 7; v++) { /* the one-pass kernels (panel shapes 0 .. 4) / passes; the sums stored by the rule / the need in the epilogue */
+        oz2a_force_panel_shape(v < 5 ? v : 0);
+        oz2a_force_est_passes(v == 5);
+        oz2a_force_est_store(v == 6);
         for (int r = 0; r < 3; r++)
             CUDA_CHECK((cudaError_t)oz2a_estimate(&d, 53, ws, bytes, scratch, sbytes, 0));
         CUDA_CHECK(cudaEventRecord(e0, 0));
@@ -74,14 +78,15 @@ static int bench(int64_t m, int64_t n, int64_t k, int reps, int ds)
         CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
         oz2a_dev_plan p;
         CUDA_CHECK(cudaMemcpy(&p, ws, sizeof p, cudaMemcpyDeviceToHost));
-        printf("bench %lldx%lldx%lld %s, %s: %.4f ms an estimate; need %d N %d w %d (%s part)\n", (long long)m,
-               (long long)n, (long long)k, v % 2 ? "passes" : "row pass",
-               v / 2 ? "need in the epilogue" : "sums stored by the rule", ms / reps, p.w_need, p.n, p.w,
+        printf("bench %lldx%lldx%lld %s (panel shape %d), %s: %.4f ms an estimate; need %d N %d w %d (%s part)\n",
+               (long long)m, (long long)n, (long long)k, v == 5 ? "passes" : "row pass", v < 5 ? v : 0,
+               v == 6 ? "need in the epilogue" : "sums stored by the rule", ms / reps, p.w_need, p.n, p.w,
                p.second ? "both" : "first");
         if (first_n < 0)
             first_n = p.w_need;
         bad += p.w_need != first_n;
     }
+    oz2a_force_panel_shape(0);
     oz2a_force_est_passes(0);
     oz2a_force_est_store(0);
     CUDA_CHECK(cudaFree(scratch));
@@ -90,6 +95,55 @@ static int bench(int64_t m, int64_t n, int64_t k, int reps, int ds)
     CUDA_CHECK(cudaFree(dB));
     free(A), free(Bm);
     return bad ? 1 : 0;
+}
+
+/* A real call's per-row results in the workspace against the host's
+ * (crt/oz2_auto.h): every row's scale, norm sum, g and estimate operands
+ * (0 from K_E to kep); the number of differing rows. */
+static int check_arrays(const oz_gemm_desc *d, const void *ws, const double *A, const double *Bm)
+{
+    oz2a_est_arrays ar;
+    oz2a_estimate_arrays(d, ws, &ar);
+    const int32_t *dscale[2], *special;
+    oz2a_estimate_scales(d, ws, &dscale[0], &dscale[1], &special);
+    const int64_t ke = d->k < OZ2A_KEST ? d->k : OZ2A_KEST, kep = ar.kep;
+    int bad = 0;
+    for (int o = 0; o < 2; o++) {
+        const int64_t rows = o ? d->n : d->m, ld = o ? d->ldb : d->lda;
+        const int tr = o ? d->transb == 0 : d->transa != 0; /* the view's K contiguous */
+        const double *x = o ? Bm : A;
+        int32_t *sc = malloc(sizeof(int32_t) * (size_t)rows), *g = malloc(sizeof(int32_t) * (size_t)rows);
+        uint64_t *a1 = malloc(sizeof(uint64_t) * (size_t)rows);
+        uint8_t *q = malloc((size_t)(rows * kep));
+        CUDA_CHECK(cudaMemcpy(sc, dscale[o], sizeof(int32_t) * (size_t)rows, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(g, ar.g[o], sizeof(int32_t) * (size_t)rows, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(a1, ar.norm[o], sizeof(uint64_t) * (size_t)rows, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(q, ar.q[o], (size_t)(rows * kep), cudaMemcpyDeviceToHost));
+        for (int64_t r = 0; r < rows; r++) {
+            double mx = 0.0;
+            int special_row = 0;
+            for (int64_t kk = 0; kk < d->k; kk++) {
+                const double v = fabs(x[tr ? kk + r * ld : r + kk * ld]);
+                special_row |= !(v <= DBL_MAX);
+                mx = v > mx ? v : mx;
+            }
+            const int s = special_row ? OZ_SCALE_SPECIAL : oz_scale_exponent(mx);
+            uint64_t sum = 0;
+            for (int64_t kk = 0; !special_row && kk < d->k; kk++)
+                sum += oz2a_norm_term(x[tr ? kk + r * ld : r + kk * ld], s);
+            const int gr = oz2a_row_scale(sum, d->k);
+            int ok = sc[r] == s && a1[r] == sum && (special_row || g[r] == gr);
+            for (int64_t kk = 0; ok && kk < kep; kk++) {
+                const uint32_t e = kk < ke && !special_row && sum ? oz2a_quant(x[tr ? kk + r * ld : r + kk * ld], s, gr) : 0u;
+                ok = q[r * kep + kk] == e;
+            }
+            if (!ok && bad++ < 4)
+                printf("  %s row %lld: scale %d (%d), A1 %llu (%llu), g %d (%d)\n", o ? "B" : "A", (long long)r, sc[r], s,
+                       (unsigned long long)a1[r], (unsigned long long)sum, g[r], gr);
+        }
+        free(sc), free(g), free(a1), free(q);
+    }
+    return bad;
 }
 
 int main(int argc, char **argv)
@@ -112,6 +166,9 @@ int main(int argc, char **argv)
         int64_t m = rng_range(1, 300), n = rng_range(1, 300), k = rng_range(1, 3000);
         if (c % 5 == 1) /* A's rows padded to 768 fill the 192-row tile: the sums stored by the rule */
             m = 768 - rng_range(0, 100);
+        if (c % 8 == 4) { /* long rows: the panel kernel's clusters of 1 to 8 CTAs (k to 16384), and past them */
+            m = rng_range(1, 40), n = rng_range(1, 40), k = rng_range(1500, 17500);
+        }
         if (c % 17 == 5) { /* past the estimate's K_E: only its first 65536 are used */
             m = rng_range(1, 8), n = rng_range(1, 8), k = rng_range(65537, 90000);
         }
@@ -161,6 +218,7 @@ int main(int argc, char **argv)
         oz2a_force_est_passes((c / 2) % 2); /* the one-pass row kernel where it serves, or the separate passes */
         const int store = (c / 4) % 3; /* the sums stored by the rule, never, always (both engine tiles) */
         oz2a_force_est_store(store);
+        oz2a_force_panel_shape((c / 4) % 5); /* every panel shape in turn */
         CUDA_CHECK((cudaError_t)oz2a_estimate(&d, B, ws, bytes, c % 8 == 3 ? NULL : scratch, sbytes, 0));
         CUDA_CHECK(cudaDeviceSynchronize());
         oz2a_dev_plan p;
@@ -175,6 +233,10 @@ int main(int argc, char **argv)
                 ok = p.bias[q] == oz2_bias_bits(w, oz2_modulus(q));
             }
         }
+        const int rows_bad = cx ? 0 : check_arrays(&d, ws, A, Bm);
+        if (rows_bad)
+            printf("  case %d: %d rows' scales, norm sums, g or operands differ from the host's\n", c, rows_bad);
+        ok = ok && rows_bad == 0;
         if (!ok) {
             printf("  MISMATCH (%s estimate, %s, store %d%s) case %d %s B=%d ops %d%d m=%lld n=%lld k=%lld: gpu need %d N %d w %d, reference need %d N %d w %d\n",
                    c % 2 ? "dp4a" : "engine", 

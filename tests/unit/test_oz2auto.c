@@ -64,9 +64,29 @@ static void test_integers(void **state)
         assert_true(g >= OZ2A_GMIN && g <= OZ2A_GMAX);
         model_floor_ceil(x, g - s, &fl, &ce);
         assert_true(oz2a_quant(x, s, g) == (fl > 127 ? 127 : fl));
+        /* the FP64-unit forms of the GPU's row kernels: the same integers (a row's s is at most 1024) */
+        if (s > 1024)
+            continue;
+        assert_true(oz2a_norm_term_fp(x, oz2a_pow2_of(OZ2A_E - s)) == oz2a_norm_term(x, s));
+        assert_true(oz2a_quant_fp(x, oz2a_pow2_of(g - s)) == oz2a_quant(x, s, g));
     }
     assert_true(oz2a_norm_term(0.0, 5) == 0 && oz2a_quant(-0.0, 5, 7) == 0);
     assert_true(oz2a_norm_term(0x1p-1074, 1000) == 1); /* tiny but nonzero: the ceiling is 1 */
+    assert_true(oz2a_norm_term_fp(0.0, oz2a_pow2_of(5)) == 0 && oz2a_quant_fp(-0.0, oz2a_pow2_of(2)) == 0);
+    assert_true(oz2a_norm_term_fp(0x1p-1074, oz2a_pow2_of(OZ2A_E - 1000)) == 1); /* the product underflows */
+    /* every row scale's extremes: s from -1073 to 1024, x at the row's max, just below, and tiny */
+    for (int s = -1073; s <= 1024; s++) {
+        const double xs[] = {nextafter(ldexp(1.0, s), 0.0), ldexp(1.0, s - 1), ldexp(1.5, s - 2), 0x1p-1074,
+                             ldexp(1.0, s - 60 > -1074 ? s - 60 : -1074) * 3.0};
+        for (int e = 0; e < 5; e++) {
+            const double x = xs[e];
+            if (!(fabs(x) < ldexp(1.0, s)) || x == 0.0)
+                continue;
+            assert_true(oz2a_norm_term_fp(x, oz2a_pow2_of(OZ2A_E - s)) == oz2a_norm_term(x, s));
+            for (int g = OZ2A_GMIN; g <= OZ2A_GMAX; g += 53)
+                assert_true(oz2a_quant_fp(-x, oz2a_pow2_of(g - s)) == oz2a_quant(x, s, g));
+        }
+    }
 }
 
 static void test_ceil_log2(void **state)
