@@ -408,6 +408,22 @@ OZ_HD oz2_plan oz2a_make_plan_r(int w_need, uint64_t A1M, uint64_t B1M, int64_t 
     return oz2a_plan_over(w_need, A1M, B1M, k, R->H, OZ2_MIN_MODULI, OZ2_MAX_MODULI);
 }
 
+/* The least N a plan can take where some element constrains it (w_need !=
+ * OZ2A_W_NONE), for target 2^-B and this k: such a need is at least B + 1
+ * (G <= 2^(g+h-E) min(A1, B1), since q <= alpha 2^g and beta < 1, so
+ * 1024 (A1 + B1) / (1023 G) > 2^(E-g-h+1) and oz2a_elem_w's e1 >= E - g - h +
+ * 2), and the range test is monotone in w, A1M, B1M (>= 1) and N. Plans below
+ * it belong to calls whose every product is zero (X = 0 whatever N): the GPU
+ * launches the CRT kernels of N >= this only, and N = 2's for the rest.
+ * OZ2_MAX_MODULI + 1: none. */
+OZ_HD int oz2a_n_least(int64_t k, int B, const oz2a_ranges *R)
+{
+    for (int n = OZ2_MIN_MODULI; n <= OZ2_MAX_MODULI; n++)
+        if (oz2a_range_ok(B + 1, 1, 1, k, R->H[n]))
+            return n;
+    return OZ2_MAX_MODULI + 1;
+}
+
 OZ_HD oz2_plan oz2a_make_plan(int w_need, uint64_t A1M, uint64_t B1M, int64_t k)
 {
     const oz2a_ranges R = oz2a_make_ranges();

@@ -35,7 +35,8 @@ oz2_crt_kernel(const __grid_constant__ oz2_crt_consts cc,
 {
     static_assert(OZ2_CRT_E == 4, "a word: two rows of two columns");
     constexpr int NL = OZ2_CF_LIMBS(N);
-    if (job.plan && job.plan->n != N) /* the automatic plan chose another N (or none) */
+    if (job.plan && job.plan->n != N && /* the automatic plan chose another N (or none) */
+        !(N == OZ2_MIN_MODULI && job.plan->n > N && job.plan->n < job.nlo)) /* N = 2 serves plans below nlo (X = 0) */
         return;
     const int wbits = job.plan ? job.plan->w : job.w;
     const int64_t b = blockIdx.z;
@@ -139,9 +140,9 @@ cudaError_t oz2_launch_crt(const oz2_crt_consts &cc, const oz2_crt_job &job, int
 {
     const dim3 grid = oz2_crt_grid(job.m, job.n, group, job.plan != nullptr);
     const dim3 block(32, 8);
-    if (job.plan) { /* N on the device: every N's kernel, all but the plan's return at once */
+    if (job.plan) { /* N on the device: every N's kernel from nlo (and 2's), all but the plan's return at once */
         const oz2_crt_tables &t = oz2_tables();
-        for (int n = OZ2_MIN_MODULI; n <= OZ2_MAX_MODULI; n++) {
+        for (int n = OZ2_MIN_MODULI; n <= OZ2_MAX_MODULI; n = n == OZ2_MIN_MODULI && job.nlo > n + 1 ? job.nlo : n + 1) {
             const cudaError_t e = oz2_launch_crt_n(t.cc[n], t.cf[n], job, grid, block, s);
             if (e != cudaSuccess)
                 return e;

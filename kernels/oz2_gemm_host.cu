@@ -206,6 +206,13 @@ extern "C" int oz2_gemm_layout(const oz_gemm_desc *d, int bits, oz2_gemm_layout_
     return cudaSuccess;
 }
 
+/* The least N of a constrained automatic plan (oz2a_n_least): the CRT launches' lower end. */
+static int oz2_auto_nlo(int64_t k, int bits)
+{
+    static const oz2a_ranges R = oz2a_make_ranges(); /* host, once */
+    return oz2a_n_least(k, oz2a_target(bits), &R);
+}
+
 /* The launch sequence, by plan (block_plan.h), batch items in groups: the
  * scales and special flags of whole items; per block of C, per slab of K
  * the residues of the block's rows of op(A) and columns of op(B) and the
@@ -301,7 +308,8 @@ static int oz2_run(const oz_gemm_desc *d, int bits, void *workspace, size_t work
                 if (stage != 0)
                     continue;
                 oz2_crt_job job = {ws, P.slot_bytes, P.off_scale_a + 4 * m0, P.off_scale_b + 4 * n0, P.off_out, mbp,
-                                   nbp, rows, cols, plan.w, d->k == 0, c, m0 + n0 * d->ldc, sc, dplan};
+                                   nbp, rows, cols, plan.w, d->k == 0, c, m0 + n0 * d->ldc, sc, dplan,
+                                   dplan && !cx ? oz2_auto_nlo(d->k, bits) : 0};
                 if (cx)
                     OZ2_TRY(oz2z_launch_crt(oz2z_crt_job{job, zsc}, plan.nsplit, group, s));
                 else

@@ -61,6 +61,10 @@ struct oz2_crt_job {
     /* the automatic plan in device memory: N and w from it (the launch
      * runs the kernel of every N, and all but the plan's return); NULL: fixed */
     const oz2a_dev_plan *plan;
+    /* real automatic plans: oz2a_n_least for the call's k and target (the
+     * kernels of N >= nlo are launched, and N = 2's also for the plans below
+     * nlo, whose products are all zero); 0: every N's */
+    int nlo;
 };
 
 /* The complex CRT's work (kernels/oz2z_crt.cu): the real job's layout,

@@ -97,6 +97,9 @@ static void run_case(int idx, int64_t maxdim, int64_t maxk, int big)
     for (size_t i = 0; i < c.b_tot; i++) B[i] = gen(dist, 1, i, ldb);
     if (dist == D_ALIGNED && (rng_range(0, 1))) /* sign-aligned: all of A negative, B positive */
         for (size_t i = 0; i < c.a_tot; i++) A[i] = -A[i];
+    if (idx % 3 == 1 && idx % 11 == 4) /* automatic: one operand zero, no element constrains the plan (N = 2's CRT serves it) */
+        for (size_t i = 0; i < (idx % 2 ? c.a_tot : c.b_tot); i++)
+            (idx % 2 ? A : B)[i] = 0.0;
     for (size_t i = 0; i < c.c_tot; i++) C[i] = nan_c ? NAN : rng_sym();
     gemm_case_poison_c(&c);
     if (special && sa > 0 && sb > 0) {

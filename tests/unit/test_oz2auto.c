@@ -453,6 +453,11 @@ static void test_plan_and_guarantee(void **state)
         int N, w, wn, mw, mwn;
         assert_int_equal(oz2_ref_auto_plan(OZ_OP_N, OZ_OP_N, m, n, k, A, m, Bm, k, B, &N, &w, &wn), OZ_REF_OK);
         int mN = model_plan(&a, &b, B, &mw, &mwn);
+        { /* a constrained plan takes at least oz2a_n_least moduli (the GPU's CRT launches rely on it) */
+            const oz2a_ranges R = oz2a_make_ranges();
+            assert_true(N == 0 || wn == OZ2A_W_NONE || N >= oz2a_n_least(k, B, &R));
+            assert_true(wn == OZ2A_W_NONE || wn == OZ2A_W_INF || wn >= B + 1);
+        }
         if (N != mN || w != mw || wn != mwn) {
             print_error("%s k=%" PRId64 " B=%d: plan N=%d w=%d need=%d, model N=%d w=%d need=%d\n", s_names[ds], k, B, N,
                         w, wn, mN, mw, mwn);
