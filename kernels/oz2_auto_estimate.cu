@@ -170,14 +170,13 @@ __global__ void oz2a_quant_kernel(oz_view v, const int32_t *scale, const unsigne
  * fmax, Inf and NaN seen), the norm sum, g and (P, p), and the row's
  * estimate operands (a byte a lane: a warp's stores one 32-byte sector):
  * the work of the scale, norm, g and operand kernels in one pass (K_E = k
- * here). Integer sums: any order gives the same values. RPT 8 up to k =
- * 8192 (a thread's row in 16 registers: none spilled), 16 beyond. */
-#define OZ2A_PREP_THREADS 1024
+ * here). Integer sums: any order gives the same values. */
+#define OZ2A_PREP_THREADS 1024 /* at most */
 #define OZ2A_PREP_KMAX (16 * OZ2A_PREP_THREADS)
 static_assert(OZ2A_PREP_KMAX <= OZ2A_KEST, "the row's K is all of K_E");
 
-template <int RPT>
-__global__ void __launch_bounds__(OZ2A_PREP_THREADS) oz2a_row_prep_kernel(oz_view v, oz_operand_ws ws,
+template <int RPT, int TMAX, int MINB>
+__global__ void __launch_bounds__(TMAX, MINB) oz2a_row_prep_kernel(oz_view v, oz_operand_ws ws,
                                                                            unsigned long long *A1, int32_t *g,
                                                                            oz2a_skip_pq *pq, unsigned long long *a1max,
                                                                            int *gmax, int64_t kep, uint8_t *q)
@@ -229,7 +228,7 @@ __global__ void __launch_bounds__(OZ2A_PREP_THREADS) oz2a_row_prep_kernel(oz_vie
     bad = s_rbad;
     const int sc = bad ? OZ_SCALE_SPECIAL : oz_scale_exponent(mx);
     uint32_t part = 0; /* RPT terms of at most 2^E: 32 bits */
-    static_assert(16 <= (1 << (31 - OZ2A_E)), "a thread's part of the norm sum fits 32 bits");
+    static_assert(RPT <= (1 << (31 - OZ2A_E)), "a thread's part of the norm sum fits 32 bits");
     if (!bad) {
         const oz2a_pow2 f = est_norm_f(sc);
 #pragma unroll
@@ -486,20 +485,36 @@ static bool est_row_prep(const oz_view &v, bool cx)
     return !cx && v.ks == 1 && v.k <= OZ2A_PREP_KMAX && v.rows <= INT32_MAX && !g_force_est_passes;
 }
 
+/* The row kernel's variants: RPT doubles a thread, at most TMAX threads,
+ * registers for MINB blocks an SM; the first
+ * from g_row_variant whose RPT TMAX holds kep, the last (16, 1024) holds
+ * any. Tests only: another first variant. */
+#define OZ2A_ROW_VARIANTS(X) X(0, 8, 1024, 2) X(1, 8, 1024, 1) X(2, 16, 512, 2) X(3, 16, 1024, 1)
+#define OZ2A_ROW_NVARIANTS 4
+OZ_TEST_KNOB(int, g_row_variant, oz2a_force_row_variant, 0)
+
 cudaError_t launch_row_prep(const oz_view &v, const oz_operand_ws &w, unsigned long long *A1, int32_t *g,
                             oz2a_skip_pq *pq, unsigned long long *a1max, int *gmax, int64_t kep, uint8_t *q,
                             cudaStream_t s)
 {
-    /* T threads, a multiple of 32, enough for kep (a multiple of 128) at RPT a thread */
-    const bool wide = kep > 8 * OZ2A_PREP_THREADS;
-    const int rpt = wide ? 16 : 8;
-    const int64_t per = (kep + rpt - 1) / rpt;
-    const int T = (int)(per < 32 ? 32 : oz_round_up(per, 32));
-    if (wide)
-        oz2a_row_prep_kernel<16><<<(unsigned)v.rows, T, 0, s>>>(v, w, A1, g, pq, a1max, gmax, kep, q);
-    else
-        oz2a_row_prep_kernel<8><<<(unsigned)v.rows, T, 0, s>>>(v, w, A1, g, pq, a1max, gmax, kep, q);
-    return cudaGetLastError();
+    static_assert(16 * 1024 == OZ2A_PREP_KMAX, "the last variant holds every row the kernel takes");
+    for (int i = g_row_variant < 0 || g_row_variant >= OZ2A_ROW_NVARIANTS ? 0 : g_row_variant; i < OZ2A_ROW_NVARIANTS;
+         i++) {
+        switch (i) {
+#define OZ2A_ROW_CASE_(idx, RPT, TMAX, MINB)                                                                     \
+    case idx:                                                                                                \
+        if (kep <= (int64_t)RPT * TMAX) { /* T threads, a multiple of 32, enough for kep at RPT a thread */ \
+            const int64_t per = (kep + RPT - 1) / RPT;                                                       \
+            const int T = (int)(per < 32 ? 32 : oz_round_up(per, 32));                                       \
+            oz2a_row_prep_kernel<RPT, TMAX, MINB><<<(unsigned)v.rows, T, 0, s>>>(v, w, A1, g, pq, a1max, gmax, kep, q); \
+            return cudaGetLastError();                                                                       \
+        }                                                                                                    \
+        break;
+            OZ2A_ROW_VARIANTS(OZ2A_ROW_CASE_)
+#undef OZ2A_ROW_CASE_
+        }
+    }
+    return cudaErrorInvalidValue; /* unreachable: est_row_prep bounds k */
 }
 
 extern "C" size_t oz2a_estimate_workspace(const oz_gemm_desc *d) { return (size_t)est_layout_of(d).bytes; }

@@ -187,7 +187,7 @@ __global__ void __launch_bounds__(T, 1024 / T)
 }
 
 /* The shapes (rows, columns a CTA, threads): the library takes OZ2A_PANEL_SHAPE, tests and measurements any. */
-#define OZ2A_PANEL_SHAPES(X) X(0, 8, 1024, 512) X(1, 8, 512, 256) X(2, 8, 1024, 1024) X(3, 4, 1024, 256) X(4, 4, 1024, 512)
+#define OZ2A_PANEL_SHAPES(X) X(0, 8, 1024, 512) X(1, 8, 512, 256) X(2, 16, 512, 512) X(3, 4, 1024, 256) X(4, 4, 1024, 512)
 #define OZ2A_PANEL_NSHAPES 5
 
 struct panel_launch {
