@@ -18,6 +18,7 @@
 #include "block_plan.h" /* oz_bp_res_tall */
 #include "engine.h"
 #include "oz2_auto_panel.h"
+#include "oz2_auto_rows.cuh"
 
 /* Tests only: 1 forces the dp4a estimate. */
 OZ_TEST_KNOB(int, g_force_est_portable, oz2a_force_portable, 0)
@@ -251,18 +252,8 @@ __global__ void __launch_bounds__(TMAX, MINB) oz2a_row_prep_kernel(oz_view v, oz
     __syncthreads();
     sum = s_rsum;
     const int gr = oz2a_row_scale(sum, v.k);
-    if (t == 0) {
-        ws.scale(0)[r] = sc;
-        if (bad)
-            atomicOr(ws.special(0), 1);
-        A1[r] = sum;
-        g[r] = gr;
-        pq[r] = oz2a_skip_pq_of(sum, gr);
-        if (sum) {
-            atomicMax(a1max, sum);
-            atomicMax(gmax, gr);
-        }
-    }
+    if (t == 0)
+        oz2a_store_row(ws, r, sc, bad, sum, gr, A1, g, pq, a1max, gmax);
     const bool live = !bad && sum != 0;
     const oz2a_pow2 fq = est_quant_f(sc, gr);
     uint8_t *qr = q + r * kep;

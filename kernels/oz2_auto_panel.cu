@@ -14,6 +14,7 @@
 #include <float.h>
 
 #include "oz2_auto_panel.h"
+#include "oz2_auto_rows.cuh"
 #include "oz2_auto_estimate.h" /* oz2a_force_panel_shape */
 #include "operand_views.h"     /* OZ_TEST_KNOB */
 #include "../crt/oz2_auto.h"
@@ -155,18 +156,8 @@ __global__ void __launch_bounds__(T, 1024 / T)
     __syncthreads();
     const unsigned long long sum = s_fsum[lr];
     const int gr = oz2a_row_scale(sum, v.k);
-    if (c == 0 && row_in && j0 == 0) {
-        ws.scale(0)[r] = sc;
-        if (bad)
-            atomicOr(ws.special(0), 1);
-        A1[r] = sum;
-        g[r] = gr;
-        pq[r] = oz2a_skip_pq_of(sum, gr);
-        if (sum) {
-            atomicMax(a1max, sum);
-            atomicMax(gmax, gr);
-        }
-    }
+    if (c == 0 && row_in && j0 == 0)
+        oz2a_store_row(ws, r, sc, bad, sum, gr, A1, g, pq, a1max, gmax);
     /* the operands: bytes into shared memory, then rows of words below kep (0 past k and for dead rows) */
     {
         const bool live = !bad && sum != 0;
