@@ -480,8 +480,13 @@ static bool est_row_prep(const oz_view &v, bool cx)
  * registers for MINB blocks an SM; the first
  * from g_row_variant whose RPT TMAX holds kep, the last (16, 1024) holds
  * any. Tests only: another first variant. */
+#ifdef OZ_TEST_HOOKS /* the variants measured (BENCHMARKS.md, 2026-12-03) */
 #define OZ2A_ROW_VARIANTS(X) X(0, 8, 1024, 2) X(1, 8, 1024, 1) X(2, 16, 512, 2) X(3, 16, 1024, 1)
 #define OZ2A_ROW_NVARIANTS 4
+#else /* the library holds the ones it runs */
+#define OZ2A_ROW_VARIANTS(X) X(0, 8, 1024, 2) X(1, 16, 1024, 1)
+#define OZ2A_ROW_NVARIANTS 2
+#endif
 OZ_TEST_KNOB(int, g_row_variant, oz2a_force_row_variant, 0)
 
 cudaError_t launch_row_prep(const oz_view &v, const oz_operand_ws &w, unsigned long long *A1, int32_t *g,

@@ -178,8 +178,14 @@ __global__ void __launch_bounds__(T, 1024 / T)
 }
 
 /* The shapes (rows, columns a CTA, threads): the library takes OZ2A_PANEL_SHAPE, tests and measurements any. */
+#ifdef OZ_TEST_HOOKS /* the shapes measured (BENCHMARKS.md, 2026-12-03) */
 #define OZ2A_PANEL_SHAPES(X) X(0, 8, 1024, 512) X(1, 8, 512, 256) X(2, 16, 512, 512) X(3, 4, 1024, 256) X(4, 4, 1024, 512)
 #define OZ2A_PANEL_NSHAPES 5
+#else /* the library holds the one it runs */
+#define OZ2A_PANEL_SHAPES(X) X(0, 8, 1024, 512)
+#define OZ2A_PANEL_NSHAPES 1
+#endif
+static_assert(OZ2A_PANEL_SHAPE < OZ2A_PANEL_NSHAPES, "the library's shape is built");
 
 struct panel_launch {
     const void *fn;
