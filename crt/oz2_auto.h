@@ -18,8 +18,8 @@
  *   w_need = max_ij w_ij; N the least with w_range(N) >= w_need (the range
  *   from A1 and B1, oz2a_range_ok); w = min(w_range(N), max(w_need, W_SOFT)).
  * In two parts where every nonzero row's g and column's h is 7
- * (oz2a_two_parts): the plan first from G' (the sums over k < K_1, 5/8 of
- * K_E, oz2a_k_first), taken when it emulates with at most the fixed width's
+ * (oz2a_two_parts): the plan first from G' (the sums over k < K_1, 3/8 or
+ * 5/8 of K_E, oz2a_k_first), taken when it emulates with at most the fixed width's
  * moduli count at B bits (oz2a_first_taken); else from G.
  * No N <= 20 (or w_need > OZ2A_W_MAX, or G_ij = 0 where row i and column j
  * are both nonzero): the call runs natively ("auto-native"). */
@@ -47,6 +47,7 @@
 #define OZ2A_B_MAX 64
 #define OZ2A_B_DEFAULT 53
 #define OZ2A_K1_NUM 5      /* K_1: OZ2A_K1_NUM / OZ2A_K1_DEN of K_E, */
+#define OZ2A_K1_SHORT_NUM 3 /* or OZ2A_K1_SHORT_NUM / OZ2A_K1_DEN (oz2a_k1_short), */
 #define OZ2A_K1_DEN 8
 #define OZ2A_K1_ROUND 128  /* rounded up to a multiple of this (the engine's K padding) */
 
@@ -202,12 +203,12 @@ OZ_HD int oz2a_row_scale(uint64_t A1, int64_t k)
 }
 
 /* K_1, the estimate's first part (docs/ozaki2-auto.md step 2): the least
- * multiple of OZ2A_K1_ROUND at or above 5/8 of K_E, at most K_E (K_1 = K_E:
- * one part). */
-OZ_HD int64_t oz2a_k_first(int64_t ke)
+ * multiple of OZ2A_K1_ROUND at or above 3/8 (shorter) or 5/8 of K_E, at
+ * most K_E (K_1 = K_E: one part). */
+OZ_HD int64_t oz2a_k_first(int64_t ke, int shorter)
 {
-    const int64_t u = OZ2A_K1_DEN * OZ2A_K1_ROUND;
-    const int64_t k1 = (OZ2A_K1_NUM * ke + u - 1) / u * OZ2A_K1_ROUND;
+    const int64_t u = OZ2A_K1_DEN * OZ2A_K1_ROUND, num = shorter ? OZ2A_K1_SHORT_NUM : OZ2A_K1_NUM;
+    const int64_t k1 = (num * ke + u - 1) / u * OZ2A_K1_ROUND;
     return k1 < ke ? k1 : ke;
 }
 
@@ -215,7 +216,7 @@ OZ_HD int64_t oz2a_k_first(int64_t ke)
  * g and column's h (their largest, gmax; 0: none) is OZ2A_GMIN, magnitudes
  * even within them (a row's mean alpha at least about 2^-4); spread data
  * would take both parts. */
-OZ_HD int oz2a_two_parts(int64_t ke, int gmax) { return oz2a_k_first(ke) < ke && gmax <= OZ2A_GMIN; }
+OZ_HD int oz2a_two_parts(int64_t k1, int64_t ke, int gmax) { return k1 < ke && gmax <= OZ2A_GMIN; }
 
 /* Whether the first part's plan, n1 moduli (0: none), is the call's: it
  * emulates with at most nfix moduli, the fixed width's count at B bits and
@@ -428,6 +429,26 @@ OZ_HD oz2_plan oz2a_make_plan(int w_need, uint64_t A1M, uint64_t B1M, int64_t k)
 {
     const oz2a_ranges R = oz2a_make_ranges();
     return oz2a_make_plan_r(w_need, A1M, B1M, k, &R);
+}
+
+/* Whether a real call's first part is the shorter one (3/8 of K_E): where
+ * the fixed width's count nfix at B bits holds w = B + 3 with both norm sums
+ * 9 k 2^(E-4) (9/16 of their most, a little above the k 2^(E-1) of data even
+ * within its rows and columns). On such data the ratio of the norm sums to
+ * the first part's G is about 4 / f for a fraction f of K: the need is
+ * B + 2 up to a ratio of 8 and B + 3 up to 16, so where nfix holds B + 3, 3/8
+ * (about 10.7) gives the plan of 5/8 (6.4) for less of the product. */
+OZ_HD int oz2a_k1_short(int64_t k, int B, int nfix, const oz2a_ranges *R)
+{
+    const uint64_t a = (uint64_t)(9 * k) << (OZ2A_E - 4);
+    return nfix >= OZ2_MIN_MODULI && nfix <= OZ2_MAX_MODULI && k < OZ2A_KMAX &&
+           oz2a_range_ok(B + 3, a, a, k, R->H[nfix]);
+}
+
+/* The real call's K_1 for K_E = ke. */
+OZ_HD int64_t oz2a_k_first_real(int64_t ke, int64_t k, int B, int nfix, const oz2a_ranges *R)
+{
+    return oz2a_k_first(ke, oz2a_k1_short(k, B, nfix, R));
 }
 
 #endif

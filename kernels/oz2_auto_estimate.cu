@@ -19,6 +19,7 @@
 #include "engine.h"
 #include "oz2_auto_panel.h"
 #include "oz2_auto_rows.cuh"
+#include "cp_async.cuh"
 
 /* Tests only: 1 forces the dp4a estimate. */
 OZ_TEST_KNOB(int, g_force_est_portable, oz2a_force_portable, 0)
@@ -165,10 +166,16 @@ __global__ void oz2a_quant_kernel(oz_view v, const int32_t *scale, const unsigne
 }
 
 /* A real view with K contiguous (a row is k doubles in a row), k at most
- * OZ2A_PREP_KMAX: one block a row, the row read from memory once, into
- * registers (RPT doubles a thread, element t + T u), and from them the
- * scale exponent and special flag (the scale kernel's values: the max by
- * fmax, Inf and NaN seen), the norm sum, g and (P, p), and the row's
+ * OZ2A_PREP_KMAX: a persistent grid, block b taking the groups of Q rows b,
+ * b + gridDim.x, ..., each row read from memory once: cp.async copies a
+ * group into one of ST shared-memory slots while the block works the
+ * groups before it (the slot refilled as soon as its group is in
+ * registers: ST groups in flight), element t + T u of a row thread t's (RPT
+ * a thread; a thread reads back only what it copied, so the data needs no
+ * barrier). The Q rows of a group go through each step together, so that
+ * their reductions share the block's two barriers. From a row's elements:
+ * the scale exponent and special flag (the scale kernel's values: the max
+ * by fmax, Inf and NaN seen), the norm sum, g and (P, p), and the row's
  * estimate operands (a byte a lane: a warp's stores one 32-byte sector):
  * the work of the scale, norm, g and operand kernels in one pass (K_E = k
  * here). Integer sums: any order gives the same values. */
@@ -176,93 +183,125 @@ __global__ void oz2a_quant_kernel(oz_view v, const int32_t *scale, const unsigne
 #define OZ2A_PREP_KMAX (16 * OZ2A_PREP_THREADS)
 static_assert(OZ2A_PREP_KMAX <= OZ2A_KEST, "the row's K is all of K_E");
 
-template <int RPT, int TMAX, int MINB>
-__global__ void __launch_bounds__(TMAX, MINB) oz2a_row_prep_kernel(oz_view v, oz_operand_ws ws,
-                                                                           unsigned long long *A1, int32_t *g,
-                                                                           oz2a_skip_pq *pq, unsigned long long *a1max,
-                                                                           int *gmax, int64_t kep, uint8_t *q)
+/* Group grp's copies (rows grp Q .. grp Q + Q - 1) into the slot at shared
+ * byte address slot (zeros past k; none for rows past the view), committed
+ * as one group of copies even when empty. */
+template <int RPT, int Q>
+__device__ __forceinline__ void row_prep_issue(const oz_view &v, int64_t grp, uint32_t slot)
 {
-    __shared__ double s_mx[OZ2A_PREP_THREADS / 32];
-    __shared__ int s_bad[OZ2A_PREP_THREADS / 32];
-    __shared__ unsigned long long s_sum[OZ2A_PREP_THREADS / 32];
-    __shared__ double s_rmx;
-    __shared__ int s_rbad;
-    __shared__ unsigned long long s_rsum;
-    const int64_t r = blockIdx.x;
-    const int t = threadIdx.x, T = blockDim.x, lane = t & 31, wp = t >> 5, nw = T >> 5;
-    const int kn = (int)v.k, ke = (int)kep; /* at most OZ2A_PREP_KMAX, kep below 2^31 */
-    const double *x = v.ptr(0) + r * v.rs;
-    double a[RPT];
+    const int t = threadIdx.x, T = blockDim.x;
 #pragma unroll
-    for (int u = 0; u < RPT; u++) {
-        const int kk = t + T * u;
-        a[u] = kk < kn ? __ldg(x + kk) : 0.0;
-    }
-    double mx = 0.0;
-    int bad = 0;
+    for (int i = 0; i < Q; i++) {
+        const int64_t r = grp * Q + i;
+        if (r < v.rows) {
+            const double *x = v.ptr(0) + r * v.rs;
 #pragma unroll
-    for (int u = 0; u < RPT; u++) {
-        bad |= !(fabs(a[u]) <= DBL_MAX);
-        mx = fmax(mx, fabs(a[u]));
-    }
-    for (int o = 16; o; o >>= 1)
-        mx = fmax(mx, __shfl_xor_sync(0xffffffffu, mx, o));
-    bad = __reduce_or_sync(0xffffffffu, bad);
-    if (lane == 0) {
-        s_mx[wp] = mx;
-        s_bad[wp] = bad;
-    }
-    __syncthreads();
-    if (wp == 0) { /* the warps' maxima: warp 0 combines them, the others read one value */
-        mx = lane < nw ? s_mx[lane] : 0.0;
-        bad = lane < nw ? s_bad[lane] : 0;
-        for (int o = 16; o; o >>= 1)
-            mx = fmax(mx, __shfl_xor_sync(0xffffffffu, mx, o));
-        bad = __reduce_or_sync(0xffffffffu, bad);
-        if (lane == 0) {
-            s_rmx = mx;
-            s_rbad = bad;
+            for (int u = 0; u < RPT; u++) {
+                const int kk = t + T * u;
+                const bool in = kk < v.k;
+                oz_cp_async8(slot + 8u * (uint32_t)((i * RPT + u) * T + t), in ? x + kk : x, in);
+            }
         }
     }
-    __syncthreads();
-    mx = s_rmx;
-    bad = s_rbad;
-    const int sc = bad ? OZ_SCALE_SPECIAL : oz_scale_exponent(mx);
-    uint32_t part = 0; /* RPT terms of at most 2^E: 32 bits */
-    static_assert(RPT <= (1 << (31 - OZ2A_E)), "a thread's part of the norm sum fits 32 bits");
-    if (!bad) {
-        const oz2a_pow2 f = est_norm_f(sc);
+    oz_cp_async_commit();
+}
+
+template <int RPT, int TMAX, int Q, int ST>
+__global__ void __launch_bounds__(TMAX, 1) oz2a_row_prep_kernel(oz_view v, oz_operand_ws ws, unsigned long long *A1,
+                                                                int32_t *g, oz2a_skip_pq *pq,
+                                                                unsigned long long *a1max, int *gmax, int64_t kep,
+                                                                uint8_t *q)
+{
+    extern __shared__ __align__(16) double s_rows[]; /* ST slots of Q T RPT doubles */
+    __shared__ double s_mx[Q][OZ2A_PREP_THREADS / 32];
+    __shared__ int s_bad[Q][OZ2A_PREP_THREADS / 32];
+    __shared__ unsigned long long s_sum[Q][OZ2A_PREP_THREADS / 32];
+    const int t = threadIdx.x, T = blockDim.x, lane = t & 31, wp = t >> 5, nw = T >> 5;
+    const int kn = (int)v.k, ke = (int)kep; /* at most OZ2A_PREP_KMAX, kep below 2^31 */
+    const int64_t step = gridDim.x, groups = (v.rows + Q - 1) / Q;
+    const uint32_t base = (uint32_t)__cvta_generic_to_shared(s_rows), slot_bytes = 8u * (uint32_t)(Q * T * RPT);
 #pragma unroll
-        for (int u = 0; u < RPT; u++) /* 0 past k: its term is 0 */
-            part += oz2a_norm_term_fp(a[u], f);
-    }
-    unsigned long long sum = part;
-    for (int o = 16; o; o >>= 1)
-        sum += __shfl_xor_sync(0xffffffffu, sum, o);
-    if (lane == 0)
-        s_sum[wp] = sum;
-    __syncthreads();
-    if (wp == 0) {
-        sum = lane < nw ? s_sum[lane] : 0ull;
-        for (int o = 16; o; o >>= 1)
-            sum += __shfl_xor_sync(0xffffffffu, sum, o);
-        if (lane == 0)
-            s_rsum = sum;
-    }
-    __syncthreads();
-    sum = s_rsum;
-    const int gr = oz2a_row_scale(sum, v.k);
-    if (t == 0)
-        oz2a_store_row(ws, r, sc, bad, sum, gr, A1, g, pq, a1max, gmax);
-    const bool live = !bad && sum != 0;
-    const oz2a_pow2 fq = est_quant_f(sc, gr);
-    uint8_t *qr = q + r * kep;
+    for (int i = 0; i < ST; i++)
+        row_prep_issue<RPT, Q>(v, blockIdx.x + step * i, base + slot_bytes * i);
+    int slot = 0;
+    for (int64_t grp = blockIdx.x; grp < groups; grp += step) {
+        oz_cp_async_wait<ST - 1>(); /* this group's copies done */
+        double a[Q][RPT];
 #pragma unroll
-    for (int u = 0; u < RPT; u++) { /* every byte below kep (T RPT >= kep) */
-        const int kk = t + T * u;
-        if (kk < ke)
-            qr[kk] = (uint8_t)(live && kk < kn ? oz2a_quant_fp(a[u], fq) : 0u);
+        for (int i = 0; i < Q; i++)
+#pragma unroll
+            for (int u = 0; u < RPT; u++)
+                a[i][u] = s_rows[slot * Q * T * RPT + (i * RPT + u) * T + t];
+        row_prep_issue<RPT, Q>(v, grp + step * ST, base + slot_bytes * (uint32_t)slot); /* the slot read: refilled */
+        slot = slot + 1 == ST ? 0 : slot + 1;
+        double mx[Q];
+        int bad[Q];
+#pragma unroll
+        for (int i = 0; i < Q; i++) {
+            mx[i] = 0.0;
+            bad[i] = 0;
+#pragma unroll
+            for (int u = 0; u < RPT; u++) {
+                bad[i] |= !(fabs(a[i][u]) <= DBL_MAX);
+                mx[i] = fmax(mx[i], fabs(a[i][u]));
+            }
+            for (int o = 16; o; o >>= 1)
+                mx[i] = fmax(mx[i], __shfl_xor_sync(0xffffffffu, mx[i], o));
+            bad[i] = __reduce_or_sync(0xffffffffu, bad[i]);
+            if (lane == 0) {
+                s_mx[i][wp] = mx[i];
+                s_bad[i][wp] = bad[i];
+            }
+        }
+        __syncthreads(); /* every warp combines the warps' maxima (read before the next barrier, rewritten after it) */
+        int sc[Q];
+        uint32_t part[Q]; /* RPT terms of at most 2^E: 32 bits */
+        static_assert(RPT <= (1 << (31 - OZ2A_E)), "a thread's part of the norm sum fits 32 bits");
+#pragma unroll
+        for (int i = 0; i < Q; i++) {
+            mx[i] = lane < nw ? s_mx[i][lane] : 0.0;
+            bad[i] = lane < nw ? s_bad[i][lane] : 0;
+            for (int o = 16; o; o >>= 1)
+                mx[i] = fmax(mx[i], __shfl_xor_sync(0xffffffffu, mx[i], o));
+            bad[i] = __reduce_or_sync(0xffffffffu, bad[i]);
+            sc[i] = bad[i] ? OZ_SCALE_SPECIAL : oz_scale_exponent(mx[i]);
+            part[i] = 0;
+            if (!bad[i]) {
+                const oz2a_pow2 f = est_norm_f(sc[i]);
+#pragma unroll
+                for (int u = 0; u < RPT; u++) /* 0 past k: its term is 0 */
+                    part[i] += oz2a_norm_term_fp(a[i][u], f);
+            }
+            unsigned long long sum = part[i];
+            for (int o = 16; o; o >>= 1)
+                sum += __shfl_xor_sync(0xffffffffu, sum, o);
+            if (lane == 0)
+                s_sum[i][wp] = sum;
+        }
+        __syncthreads(); /* every warp combines the warps' sums (read before the next group's first barrier) */
+#pragma unroll
+        for (int i = 0; i < Q; i++) {
+            const int64_t r = grp * Q + i;
+            unsigned long long sum = lane < nw ? s_sum[i][lane] : 0ull;
+            for (int o = 16; o; o >>= 1)
+                sum += __shfl_xor_sync(0xffffffffu, sum, o);
+            if (r >= v.rows)
+                continue;
+            const int gr = oz2a_row_scale(sum, v.k);
+            if (t == 0)
+                oz2a_store_row(ws, r, sc[i], bad[i], sum, gr, A1, g, pq, a1max, gmax);
+            const bool live = !bad[i] && sum != 0;
+            const oz2a_pow2 fq = est_quant_f(sc[i], gr);
+            uint8_t *qr = q + r * kep;
+#pragma unroll
+            for (int u = 0; u < RPT; u++) { /* every byte below kep (T RPT >= kep) */
+                const int kk = t + T * u;
+                if (kk < ke)
+                    qr[kk] = (uint8_t)(live && kk < kn ? oz2a_quant_fp(a[i][u], fq) : 0u);
+            }
+        }
     }
+    oz_cp_async_wait<0>(); /* no copy outlives the block (those of rows past the view are empty) */
 }
 
 /* G_ij by dp4a over the operands' first kend bytes of K (a multiple of
@@ -399,7 +438,7 @@ __global__ void __launch_bounds__(OZ2A_PLAN_THREADS)
     const int q = threadIdx.x;
     const unsigned long long mx[2] = {plan->a1max, plan->b1max};
     if (decide == 2) {
-        const int two = oz2a_two_parts(k1_ke.y, plan->gmax);
+        const int two = oz2a_two_parts(k1_ke.x, k1_ke.y, plan->gmax);
         if (q == 0) {
             plan->first = two;
             plan->whole = !two;
@@ -470,47 +509,89 @@ cudaError_t launch_norms(const oz_view &v, bool cx, const int32_t *scale, unsign
     return cudaGetLastError();
 }
 
-/* Whether the view takes oz2a_row_prep_kernel: real, K contiguous, k at most OZ2A_PREP_KMAX. */
+/* Whether the view may take oz2a_row_prep_kernel: real, K contiguous, k at most OZ2A_PREP_KMAX. */
 static bool est_row_prep(const oz_view &v, bool cx)
 {
     return !cx && v.ks == 1 && v.k <= OZ2A_PREP_KMAX && v.rows <= INT32_MAX && !g_force_est_passes;
 }
 
 /* The row kernel's variants: RPT doubles a thread, at most TMAX threads,
- * registers for MINB blocks an SM; the first
- * from g_row_variant whose RPT TMAX holds kep, the last (16, 1024) holds
- * any. Tests only: another first variant. */
-#ifdef OZ_TEST_HOOKS /* the variants measured (BENCHMARKS.md, 2026-12-03) */
-#define OZ2A_ROW_VARIANTS(X) X(0, 8, 1024, 2) X(1, 8, 1024, 1) X(2, 16, 512, 2) X(3, 16, 1024, 1)
-#define OZ2A_ROW_NVARIANTS 4
+ * groups of Q rows, ST shared-memory slots of a group; the first from
+ * g_row_variant whose RPT TMAX holds kep and whose slots the device holds
+ * (the last, one slot of 16 K doubles, holds any row the kernel takes).
+ * Tests only: another first variant. */
+#ifdef OZ_TEST_HOOKS /* the variants measured (BENCHMARKS.md) */
+#define OZ2A_ROW_VARIANTS(X) \
+    X(0, 8, 1024, 2, 1) X(1, 8, 1024, 1, 3) X(2, 4, 1024, 2, 2) X(3, 8, 512, 2, 1) X(4, 16, 1024, 1, 1)
+#define OZ2A_ROW_NVARIANTS 5
+static_assert(OZ2A_ROW_NVARIANTS == OZ2A_TEST_ROW_VARIANTS, "the tests cycle every variant");
 #else /* the library holds the ones it runs */
-#define OZ2A_ROW_VARIANTS(X) X(0, 8, 1024, 2) X(1, 16, 1024, 1)
+#define OZ2A_ROW_VARIANTS(X) X(0, 8, 1024, 2, 1) X(1, 16, 1024, 1, 1)
 #define OZ2A_ROW_NVARIANTS 2
 #endif
 OZ_TEST_KNOB(int, g_row_variant, oz2a_force_row_variant, 0)
 
+/* Blocks an SM of variant i (kernel fn, ST slots of RPT TMAX doubles) at T
+ * threads on the current device, 0 where it cannot run there; asked once a
+ * device, variant and T (a refused question leaves no error behind). */
+cudaError_t row_prep_blocks(int i, const void *fn, int slots_doubles_max, int T, int slots_doubles, int *blocks,
+                            int *sms)
+{
+    static volatile int known[64][OZ2A_ROW_NVARIANTS][OZ2A_PREP_THREADS / 32 + 1], sm_count[64];
+    int dev = 0;
+    OZ2A_TRY(cudaGetDevice(&dev));
+    if (dev < 64 && known[dev][i][T / 32]) {
+        *blocks = known[dev][i][T / 32] - 1;
+        *sms = sm_count[dev];
+        return cudaSuccess;
+    }
+    OZ2A_TRY(cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev));
+    int nb = 0;
+    if (cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, 8 * slots_doubles_max) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, fn, T, (size_t)8 * slots_doubles) != cudaSuccess) {
+        nb = 0;
+        (void)cudaGetLastError();
+    }
+    if (dev < 64) {
+        sm_count[dev] = *sms;
+        known[dev][i][T / 32] = nb + 1;
+    }
+    *blocks = nb;
+    return cudaSuccess;
+}
+
+/* Launches the row kernel for the view (*served false: no variant runs on this device, nothing launched). */
 cudaError_t launch_row_prep(const oz_view &v, const oz_operand_ws &w, unsigned long long *A1, int32_t *g,
                             oz2a_skip_pq *pq, unsigned long long *a1max, int *gmax, int64_t kep, uint8_t *q,
-                            cudaStream_t s)
+                            cudaStream_t s, bool *served)
 {
-    static_assert(16 * 1024 == OZ2A_PREP_KMAX, "the last variant holds every row the kernel takes");
+    *served = false;
     for (int i = g_row_variant < 0 || g_row_variant >= OZ2A_ROW_NVARIANTS ? 0 : g_row_variant; i < OZ2A_ROW_NVARIANTS;
          i++) {
         switch (i) {
-#define OZ2A_ROW_CASE_(idx, RPT, TMAX, MINB)                                                                     \
-    case idx:                                                                                                \
+#define OZ2A_ROW_CASE_(idx, RPT, TMAX, Q, ST)                                                              \
+    case idx:                                                                                              \
         if (kep <= (int64_t)RPT * TMAX) { /* T threads, a multiple of 32, enough for kep at RPT a thread */ \
-            const int64_t per = (kep + RPT - 1) / RPT;                                                       \
-            const int T = (int)(per < 32 ? 32 : oz_round_up(per, 32));                                       \
-            oz2a_row_prep_kernel<RPT, TMAX, MINB><<<(unsigned)v.rows, T, 0, s>>>(v, w, A1, g, pq, a1max, gmax, kep, q); \
-            return cudaGetLastError();                                                                       \
-        }                                                                                                    \
+            const int64_t per = (kep + RPT - 1) / RPT;                                                     \
+            const int T = (int)(per < 32 ? 32 : oz_round_up(per, 32));                                     \
+            const void *fn = (const void *)oz2a_row_prep_kernel<RPT, TMAX, Q, ST>;                         \
+            int nb = 0, sms = 0;                                                                           \
+            OZ2A_TRY(row_prep_blocks(idx, fn, ST * Q * RPT * TMAX, T, ST * Q * RPT * T, &nb, &sms));       \
+            if (nb > 0) {                                                                                  \
+                const int64_t most = (int64_t)nb * sms, groups = (v.rows + Q - 1) / Q;                     \
+                oz2a_row_prep_kernel<RPT, TMAX, Q, ST><<<(unsigned)(groups < most ? groups : most), T,     \
+                                                         (size_t)8 * ST * Q * RPT * T, s>>>(               \
+                    v, w, A1, g, pq, a1max, gmax, kep, q);                                                 \
+                *served = true;                                                                            \
+                return cudaGetLastError();                                                                 \
+            }                                                                                              \
+        }                                                                                                  \
         break;
             OZ2A_ROW_VARIANTS(OZ2A_ROW_CASE_)
 #undef OZ2A_ROW_CASE_
         }
     }
-    return cudaErrorInvalidValue; /* unreachable: est_row_prep bounds k */
+    return cudaSuccess;
 }
 
 extern "C" size_t oz2a_estimate_workspace(const oz_gemm_desc *d) { return (size_t)est_layout_of(d).bytes; }
@@ -624,8 +705,11 @@ extern "C" int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace,
     for (int o = 0; o < 2; o++) {
         const oz_view &v = *views[o];
         if (est_row_prep(v, cx)) {
-            OZ2A_TRY(launch_row_prep(v, *wss[o], norms[o], gs[o], pqs[o], maxes[o], &plan->gmax, L.kep, qs[o], s));
-            continue;
+            bool served = false;
+            OZ2A_TRY(launch_row_prep(v, *wss[o], norms[o], gs[o], pqs[o], maxes[o], &plan->gmax, L.kep, qs[o], s,
+                                     &served));
+            if (served)
+                continue;
         }
         bool panel = false; /* rows contiguous: the cluster kernel where the engine runs (its padding zeroed above) */
         if (engine && !cx && !g_force_est_passes)
@@ -644,10 +728,10 @@ extern "C" int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace,
      * kernel says so (plan->second), the rest; else all of K_E at once.
      * Each launch reads its flag (plan->first, whole, second) first. */
     static_assert(OZ2A_K1_ROUND % OZ_PAD_K == 0, "K_1 is a multiple of the planes' K padding");
-    const int64_t k1 = oz2a_k_first(ke);
-    const bool two = k1 < ke; /* two parts may be taken: decided on the device */
     const int nfix = cx ? oz2z_make_plan(d->k, target).n_split : oz2_make_plan(d->k, target).n;
     static const est_ranges R = {oz2a_make_ranges(), oz2za_make_ranges()}; /* host, once */
+    const int64_t k1 = cx ? oz2a_k_first(ke, 0) : oz2a_k_first_real(ke, d->k, target, nfix, &R.real);
+    const bool two = k1 < ke; /* two parts may be taken: decided on the device */
     auto plan_kernel = [&](int decide) {
         const longlong2 k1_ke = make_longlong2(k1, ke);
         if (cx)

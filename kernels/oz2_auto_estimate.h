@@ -72,10 +72,12 @@ void oz2a_force_portable(int on);
 void oz2a_force_est_passes(int on);
 /* Where the estimate product's sums are stored: 0 by the rule, 1 never, 2 whenever the scratch holds them. */
 void oz2a_force_est_store(int mode);
-/* The row kernel's first variant tried (kernels/oz2_auto_estimate.cu: 0 .. 3). */
+/* The row kernel's first variant tried (kernels/oz2_auto_estimate.cu: 0 .. OZ2A_TEST_ROW_VARIANTS - 1). */
 void oz2a_force_row_variant(int v);
-/* The panel kernel's shape (kernels/oz2_auto_panel.cu: 0 .. 4; another value: never the panel kernel). */
+/* The panel kernel's shape (kernels/oz2_auto_panel.cu: 0 .. OZ2A_TEST_PANEL_SHAPES - 1; another value: never the panel kernel). */
 void oz2a_force_panel_shape(int shape);
+#define OZ2A_TEST_ROW_VARIANTS 5 /* the test build's row variants and panel shapes */
+#define OZ2A_TEST_PANEL_SHAPES 5
 /* Where the workspace holds each operand's per-row results: norm sums
  * (uint64 each), g (int32), and the estimate's operands (rows kep bytes
  * apart), A's then B's. */

@@ -166,7 +166,10 @@ static int auto_plan(const oz_ref_view *va, const oz_ref_view *vb, int target, o
             gmax = ea.A1[i] && ea.g[i] > gmax ? ea.g[i] : gmax;
         for (int64_t j = 0; j < vb->rows; j++)
             gmax = eb.A1[j] && eb.g[j] > gmax ? eb.g[j] : gmax;
-        const int64_t k1 = oz2a_two_parts(ke, gmax) ? oz2a_k_first(ke) : ke;
+        const oz2a_ranges R = oz2a_make_ranges();
+        const int nfix = oz2_make_plan(k, target).n;
+        const int64_t k1f = oz2a_k_first_real(ke, k, target, nfix, &R);
+        const int64_t k1 = oz2a_two_parts(k1f, ke, gmax) ? k1f : ke;
         int w_need1 = OZ2A_W_NONE, w_need = OZ2A_W_NONE;
         uint64_t a1m = 0, b1m = 0;
         for (int64_t i = 0; i < va->rows; i++)
@@ -194,7 +197,7 @@ static int auto_plan(const oz_ref_view *va, const oz_ref_view *vb, int target, o
         if (w_need >= OZ2A_W_INF)
             w_need1 = w_need; /* the loop stopped early: no plan either way */
         const oz2_plan p1 = oz2a_make_plan(w_need1, a1m, b1m, k);
-        const int first = oz2a_first_taken(p1.n, oz2_make_plan(k, target).n);
+        const int first = oz2a_first_taken(p1.n, nfix);
         *w_need_out = first ? w_need1 : w_need;
         *plan = first ? p1 : oz2a_make_plan(w_need, a1m, b1m, k);
     }

@@ -287,7 +287,8 @@ static int zauto_plan(const zview *va, const zview *vb, int target, oz2za_plan *
             gmax = ea.A1[i] && ea.g[i] > gmax ? ea.g[i] : gmax;
         for (int64_t j = 0; j < vb->re.rows; j++)
             gmax = eb.A1[j] && eb.g[j] > gmax ? eb.g[j] : gmax;
-        const int64_t k1 = oz2a_two_parts(ke, gmax) ? oz2a_k_first(ke) : ke;
+        const int64_t k1f = oz2a_k_first(ke, 0); /* complex calls: 5/8 */
+        const int64_t k1 = oz2a_two_parts(k1f, ke, gmax) ? k1f : ke;
         int w_need1 = OZ2A_W_NONE, w_need = OZ2A_W_NONE;
         uint64_t a1m = 0, b1m = 0;
         for (int64_t i = 0; i < va->re.rows; i++)

@@ -63,11 +63,13 @@ static int bench(int64_t m, int64_t n, int64_t k, int reps, int ds)
     CUDA_CHECK(cudaEventCreate(&e0));
     CUDA_CHECK(cudaEventCreate(&e1));
     int first_n = -1, bad = 0;
-    for (int v = 0; v < 7; v++) { /* the one-pass kernels (panel shapes 0 .. 4, row variants 0 .. 3) / passes; the sums stored by the rule / the need in the epilogue */
-        oz2a_force_panel_shape(v < 5 ? v : 0);
-        oz2a_force_row_variant(v < 4 ? v : 0);
-        oz2a_force_est_passes(v == 5);
-        oz2a_force_est_store(v == 6);
+    enum { NV = OZ2A_TEST_PANEL_SHAPES > OZ2A_TEST_ROW_VARIANTS ? OZ2A_TEST_PANEL_SHAPES : OZ2A_TEST_ROW_VARIANTS };
+    for (int v = 0; v < NV + 2; v++) { /* the one-pass kernels (every panel shape and row variant) / passes; the sums stored by the rule / the need in the epilogue */
+        const int shape = v < OZ2A_TEST_PANEL_SHAPES ? v : 0, variant = v < OZ2A_TEST_ROW_VARIANTS ? v : 0;
+        oz2a_force_panel_shape(shape);
+        oz2a_force_row_variant(variant);
+        oz2a_force_est_passes(v == NV);
+        oz2a_force_est_store(v == NV + 1);
         for (int r = 0; r < 3; r++)
             CUDA_CHECK((cudaError_t)oz2a_estimate(&d, 53, ws, bytes, scratch, sbytes, 0));
         CUDA_CHECK(cudaEventRecord(e0, 0));
@@ -80,8 +82,8 @@ static int bench(int64_t m, int64_t n, int64_t k, int reps, int ds)
         oz2a_dev_plan p;
         CUDA_CHECK(cudaMemcpy(&p, ws, sizeof p, cudaMemcpyDeviceToHost));
         printf("bench %lldx%lldx%lld %s (panel shape %d, row variant %d), %s: %.4f ms an estimate; need %d N %d w %d (%s part)\n",
-               (long long)m, (long long)n, (long long)k, v == 5 ? "passes" : "row pass", v < 5 ? v : 0, v < 4 ? v : 0,
-               v == 6 ? "need in the epilogue" : "sums stored by the rule", ms / reps, p.w_need, p.n, p.w,
+               (long long)m, (long long)n, (long long)k, v == NV ? "passes" : "row pass", shape, variant,
+               v == NV + 1 ? "need in the epilogue" : "sums stored by the rule", ms / reps, p.w_need, p.n, p.w,
                p.second ? "both" : "first");
         if (first_n < 0)
             first_n = p.w_need;
@@ -220,8 +222,8 @@ int main(int argc, char **argv)
         oz2a_force_est_passes((c / 2) % 2); /* the one-pass row kernel where it serves, or the separate passes */
         const int store = (c / 4) % 3; /* the sums stored by the rule, never, always (both engine tiles) */
         oz2a_force_est_store(store);
-        oz2a_force_panel_shape((c / 4) % 5); /* every panel shape and row variant in turn */
-        oz2a_force_row_variant((c / 4) % 4);
+        oz2a_force_panel_shape((c / 4) % OZ2A_TEST_PANEL_SHAPES); /* every panel shape and row variant in turn */
+        oz2a_force_row_variant((c / 4) % OZ2A_TEST_ROW_VARIANTS);
         CUDA_CHECK((cudaError_t)oz2a_estimate(&d, B, ws, bytes, c % 8 == 3 ? NULL : scratch, sbytes, 0));
         CUDA_CHECK(cudaDeviceSynchronize());
         oz2a_dev_plan p;

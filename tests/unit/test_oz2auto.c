@@ -264,9 +264,16 @@ static int model_plan(const mat *a, const mat *b, int B, int *w_out, int *wneed_
         a1m = A1[i] > a1m ? A1[i] : a1m;
     for (int64_t j = 0; j < b->rows; j++)
         b1m = B1[j] > b1m ? B1[j] : b1m;
-    /* the first part: 5/8 of K_E up to a multiple of 128 (all of it: one part) */
+    /* the first part: 3/8 of K_E up to a multiple of 128 where the fixed
+     * count holds B + 3 bits for norm sums 9 k 2^(E-4) (the range in long
+     * double, test_first_part checks the rounding's margin), else 5/8 (all
+     * of it: one part) */
+    const int nfix = oz2_make_plan(k, B).n;
+    const long double n9 = 9.0L * (long double)k / 16.0L;
+    const int shorter = nfix >= 2 && ldexpl(n9, 2 * (B + 3)) + ldexpl(2.0L * n9, B + 2) + (long double)k / 4.0L <=
+                                         (long double)oz2a_half_range(nfix);
     int64_t k1 = 0;
-    while (8 * k1 < 5 * ke)
+    while (8 * k1 < (shorter ? 3 : 5) * ke)
         k1 += 128;
     k1 = k1 < ke ? k1 : ke;
     int gm = 0; /* two parts only where every nonzero row's g and column's h is 7 */
@@ -401,35 +408,70 @@ static double check_guarantee(const mat *a, const mat *b, int w, int B, const ch
     return worst;
 }
 
-/* K_1: the least multiple of 128 at or above 5/8 of K_E, at most K_E;
- * the first part's plan taken only where it emulates within the fixed count. */
+/* K_1: the least multiple of 128 at or above 3/8 or 5/8 of K_E, at most
+ * K_E; the shorter part where the fixed count holds B + 3 bits for norm
+ * sums 9/16 of their most; the first part's plan taken only where it
+ * emulates within the fixed count. */
 static void test_first_part(void **state)
 {
     (void)state;
-    for (int64_t ke = 1; ke <= OZ2A_KEST; ke += ke < 3000 ? 1 : 61) {
-        const int64_t k1 = oz2a_k_first(ke);
-        assert_true(k1 >= 1 && k1 <= ke);
-        if (k1 < ke) {
-            assert_int_equal(k1 % 128, 0);
-            assert_true(8 * k1 >= 5 * ke && 8 * (k1 - 128) < 5 * ke);
-        } else {
-            assert_true(8 * (ke - ke % 128) < 5 * ke + 8 * 128); /* no smaller multiple of 128 would do */
+    for (int sh = 0; sh < 2; sh++) {
+        const int64_t num = sh ? 3 : 5;
+        for (int64_t ke = 1; ke <= OZ2A_KEST; ke += ke < 3000 ? 1 : 61) {
+            const int64_t k1 = oz2a_k_first(ke, sh);
+            assert_true(k1 >= 1 && k1 <= ke);
+            if (k1 < ke) {
+                assert_int_equal(k1 % 128, 0);
+                assert_true(8 * k1 >= num * ke && 8 * (k1 - 128) < num * ke);
+            } else {
+                assert_true(8 * (ke - ke % 128) < num * ke + 8 * 128); /* no smaller multiple of 128 would do */
+            }
         }
     }
-    assert_int_equal(oz2a_k_first(8192), 5120);
-    assert_int_equal(oz2a_k_first(16384), 10240);
-    assert_int_equal(oz2a_k_first(65536), 40960);
-    assert_int_equal(oz2a_k_first(256), 256);
-    assert_int_equal(oz2a_k_first(384), 256);
+    assert_int_equal(oz2a_k_first(8192, 0), 5120);
+    assert_int_equal(oz2a_k_first(8192, 1), 3072);
+    assert_int_equal(oz2a_k_first(16384, 0), 10240);
+    assert_int_equal(oz2a_k_first(65536, 0), 40960);
+    assert_int_equal(oz2a_k_first(256, 0), 256);
+    assert_int_equal(oz2a_k_first(384, 0), 256);
+    assert_int_equal(oz2a_k_first(384, 1), 256);
+    assert_int_equal(oz2a_k_first(1024, 1), 384);
+    /* the shorter part: against the range written out in long double (4^w a + 2^(w-1-E) 2a + k/4 <= P/2 - 1 with margin) */
+    const oz2a_ranges R = oz2a_make_ranges();
+    int shorter = 0, longer = 0;
+    for (int B = 20; B <= 64; B++)
+        for (int64_t k = 1; k <= (INT64_C(1) << 32); k = k * 3 / 2 + 1) {
+            const int nfix = oz2_make_plan(k, B).n;
+            const int got = oz2a_k1_short(k, B, nfix, &R);
+            if (nfix < OZ2_MIN_MODULI) {
+                assert_false(got);
+                continue;
+            }
+            const long double a = 9.0L * (long double)k / 16.0L; /* the norm sums in units of 2^E */
+            const long double r = ldexpl(a, 2 * (B + 3)) + ldexpl(2.0L * a, B + 2) + (long double)k / 4.0L;
+            const long double h = (long double)R.H[nfix];
+            if (r < h * (1.0L - 0x1p-38L))
+                assert_true(got);
+            else if (r > h * (1.0L + 0x1p-38L))
+                assert_false(got);
+            shorter += got;
+            longer += !got;
+            assert_int_equal(oz2a_k_first_real(65536, k, B, nfix, &R), oz2a_k_first(65536, got));
+        }
+    assert_true(shorter > 0 && longer > 0);
+    /* U(-1,1)'s sizes at 53 bits: 3/8 at k = 4096 and 8192 (16 moduli hold 56 bits), 5/8 at 16384 */
+    assert_true(oz2a_k1_short(4096, 53, oz2_make_plan(4096, 53).n, &R));
+    assert_true(oz2a_k1_short(8192, 53, oz2_make_plan(8192, 53).n, &R));
+    assert_false(oz2a_k1_short(16384, 53, oz2_make_plan(16384, 53).n, &R));
     assert_false(oz2a_first_taken(0, 16));
     assert_false(oz2a_first_taken(17, 16));
     assert_false(oz2a_first_taken(5, 0));
     assert_true(oz2a_first_taken(16, 16));
     assert_true(oz2a_first_taken(2, 16));
-    assert_true(oz2a_two_parts(8192, 7));
-    assert_true(oz2a_two_parts(8192, 0));
-    assert_false(oz2a_two_parts(8192, 8));
-    assert_false(oz2a_two_parts(256, 7));
+    assert_true(oz2a_two_parts(5120, 8192, 7));
+    assert_true(oz2a_two_parts(3072, 8192, 0));
+    assert_false(oz2a_two_parts(5120, 8192, 8));
+    assert_false(oz2a_two_parts(256, 256, 7));
 }
 
 static void test_plan_and_guarantee(void **state)

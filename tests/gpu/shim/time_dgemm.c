@@ -1,5 +1,16 @@
 /* tests/gpu/shim/time_dgemm.c: an ordinary cuBLAS program that times cublasDgemm_v2, or with --complex cublasZgemm_v2 (sustained, CUDA events, the median of 11 groups of calls); run plain and under the shim to get the user's speed-up. */
+#include <math.h>
+
 #include "shim_util.h"
+
+/* An element: U(-1,1), or with spread phi > 0 (U - 1/2) exp(phi N(0,1)) (N by Box-Muller). */
+static double element(double phi)
+{
+    if (phi <= 0.0)
+        return rng_sym();
+    const double u = rng_unit(), v = rng_unit(), w = rng_unit();
+    return (u - 0.5) * exp(phi * sqrt(-2.0 * log(1.0 - v)) * cos(6.283185307179586 * w));
+}
 
 /* One call: C = A B, m x n x k, column-major, lds the rows; complex: the
  * doubles are interleaved re/im pairs. */
@@ -15,7 +26,7 @@ static cublasStatus_t gemm(cublasHandle_t h, int complex_, long long m, long lon
     return cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &one, A, (int)m, B, (int)k, &zero, C, (int)m);
 }
 
-/* usage: time_dgemm [--complex] SHAPE... (SHAPE: n or mxnxk); prints "shape ms TFLOPS checksum" per
+/* usage: time_dgemm [--complex] [--phi X] SHAPE... (SHAPE: n or mxnxk; --phi: spread data); prints "shape ms TFLOPS checksum" per
  * shape (TFLOPS: 2 mnk real or 8 mnk complex flops a call) */
 int main(int argc, char **argv)
 {
@@ -24,9 +35,17 @@ int main(int argc, char **argv)
     if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS)
         return 2;
     int a0 = 1, cx = 0;
-    if (argc > 1 && strcmp(argv[1], "--complex") == 0) {
-        cx = 1;
-        a0 = 2;
+    double phi = 0.0;
+    for (;;) {
+        if (a0 < argc && strcmp(argv[a0], "--complex") == 0) {
+            cx = 1;
+            a0++;
+        } else if (a0 + 1 < argc && strcmp(argv[a0], "--phi") == 0) {
+            phi = atof(argv[a0 + 1]);
+            a0 += 2;
+        } else {
+            break;
+        }
     }
     const size_t es = cx ? 2 : 1; /* doubles an element */
     for (int a = a0; a < argc; a++) {
@@ -43,9 +62,9 @@ int main(int argc, char **argv)
         CUDA_CHECK(cudaMalloc((void **)&dA, 8 * na));
         CUDA_CHECK(cudaMalloc((void **)&dB, 8 * nb));
         CUDA_CHECK(cudaMalloc((void **)&dC, 8 * nc));
-        for (size_t i = 0; i < na; i++) H[i] = rng_sym();
+        for (size_t i = 0; i < na; i++) H[i] = element(phi);
         CUDA_CHECK(cudaMemcpy(dA, H, 8 * na, cudaMemcpyHostToDevice));
-        for (size_t i = 0; i < nb; i++) H[i] = rng_sym();
+        for (size_t i = 0; i < nb; i++) H[i] = element(phi);
         CUDA_CHECK(cudaMemcpy(dB, H, 8 * nb, cudaMemcpyHostToDevice));
         /* warm-up and an estimate; then OZ_TD_GROUPS groups of back-to-back
          * calls (about 1.5 s in all, at least one call a group), each group timed
