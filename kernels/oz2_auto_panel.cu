@@ -49,6 +49,7 @@ struct panel_shape {
     static_assert(PER * (32 / R) * NW <= (1 << (32 - OZ2A_E)), "a warp's part of a norm sum fits 32 bits");
     static_assert((int64_t)KC * OZ2A_PANEL_CLUSTER_MAX <= OZ2A_KEST, "the panel's K is all of K_E");
     static_assert(ST >= 1, "a slot at least");
+    static_assert(NW >= R && NW <= 32 && OZ2A_PANEL_CLUSTER_MAX <= 32, "a warp a row combines the warps' and CTAs' partials");
 };
 
 /* v over the lanes of one row (lanes equal mod R) */
@@ -58,6 +59,21 @@ __device__ __forceinline__ V panel_row_reduce(V v, Op op)
 #pragma unroll
     for (int o = R; o < 32; o <<= 1)
         v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
+__device__ __forceinline__ double warp_max(double v)
+{
+#pragma unroll
+    for (int o = 16; o; o >>= 1)
+        v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+__device__ __forceinline__ unsigned long long warp_sum(unsigned long long v)
+{
+#pragma unroll
+    for (int o = 16; o; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
     return v;
 }
 
@@ -72,11 +88,15 @@ __device__ __forceinline__ void panel_issue(const oz_view &v, int64_t p, int64_t
         const int64_t r = p * R + t % R;
         const bool row_in = r < v.rows;
         const double *xr = v.ptr(0) + (row_in ? r : 0) * v.rs;
+        const int64_t kk0 = k0 + t / R, ks = v.ks;
+        /* the thread's columns kk0 + STEP u: those within the view, a prefix of them */
+        const int64_t left = row_in && kk0 < v.k ? (v.k - kk0 + S::STEP - 1) / S::STEP : 0;
+        const double *x = xr + kk0 * ks;
 #pragma unroll
         for (int u = 0; u < S::PER; u++) {
-            const int64_t kk = k0 + t / R + S::STEP * u;
-            const bool in = row_in && kk < v.k;
-            oz_cp_async8(slot + 8u * (uint32_t)(u * T + t), in ? xr + kk * v.ks : xr, in);
+            const bool in = u < left;
+            oz_cp_async8(slot + 8u * (uint32_t)(u * T + t), in ? x : xr, in);
+            x += S::STEP * ks;
         }
     }
     oz_cp_async_commit();
@@ -144,28 +164,26 @@ __global__ void __launch_bounds__(T, 1)
             cl.barrier_wait(); /* every CTA of the cluster has started: its shared memory can be written */
             waited = true;
         }
-        if (t < R) { /* the CTA's max of row t, into every CTA's s_amx[c R + t] */
-            double m = 0.0;
-            int b = 0;
-            for (int w = 0; w < S::NW; w++) {
-                m = fmax(m, s_wmx[w][t]);
-                b |= s_wbad[w][t];
-            }
-            for (int h = 0; h < C; h++) {
-                *cl.map_shared_rank(&s_amx[c * R + t], h) = m;
-                *cl.map_shared_rank(&s_abad[c * R + t], h) = b;
+        if (wp < R) { /* warp wp: the CTA's max of row wp, lane h into CTA h's s_amx[c R + wp] */
+            double m = lane < S::NW ? s_wmx[lane][wp] : 0.0;
+            int b = lane < S::NW ? s_wbad[lane][wp] : 0;
+            m = warp_max(m);
+            b = __reduce_or_sync(0xffffffffu, b);
+            if (lane < C) {
+                *cl.map_shared_rank(&s_amx[c * R + wp], lane) = m;
+                *cl.map_shared_rank(&s_abad[c * R + wp], lane) = b;
             }
         }
         cl.sync(); /* every CTA's partials are in every CTA's shared memory */
-        if (t < R) { /* the row's over the cluster, read by every thread of the row below */
-            double m = 0.0;
-            int b = 0;
-            for (int h = 0; h < C; h++) {
-                m = fmax(m, s_amx[h * R + t]);
-                b |= s_abad[h * R + t];
+        if (wp < R) { /* the row's over the cluster, read by every thread of the row below */
+            double m = lane < C ? s_amx[lane * R + wp] : 0.0;
+            int b = lane < C ? s_abad[lane * R + wp] : 0;
+            m = warp_max(m);
+            b = __reduce_or_sync(0xffffffffu, b);
+            if (lane == 0) {
+                s_fmx[wp] = m;
+                s_fbad[wp] = b;
             }
-            s_fmx[t] = m;
-            s_fbad[t] = b;
         }
         __syncthreads();
         mx = s_fmx[lr];
@@ -182,19 +200,16 @@ __global__ void __launch_bounds__(T, 1)
         if (lane < R)
             s_wsum[wp][lane] = part;
         __syncthreads();
-        if (t < R) {
-            unsigned long long sum = 0;
-            for (int w = 0; w < S::NW; w++)
-                sum += s_wsum[w][t];
-            for (int h = 0; h < C; h++)
-                *cl.map_shared_rank(&s_asum[c * R + t], h) = sum;
+        if (wp < R) {
+            const unsigned long long sum = warp_sum(lane < S::NW ? (unsigned long long)s_wsum[lane][wp] : 0ull);
+            if (lane < C)
+                *cl.map_shared_rank(&s_asum[c * R + wp], lane) = sum;
         }
         cl.sync(); /* this panel's last access to another CTA's memory */
-        if (t < R) {
-            unsigned long long m = 0;
-            for (int h = 0; h < C; h++)
-                m += s_asum[h * R + t];
-            s_fsum[t] = m;
+        if (wp < R) {
+            const unsigned long long m = warp_sum(lane < C ? s_asum[lane * R + wp] : 0ull);
+            if (lane == 0)
+                s_fsum[wp] = m;
         }
         __syncthreads();
         const unsigned long long sum = s_fsum[lr];
