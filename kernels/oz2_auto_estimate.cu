@@ -206,8 +206,8 @@ __device__ __forceinline__ void row_prep_issue(const oz_view &v, int64_t grp, ui
     oz_cp_async_commit();
 }
 
-template <int RPT, int TMAX, int Q, int ST>
-__global__ void __launch_bounds__(TMAX, 1) oz2a_row_prep_kernel(oz_view v, oz_operand_ws ws, unsigned long long *A1,
+template <int RPT, int TMAX, int Q, int ST, int MINB>
+__global__ void __launch_bounds__(TMAX, MINB) oz2a_row_prep_kernel(oz_view v, oz_operand_ws ws, unsigned long long *A1,
                                                                 int32_t *g, oz2a_skip_pq *pq,
                                                                 unsigned long long *a1max, int *gmax, int64_t kep,
                                                                 uint8_t *q)
@@ -223,17 +223,31 @@ __global__ void __launch_bounds__(TMAX, 1) oz2a_row_prep_kernel(oz_view v, oz_op
 #pragma unroll
     for (int i = 0; i < ST; i++)
         row_prep_issue<RPT, Q>(v, blockIdx.x + step * i, base + slot_bytes * i);
+    (void)base;
     int slot = 0;
     for (int64_t grp = blockIdx.x; grp < groups; grp += step) {
-        oz_cp_async_wait<ST - 1>(); /* this group's copies done */
         double a[Q][RPT];
+        if constexpr (ST == 0) { /* no slots: the group loaded into registers now */
 #pragma unroll
-        for (int i = 0; i < Q; i++)
+            for (int i = 0; i < Q; i++) {
+                const int64_t r = grp * Q + i;
+                const double *x = v.ptr(0) + (r < v.rows ? r : 0) * v.rs;
 #pragma unroll
-            for (int u = 0; u < RPT; u++)
-                a[i][u] = s_rows[slot * Q * T * RPT + (i * RPT + u) * T + t];
-        row_prep_issue<RPT, Q>(v, grp + step * ST, base + slot_bytes * (uint32_t)slot); /* the slot read: refilled */
-        slot = slot + 1 == ST ? 0 : slot + 1;
+                for (int u = 0; u < RPT; u++) {
+                    const int kk = t + T * u;
+                    a[i][u] = r < v.rows && kk < kn ? __ldg(x + kk) : 0.0;
+                }
+            }
+        } else {
+            oz_cp_async_wait<ST - 1>(); /* this group's copies done */
+#pragma unroll
+            for (int i = 0; i < Q; i++)
+#pragma unroll
+                for (int u = 0; u < RPT; u++)
+                    a[i][u] = s_rows[slot * Q * T * RPT + (i * RPT + u) * T + t];
+            row_prep_issue<RPT, Q>(v, grp + step * ST, base + slot_bytes * (uint32_t)slot); /* the slot read: refilled */
+            slot = slot + 1 == ST ? 0 : slot + 1;
+        }
         double mx[Q];
         int bad[Q];
 #pragma unroll
@@ -301,7 +315,8 @@ __global__ void __launch_bounds__(TMAX, 1) oz2a_row_prep_kernel(oz_view v, oz_op
             }
         }
     }
-    oz_cp_async_wait<0>(); /* no copy outlives the block (those of rows past the view are empty) */
+    if constexpr (ST > 0)
+        oz_cp_async_wait<0>(); /* no copy outlives the block (those of rows past the view are empty) */
 }
 
 /* G_ij by dp4a over the operands' first kend bytes of K (a multiple of
@@ -521,13 +536,14 @@ static bool est_row_prep(const oz_view &v, bool cx)
  * (the last, one slot of 16 K doubles, holds any row the kernel takes).
  * Tests only: another first variant. */
 #ifdef OZ_TEST_HOOKS /* the variants measured (BENCHMARKS.md) */
-#define OZ2A_ROW_VARIANTS(X) \
-    X(0, 8, 1024, 2, 1) X(1, 8, 1024, 1, 3) X(2, 4, 1024, 2, 2) X(3, 8, 512, 2, 1) X(4, 16, 1024, 1, 1)
+#define OZ2A_ROW_VARIANTS(X)                                                                         \
+    X(0, 16, 1024, 1, 1, 1) X(1, 8, 1024, 1, 0, 2) X(2, 16, 512, 1, 1, 3) X(3, 8, 1024, 2, 1, 1) \
+        X(4, 16, 1024, 1, 0, 1)
 #define OZ2A_ROW_NVARIANTS 5
 static_assert(OZ2A_ROW_NVARIANTS == OZ2A_TEST_ROW_VARIANTS, "the tests cycle every variant");
 #else /* the library holds the ones it runs */
-#define OZ2A_ROW_VARIANTS(X) X(0, 8, 1024, 2, 1) X(1, 16, 1024, 1, 1)
-#define OZ2A_ROW_NVARIANTS 2
+#define OZ2A_ROW_VARIANTS(X) X(0, 16, 1024, 1, 1, 1)
+#define OZ2A_ROW_NVARIANTS 1
 #endif
 OZ_TEST_KNOB(int, g_row_variant, oz2a_force_row_variant, 0)
 
@@ -569,17 +585,17 @@ cudaError_t launch_row_prep(const oz_view &v, const oz_operand_ws &w, unsigned l
     for (int i = g_row_variant < 0 || g_row_variant >= OZ2A_ROW_NVARIANTS ? 0 : g_row_variant; i < OZ2A_ROW_NVARIANTS;
          i++) {
         switch (i) {
-#define OZ2A_ROW_CASE_(idx, RPT, TMAX, Q, ST)                                                              \
+#define OZ2A_ROW_CASE_(idx, RPT, TMAX, Q, ST, MINB)                                                             \
     case idx:                                                                                              \
         if (kep <= (int64_t)RPT * TMAX) { /* T threads, a multiple of 32, enough for kep at RPT a thread */ \
             const int64_t per = (kep + RPT - 1) / RPT;                                                     \
             const int T = (int)(per < 32 ? 32 : oz_round_up(per, 32));                                     \
-            const void *fn = (const void *)oz2a_row_prep_kernel<RPT, TMAX, Q, ST>;                         \
+            const void *fn = (const void *)oz2a_row_prep_kernel<RPT, TMAX, Q, ST, MINB>;                   \
             int nb = 0, sms = 0;                                                                           \
             OZ2A_TRY(row_prep_blocks(idx, fn, ST * Q * RPT * TMAX, T, ST * Q * RPT * T, &nb, &sms));       \
             if (nb > 0) {                                                                                  \
-                const int64_t most = (int64_t)nb * sms, groups = (v.rows + Q - 1) / Q;                     \
-                oz2a_row_prep_kernel<RPT, TMAX, Q, ST><<<(unsigned)(groups < most ? groups : most), T,     \
+                const int64_t most = ST > 0 ? (int64_t)nb * sms : INT32_MAX, groups = (v.rows + Q - 1) / Q; \
+                oz2a_row_prep_kernel<RPT, TMAX, Q, ST, MINB><<<(unsigned)(groups < most ? groups : most), T, \
                                                          (size_t)8 * ST * Q * RPT * T, s>>>(               \
                     v, w, A1, g, pq, a1max, gmax, kep, q);                                                 \
                 *served = true;                                                                            \

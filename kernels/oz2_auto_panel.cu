@@ -37,7 +37,7 @@ namespace {
  * 32 / R columns of R rows, each column's rows one piece of 8 R bytes; a
  * slot holds element u of thread t at u T + t. */
 template <int R, int KC, int T, int ST>
-struct panel_shape {
+struct panel_shape { /* ST = 0: no slots, a CTA loads its one panel into registers (a grid of every panel) */
     static constexpr int STEP = T / R;   /* columns a load step */
     static constexpr int PER = KC / STEP; /* a thread's elements */
     static constexpr int NW = T / 32;
@@ -48,7 +48,7 @@ struct panel_shape {
     static_assert((R * KC / 4) % T == 0 && (KC / 4) % 32 == 0, "the operands' words: whole warps on a row");
     static_assert(PER * (32 / R) * NW <= (1 << (32 - OZ2A_E)), "a warp's part of a norm sum fits 32 bits");
     static_assert((int64_t)KC * OZ2A_PANEL_CLUSTER_MAX <= OZ2A_KEST, "the panel's K is all of K_E");
-    static_assert(ST >= 1, "a slot at least");
+    static_assert(ST >= 0, "slots");
     static_assert(NW >= R && NW <= 32 && OZ2A_PANEL_CLUSTER_MAX <= 32, "a warp a row combines the warps' and CTAs' partials");
 };
 
@@ -77,33 +77,43 @@ __device__ __forceinline__ unsigned long long warp_sum(unsigned long long v)
     return v;
 }
 
-/* This CTA's columns of panel p into the slot at shared byte address slot
- * (zeros past the view; none for a panel past it), one group even when empty. */
-template <int R, int KC, int T, int ST>
-__device__ __forceinline__ void panel_issue(const oz_view &v, int64_t p, int64_t panels, int64_t k0, uint32_t slot)
+/* This CTA's elements of panel p (p < panels), columns kk0 + STEP u of
+ * row p R + t % R: COPY, copies into the slot at shared byte address slot;
+ * else loads into a[] (zeros past the view). */
+template <int R, int KC, int T, int ST, bool COPY>
+__device__ __forceinline__ void panel_fetch(const oz_view &v, int64_t p, int64_t k0, uint32_t slot, double *a)
 {
     using S = panel_shape<R, KC, T, ST>;
     const int t = threadIdx.x;
-    if (p < panels) {
-        const int64_t r = p * R + t % R;
-        const bool row_in = r < v.rows;
-        const double *xr = v.ptr(0) + (row_in ? r : 0) * v.rs;
-        const int64_t kk0 = k0 + t / R, ks = v.ks;
-        /* the thread's columns kk0 + STEP u: those within the view, a prefix of them */
-        const int64_t left = row_in && kk0 < v.k ? (v.k - kk0 + S::STEP - 1) / S::STEP : 0;
-        const double *x = xr + kk0 * ks;
+    const int64_t r = p * R + t % R;
+    const bool row_in = r < v.rows;
+    const double *xr = v.ptr(0) + (row_in ? r : 0) * v.rs;
+    const int64_t kk0 = k0 + t / R, ks = v.ks;
+    /* the thread's columns within the view: a prefix of them */
+    const int64_t left = row_in && kk0 < v.k ? (v.k - kk0 + S::STEP - 1) / S::STEP : 0;
+    const double *x = xr + kk0 * ks;
 #pragma unroll
-        for (int u = 0; u < S::PER; u++) {
-            const bool in = u < left;
+    for (int u = 0; u < S::PER; u++) {
+        const bool in = u < left;
+        if (COPY)
             oz_cp_async8(slot + 8u * (uint32_t)(u * T + t), in ? x : xr, in);
-            x += S::STEP * ks;
-        }
+        else
+            a[u] = in ? __ldg(x) : 0.0;
+        x += S::STEP * ks;
     }
+}
+
+/* Panel p's copies into a slot (none past the panels), one group even when empty. */
+template <int R, int KC, int T, int ST>
+__device__ __forceinline__ void panel_issue(const oz_view &v, int64_t p, int64_t panels, int64_t k0, uint32_t slot)
+{
+    if (p < panels)
+        panel_fetch<R, KC, T, ST, true>(v, p, k0, slot, nullptr);
     oz_cp_async_commit();
 }
 
-template <int R, int KC, int T, int ST>
-__global__ void __launch_bounds__(T, 1)
+template <int R, int KC, int T, int ST, int MINB>
+__global__ void __launch_bounds__(T, MINB)
     oz2a_panel_prep_kernel(oz_view v, oz_operand_ws ws, unsigned long long *A1, int32_t *g, oz2a_skip_pq *pq,
                            unsigned long long *a1max, int *gmax, int64_t kep, uint8_t *q)
 {
@@ -130,6 +140,7 @@ __global__ void __launch_bounds__(T, 1)
 #pragma unroll
     for (int i = 0; i < ST; i++)
         panel_issue<R, KC, T, ST>(v, blockIdx.x / C + step * i, panels, k0, base + slot_bytes * i);
+    (void)base;
     int slot = 0;
     bool waited = false;
     /* s_amx, s_abad (written before a panel's first cluster barrier, read
@@ -137,13 +148,17 @@ __global__ void __launch_bounds__(T, 1)
      * second) are next written after the next panel's first: no CTA
      * overwrites what another still reads */
     for (int64_t p = blockIdx.x / C; p < panels; p += step) {
-        oz_cp_async_wait<ST - 1>(); /* this panel's copies done */
         double a[S::PER];
+        if constexpr (ST == 0) {
+            panel_fetch<R, KC, T, ST, false>(v, p, k0, 0, a);
+        } else {
+            oz_cp_async_wait<ST - 1>(); /* this panel's copies done */
 #pragma unroll
-        for (int u = 0; u < S::PER; u++)
-            a[u] = s_slots[slot * S::SLOT + u * T + t];
-        panel_issue<R, KC, T, ST>(v, p + step * ST, panels, k0, base + slot_bytes * (uint32_t)slot); /* refilled */
-        slot = slot + 1 == ST ? 0 : slot + 1;
+            for (int u = 0; u < S::PER; u++)
+                a[u] = s_slots[slot * S::SLOT + u * T + t];
+            panel_issue<R, KC, T, ST>(v, p + step * ST, panels, k0, base + slot_bytes * (uint32_t)slot); /* refilled */
+            slot = slot + 1 == ST ? 0 : slot + 1;
+        }
         const int64_t r0 = p * R, r = r0 + lr;
         const bool row_in = r < v.rows;
         double mx = 0.0;
@@ -236,18 +251,21 @@ __global__ void __launch_bounds__(T, 1)
     }
     if (!waited)
         cl.barrier_wait(); /* unreachable (every cluster has a panel): the arrival's wait */
-    oz_cp_async_wait<0>(); /* no copy outlives the CTA */
+    if constexpr (ST > 0)
+        oz_cp_async_wait<0>(); /* no copy outlives the CTA */
 #endif
 }
 
-/* The shapes (rows, columns a CTA, threads, slots): the library takes OZ2A_PANEL_SHAPE, tests and measurements any. */
+/* The shapes (rows, columns a CTA, threads, slots, CTAs an SM the registers
+ * allow): the library takes OZ2A_PANEL_SHAPE, tests and measurements any. */
 #ifdef OZ_TEST_HOOKS /* the shapes measured (BENCHMARKS.md) */
-#define OZ2A_PANEL_SHAPES(X) \
-    X(0, 16, 1024, 1024, 1) X(1, 8, 1024, 512, 2) X(2, 8, 1024, 1024, 2) X(3, 16, 1024, 512, 1) X(4, 8, 512, 512, 3)
+#define OZ2A_PANEL_SHAPES(X)                                                                     \
+    X(0, 16, 1024, 1024, 1, 1) X(1, 8, 1024, 512, 0, 2) X(2, 8, 1024, 512, 1, 2) X(3, 16, 1024, 1024, 0, 1) \
+        X(4, 8, 1024, 512, 2, 1)
 #define OZ2A_PANEL_NSHAPES 5
 static_assert(OZ2A_PANEL_NSHAPES == OZ2A_TEST_PANEL_SHAPES, "the tests cycle every shape");
 #else /* the library holds the one it runs */
-#define OZ2A_PANEL_SHAPES(X) X(0, 16, 1024, 1024, 1)
+#define OZ2A_PANEL_SHAPES(X) X(0, 16, 1024, 1024, 1, 1)
 #define OZ2A_PANEL_NSHAPES 1
 #endif
 static_assert(OZ2A_PANEL_SHAPE < OZ2A_PANEL_NSHAPES, "the library's shape is built");
@@ -255,17 +273,19 @@ static_assert(OZ2A_PANEL_SHAPE < OZ2A_PANEL_NSHAPES, "the library's shape is bui
 struct panel_launch {
     const void *fn;
     int rows, kc, threads;
-    size_t smem; /* the slots' dynamic shared memory */
+    size_t smem;     /* the slots' dynamic shared memory */
+    bool persistent; /* slots: a grid of the clusters that fit at once */
 };
 panel_launch panel_of(int shape)
 {
     switch (shape) {
-#define OZ2A_PANEL_CASE_(i, R, KC, T, ST) \
-    case i: return {(const void *)oz2a_panel_prep_kernel<R, KC, T, ST>, R, KC, T, (size_t)8 * ST * R * KC};
+#define OZ2A_PANEL_CASE_(i, R, KC, T, ST, MINB)                                                                   \
+    case i:                                                                                                  \
+        return {(const void *)oz2a_panel_prep_kernel<R, KC, T, ST, MINB>, R, KC, T, (size_t)8 * ST * R * KC, ST > 0};
         OZ2A_PANEL_SHAPES(OZ2A_PANEL_CASE_)
 #undef OZ2A_PANEL_CASE_
     }
-    return {nullptr, 0, 0, 0, 0};
+    return {nullptr, 0, 0, 0, 0, false};
 }
 
 /* The cluster size for k columns (0: too many). */
@@ -331,7 +351,7 @@ cudaError_t oz2a_panel_serves(const oz_view &v, bool *serves)
         return cudaSuccess;
     const panel_launch pl = panel_of(shape);
     const int C = v.rs == 1 && v.k >= 1 && v.rows >= 1 ? panel_cluster(pl, v.k) : 0;
-    if (C == 0)
+    if (C == 0 || (v.rows + pl.rows - 1) / pl.rows * C > INT32_MAX)
         return cudaSuccess;
     int clusters = 0;
     const cudaError_t e = panel_device_clusters(shape, C, &clusters);
@@ -352,7 +372,8 @@ cudaError_t oz2a_launch_panel_prep(const oz_view &v, const oz_operand_ws &w, uns
         return e;
     if (most < 1)
         return cudaErrorInvalidConfiguration; /* unreachable: served only where clusters run */
-    const int64_t clusters = panels < most ? panels : most; /* persistent: each takes every clusters-th panel */
+    /* persistent: each cluster takes every clusters-th panel; else one a panel */
+    const int64_t clusters = pl.persistent && most < panels ? most : panels;
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute at;
     at.id = cudaLaunchAttributeClusterDimension;
