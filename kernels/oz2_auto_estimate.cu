@@ -206,7 +206,7 @@ __device__ __forceinline__ void row_prep_issue(const oz_view &v, int64_t grp, ui
     oz_cp_async_commit();
 }
 
-template <int RPT, int TMAX, int Q, int ST, int MINB>
+template <int RPT, int TMAX, int Q, int ST, int MINB, bool FULL>
 __global__ void __launch_bounds__(TMAX, MINB) oz2a_row_prep_kernel(oz_view v, oz_operand_ws ws, unsigned long long *A1,
                                                                 int32_t *g, oz2a_skip_pq *pq,
                                                                 unsigned long long *a1max, int *gmax, int64_t kep,
@@ -231,12 +231,10 @@ __global__ void __launch_bounds__(TMAX, MINB) oz2a_row_prep_kernel(oz_view v, oz
 #pragma unroll
             for (int i = 0; i < Q; i++) {
                 const int64_t r = grp * Q + i;
-                const double *x = v.ptr(0) + (r < v.rows ? r : 0) * v.rs;
+                const double *x = v.ptr(0) + (r < v.rows ? r : 0) * v.rs + t;
 #pragma unroll
-                for (int u = 0; u < RPT; u++) {
-                    const int kk = t + T * u;
-                    a[i][u] = r < v.rows && kk < kn ? __ldg(x + kk) : 0.0;
-                }
+                for (int u = 0; u < RPT; u++, x += T) /* FULL: T RPT = k, every element there */
+                    a[i][u] = r < v.rows && (FULL || t + T * u < kn) ? __ldg(x) : 0.0;
             }
         } else {
             oz_cp_async_wait<ST - 1>(); /* this group's copies done */
@@ -304,14 +302,18 @@ __global__ void __launch_bounds__(TMAX, MINB) oz2a_row_prep_kernel(oz_view v, oz
             const int gr = oz2a_row_scale(sum, v.k);
             if (t == 0)
                 oz2a_store_row(ws, r, sc[i], bad[i], sum, gr, A1, g, pq, a1max, gmax);
-            const bool live = !bad[i] && sum != 0;
             const oz2a_pow2 fq = est_quant_f(sc[i], gr);
-            uint8_t *qr = q + r * kep;
+            uint8_t *qr = q + r * kep + t;
+            if (!bad[i] && sum != 0) { /* every byte below kep (T RPT >= kep; FULL: = kep = k) */
 #pragma unroll
-            for (int u = 0; u < RPT; u++) { /* every byte below kep (T RPT >= kep) */
-                const int kk = t + T * u;
-                if (kk < ke)
-                    qr[kk] = (uint8_t)(live && kk < kn ? oz2a_quant_fp(a[i][u], fq) : 0u);
+                for (int u = 0; u < RPT; u++, qr += T)
+                    if (FULL || t + T * u < ke)
+                        *qr = (uint8_t)(FULL || t + T * u < kn ? oz2a_quant_fp(a[i][u], fq) : 0u);
+            } else {
+#pragma unroll
+                for (int u = 0; u < RPT; u++, qr += T)
+                    if (FULL || t + T * u < ke)
+                        *qr = 0;
             }
         }
     }
@@ -537,27 +539,27 @@ static bool est_row_prep(const oz_view &v, bool cx)
  * Tests only: another first variant. */
 #ifdef OZ_TEST_HOOKS /* the variants measured (BENCHMARKS.md) */
 #define OZ2A_ROW_VARIANTS(X)                                                                         \
-    X(0, 16, 1024, 1, 1, 1) X(1, 8, 1024, 1, 0, 2) X(2, 16, 512, 1, 1, 3) X(3, 8, 1024, 2, 1, 1) \
-        X(4, 16, 1024, 1, 0, 1)
+    X(0, 16, 1024, 1, 0, 1) X(1, 8, 1024, 1, 0, 2) X(2, 8, 1024, 2, 1, 1) X(3, 16, 512, 1, 1, 3) \
+        X(4, 16, 1024, 1, 1, 1)
 #define OZ2A_ROW_NVARIANTS 5
 static_assert(OZ2A_ROW_NVARIANTS == OZ2A_TEST_ROW_VARIANTS, "the tests cycle every variant");
 #else /* the library holds the ones it runs */
-#define OZ2A_ROW_VARIANTS(X) X(0, 16, 1024, 1, 1, 1)
+#define OZ2A_ROW_VARIANTS(X) X(0, 16, 1024, 1, 0, 1)
 #define OZ2A_ROW_NVARIANTS 1
 #endif
 OZ_TEST_KNOB(int, g_row_variant, oz2a_force_row_variant, 0)
 
 /* Blocks an SM of variant i (kernel fn, ST slots of RPT TMAX doubles) at T
  * threads on the current device, 0 where it cannot run there; asked once a
- * device, variant and T (a refused question leaves no error behind). */
-cudaError_t row_prep_blocks(int i, const void *fn, int slots_doubles_max, int T, int slots_doubles, int *blocks,
-                            int *sms)
+ * device, variant, FULL and T (a refused question leaves no error behind). */
+cudaError_t row_prep_blocks(int i, bool full, const void *fn, int slots_doubles_max, int T, int slots_doubles,
+                            int *blocks, int *sms)
 {
-    static volatile int known[64][OZ2A_ROW_NVARIANTS][OZ2A_PREP_THREADS / 32 + 1], sm_count[64];
+    static volatile int known[64][OZ2A_ROW_NVARIANTS][2][OZ2A_PREP_THREADS / 32 + 1], sm_count[64];
     int dev = 0;
     OZ2A_TRY(cudaGetDevice(&dev));
-    if (dev < 64 && known[dev][i][T / 32]) {
-        *blocks = known[dev][i][T / 32] - 1;
+    if (dev < 64 && known[dev][i][full][T / 32]) {
+        *blocks = known[dev][i][full][T / 32] - 1;
         *sms = sm_count[dev];
         return cudaSuccess;
     }
@@ -570,7 +572,7 @@ cudaError_t row_prep_blocks(int i, const void *fn, int slots_doubles_max, int T,
     }
     if (dev < 64) {
         sm_count[dev] = *sms;
-        known[dev][i][T / 32] = nb + 1;
+        known[dev][i][full][T / 32] = nb + 1;
     }
     *blocks = nb;
     return cudaSuccess;
@@ -586,22 +588,29 @@ cudaError_t launch_row_prep(const oz_view &v, const oz_operand_ws &w, unsigned l
          i++) {
         switch (i) {
 #define OZ2A_ROW_CASE_(idx, RPT, TMAX, Q, ST, MINB)                                                             \
-    case idx:                                                                                              \
-        if (kep <= (int64_t)RPT * TMAX) { /* T threads, a multiple of 32, enough for kep at RPT a thread */ \
-            const int64_t per = (kep + RPT - 1) / RPT;                                                     \
-            const int T = (int)(per < 32 ? 32 : oz_round_up(per, 32));                                     \
-            const void *fn = (const void *)oz2a_row_prep_kernel<RPT, TMAX, Q, ST, MINB>;                   \
-            int nb = 0, sms = 0;                                                                           \
-            OZ2A_TRY(row_prep_blocks(idx, fn, ST * Q * RPT * TMAX, T, ST * Q * RPT * T, &nb, &sms));       \
-            if (nb > 0) {                                                                                  \
-                const int64_t most = ST > 0 ? (int64_t)nb * sms : INT32_MAX, groups = (v.rows + Q - 1) / Q; \
-                oz2a_row_prep_kernel<RPT, TMAX, Q, ST, MINB><<<(unsigned)(groups < most ? groups : most), T, \
-                                                         (size_t)8 * ST * Q * RPT * T, s>>>(               \
-                    v, w, A1, g, pq, a1max, gmax, kep, q);                                                 \
-                *served = true;                                                                            \
-                return cudaGetLastError();                                                                 \
-            }                                                                                              \
-        }                                                                                                  \
+    case idx:                                                                                                  \
+        if (kep <= (int64_t)RPT * TMAX) { /* T threads, a multiple of 32, enough for kep at RPT a thread */     \
+            const int64_t per = (kep + RPT - 1) / RPT;                                                         \
+            const int T = (int)(per < 32 ? 32 : oz_round_up(per, 32));                                         \
+            const bool full = (int64_t)T * RPT == v.k && kep == v.k; /* every thread's elements all there */   \
+            const void *fn = full ? (const void *)oz2a_row_prep_kernel<RPT, TMAX, Q, ST, MINB, true>           \
+                                  : (const void *)oz2a_row_prep_kernel<RPT, TMAX, Q, ST, MINB, false>;         \
+            int nb = 0, sms = 0;                                                                               \
+            OZ2A_TRY(row_prep_blocks(idx, full, fn, ST * Q * RPT * TMAX, T, ST * Q * RPT * T, &nb, &sms));     \
+            if (nb > 0) {                                                                                      \
+                const int64_t most = ST > 0 ? (int64_t)nb * sms : INT32_MAX, groups = (v.rows + Q - 1) / Q;   \
+                const unsigned grid = (unsigned)(groups < most ? groups : most);                               \
+                const size_t smem = (size_t)8 * ST * Q * RPT * T;                                              \
+                if (full)                                                                                      \
+                    oz2a_row_prep_kernel<RPT, TMAX, Q, ST, MINB, true><<<grid, T, smem, s>>>(                  \
+                        v, w, A1, g, pq, a1max, gmax, kep, q);                                                 \
+                else                                                                                           \
+                    oz2a_row_prep_kernel<RPT, TMAX, Q, ST, MINB, false><<<grid, T, smem, s>>>(                 \
+                        v, w, A1, g, pq, a1max, gmax, kep, q);                                                 \
+                *served = true;                                                                                \
+                return cudaGetLastError();                                                                     \
+            }                                                                                                  \
+        }                                                                                                      \
         break;
             OZ2A_ROW_VARIANTS(OZ2A_ROW_CASE_)
 #undef OZ2A_ROW_CASE_
