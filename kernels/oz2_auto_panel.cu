@@ -53,7 +53,7 @@ __device__ __forceinline__ V panel_row_reduce(V v, Op op)
     return v;
 }
 
-template <int R, int KC, int T>
+template <int R, int KC, int T, bool FULL> /* FULL: every row of every panel and all KC columns of every CTA in the view, kep = k */
 __global__ void __launch_bounds__(T, 1024 / T)
     oz2a_panel_prep_kernel(oz_view v, oz_operand_ws ws, unsigned long long *A1, int32_t *g, oz2a_skip_pq *pq,
                            unsigned long long *a1max, int *gmax, int64_t kep, uint8_t *q)
@@ -79,12 +79,11 @@ __global__ void __launch_bounds__(T, 1024 / T)
     /* the thread's elements, all loads in flight together (0 past the view) */
     double a[S::PER];
     {
-        const double *xr = v.ptr(0) + r * v.rs;
+        const double *x = v.ptr(0) + r * v.rs + (k0 + j0) * v.ks;
+        const int64_t dx = S::STEP * v.ks;
 #pragma unroll
-        for (int u = 0; u < S::PER; u++) {
-            const int64_t kk = k0 + j0 + S::STEP * u;
-            a[u] = row_in && kk < v.k ? __ldg(xr + kk * v.ks) : 0.0;
-        }
+        for (int u = 0; u < S::PER; u++, x += dx)
+            a[u] = FULL || (row_in && k0 + j0 + S::STEP * u < v.k) ? __ldg(x) : 0.0;
     }
     double mx = 0.0;
     int bad = 0;
@@ -171,7 +170,7 @@ __global__ void __launch_bounds__(T, 1024 / T)
     for (int i = 0; i < R * KC / 4 / T; i++) {
         const int wi = t + T * i, row = wi / (KC / 4), word = wi % (KC / 4);
         const int64_t rr = r0 + row, kk = k0 + 4 * word;
-        if (rr < v.rows && kk < kep)
+        if (FULL || (rr < v.rows && kk < kep))
             *(uint32_t *)(q + rr * kep + kk) = *(const uint32_t *)(s_q + row * S::QLD + 4 * word);
     }
 #endif
@@ -188,18 +187,20 @@ __global__ void __launch_bounds__(T, 1024 / T)
 static_assert(OZ2A_PANEL_SHAPE < OZ2A_PANEL_NSHAPES, "the library's shape is built");
 
 struct panel_launch {
-    const void *fn;
+    const void *fn, *fn_full; /* the general kernel and the FULL one */
     int rows, kc, threads;
 };
 panel_launch panel_of(int shape)
 {
     switch (shape) {
-#define OZ2A_PANEL_CASE_(i, R, KC, T) \
-    case i: return {(const void *)oz2a_panel_prep_kernel<R, KC, T>, R, KC, T};
+#define OZ2A_PANEL_CASE_(i, R, KC, T)                                                                                 \
+    case i:                                                                                                        \
+        return {(const void *)oz2a_panel_prep_kernel<R, KC, T, false>, (const void *)oz2a_panel_prep_kernel<R, KC, T, true>, \
+                R, KC, T};
         OZ2A_PANEL_SHAPES(OZ2A_PANEL_CASE_)
 #undef OZ2A_PANEL_CASE_
     }
-    return {nullptr, 0, 0, 0};
+    return {nullptr, nullptr, 0, 0, 0};
 }
 
 /* The cluster size for k columns (0: too many). */
@@ -217,7 +218,8 @@ bool panel_probe(const panel_launch &pl)
 {
     cudaFuncAttributes fa;
     if (pl.fn == nullptr || cudaFuncGetAttributes(&fa, pl.fn) != cudaSuccess || fa.binaryVersion < 90 ||
-        cudaFuncSetAttribute(pl.fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
+        cudaFuncSetAttribute(pl.fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess ||
+        cudaFuncSetAttribute(pl.fn_full, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
         return false;
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute at;
@@ -287,5 +289,6 @@ cudaError_t oz2a_launch_panel_prep(const oz_view &v, const oz_operand_ws &w, uns
     cfg.attrs = &at;
     cfg.numAttrs = 1;
     void *args[] = {(void *)&v, (void *)&w, &A1, &g, &pq, &a1max, &gmax, &kep, &q};
-    return cudaLaunchKernelExC(&cfg, pl.fn, args);
+    const bool full = v.rows % pl.rows == 0 && v.k == (int64_t)C * pl.kc && kep == v.k;
+    return cudaLaunchKernelExC(&cfg, full ? pl.fn_full : pl.fn, args);
 }

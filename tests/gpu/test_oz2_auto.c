@@ -173,6 +173,9 @@ int main(int argc, char **argv)
         if (c % 8 == 4) { /* long rows: the panel kernel's clusters of 1 to 8 CTAs (k to 16384), and past them */
             m = rng_range(1, 40), n = rng_range(1, 40), k = rng_range(1500, 17500);
         }
+        if (c % 8 == 6) { /* whole panels and rows: the row and panel kernels' FULL forms (no predicates) */
+            m = 8 * rng_range(1, 40), n = 8 * rng_range(1, 40), k = 1024 * rng_range(1, 4);
+        }
         if (c % 17 == 5) { /* past the estimate's K_E: only its first 65536 are used */
             m = rng_range(1, 8), n = rng_range(1, 8), k = rng_range(65537, 90000);
         }
