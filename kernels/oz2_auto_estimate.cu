@@ -166,19 +166,21 @@ __global__ void oz2a_quant_kernel(oz_view v, const int32_t *scale, const unsigne
 }
 
 /* A real view with K contiguous (a row is k doubles in a row), k at most
- * OZ2A_PREP_KMAX: a persistent grid, block b taking the groups of Q rows b,
- * b + gridDim.x, ..., each row read from memory once: cp.async copies a
- * group into one of ST shared-memory slots while the block works the
- * groups before it (the slot refilled as soon as its group is in
- * registers: ST groups in flight), element t + T u of a row thread t's (RPT
- * a thread; a thread reads back only what it copied, so the data needs no
- * barrier). The Q rows of a group go through each step together, so that
- * their reductions share the block's two barriers. From a row's elements:
- * the scale exponent and special flag (the scale kernel's values: the max
- * by fmax, Inf and NaN seen), the norm sum, g and (P, p), and the row's
- * estimate operands (a byte a lane: a warp's stores one 32-byte sector):
- * the work of the scale, norm, g and operand kernels in one pass (K_E = k
- * here). Integer sums: any order gives the same values. */
+ * OZ2A_PREP_KMAX: each row read from memory once, element t + T u of a row
+ * thread t's (RPT a thread), in groups of Q rows that go through each step
+ * together (their reductions share the block's two barriers). ST = 0 (the
+ * library's): one block a group, loaded into registers. ST > 0 (measured
+ * in the test build): a persistent grid, block b taking groups b, b +
+ * gridDim.x, ..., cp.async copying a group into one of ST shared-memory
+ * slots while the block works the groups before it (a slot refilled as
+ * soon as its group is in registers; a thread reads back only what it
+ * copied, so the data needs no barrier). FULL: T RPT = k = kep, every
+ * element there (no predicates). From a row's elements: the scale exponent
+ * and special flag (the scale kernel's values: the max by fmax, Inf and NaN
+ * seen), the norm sum, g and (P, p), and the row's estimate operands (a
+ * byte a lane: a warp's stores one 32-byte sector): the work of the scale,
+ * norm, g and operand kernels in one pass (K_E = k here). Integer sums: any
+ * order gives the same values. */
 #define OZ2A_PREP_THREADS 1024 /* at most */
 #define OZ2A_PREP_KMAX (16 * OZ2A_PREP_THREADS)
 static_assert(OZ2A_PREP_KMAX <= OZ2A_KEST, "the row's K is all of K_E");
@@ -533,10 +535,10 @@ static bool est_row_prep(const oz_view &v, bool cx)
 }
 
 /* The row kernel's variants: RPT doubles a thread, at most TMAX threads,
- * groups of Q rows, ST shared-memory slots of a group; the first from
- * g_row_variant whose RPT TMAX holds kep and whose slots the device holds
- * (the last, one slot of 16 K doubles, holds any row the kernel takes).
- * Tests only: another first variant. */
+ * groups of Q rows, ST shared-memory slots of a group (0: none), registers
+ * for MINB blocks an SM; the first from g_row_variant whose RPT TMAX holds
+ * kep and whose slots the device holds (the last holds any row the kernel
+ * takes). Tests only: another first variant. */
 #ifdef OZ_TEST_HOOKS /* the variants measured (BENCHMARKS.md) */
 #define OZ2A_ROW_VARIANTS(X)                                                                         \
     X(0, 16, 1024, 1, 0, 1) X(1, 8, 1024, 1, 0, 2) X(2, 8, 1024, 2, 1, 1) X(3, 16, 512, 1, 1, 3) \
