@@ -27,19 +27,20 @@ OZ_TEST_KNOB(int, g_panel_shape, oz2a_force_panel_shape, OZ2A_PANEL_SHAPE)
 
 namespace {
 
-/* A panel's shape: R rows, KC columns a CTA of T threads, thread t row t %
- * R, columns t / R + (T / R) u (u < PER) held in registers: a warp's loads
- * are 32 / R columns of R rows, each column's rows one piece of 8 R bytes. */
+/* A panel's shape: R rows, KC columns a CTA of T threads; thread t takes
+ * row t % R and the PER consecutive columns of group t / R (its operand
+ * bytes: whole words, stored at once). A warp's loads are 32 / R columns of
+ * R rows, each column's rows one piece of 8 R bytes. */
 template <int R, int KC, int T>
 struct panel_shape {
-    static constexpr int STEP = T / R;   /* columns a load step */
-    static constexpr int PER = KC / STEP; /* a thread's elements */
+    static constexpr int GROUPS = T / R;    /* column groups a CTA */
+    static constexpr int PER = KC / GROUPS; /* a thread's elements */
     static constexpr int NW = T / 32;
-    static constexpr int QLD = KC + 4;   /* a row's operand bytes in shared memory (rows in other banks) */
-    static_assert(T % 32 == 0 && 32 % R == 0 && KC % STEP == 0 && KC % 128 == 0,
+    static_assert(T % 32 == 0 && 32 % R == 0 && KC % GROUPS == 0 && KC % 128 == 0,
                   "whole warps of whole columns; whole stages of the operand's K padding");
-    static_assert((R * KC / 4) % T == 0 && (KC / 4) % 32 == 0, "the operands' words: whole warps on a row");
-    static_assert(PER * (32 / R) * NW <= (1 << (32 - OZ2A_E)), "a warp's part of a norm sum fits 32 bits");
+    static_assert(PER % 8 == 0 && 128 % PER == 0,
+                  "a thread's operand bytes are whole 8-byte words, all below kep or all past it (kep: a multiple of 128)");
+    static_assert(PER * (32 / R) <= (1 << (32 - OZ2A_E)), "a warp's part of a norm sum fits 32 bits");
     static_assert((int64_t)KC * OZ2A_PANEL_CLUSTER_MAX <= OZ2A_KEST, "the panel's K is all of K_E");
 };
 
@@ -53,6 +54,42 @@ __device__ __forceinline__ V panel_row_reduce(V v, Op op)
     return v;
 }
 
+/* A thread's part of its row's norm sum (the factor's hi 1 across the warp: one product an element). */
+template <int PER>
+__device__ __forceinline__ uint32_t panel_norm_part(const double (&a)[PER], oz2a_pow2 f)
+{
+    uint32_t part = 0;
+    if (__all_sync(0xffffffffu, f.hi == 1.0)) {
+#pragma unroll
+        for (int u = 0; u < PER; u++)
+            part += oz2a_norm_term_fp1(a[u], f.lo);
+    } else {
+#pragma unroll
+        for (int u = 0; u < PER; u++)
+            part += oz2a_norm_term_fp(a[u], f);
+    }
+    return part;
+}
+
+/* A thread's operand bytes, four a word (byte u of word u / 4: column u). */
+template <int PER>
+__device__ __forceinline__ void panel_quant(const double (&a)[PER], oz2a_pow2 f, uint32_t (&w)[PER / 4])
+{
+    uint32_t b[PER];
+    if (__all_sync(0xffffffffu, f.hi == 1.0)) {
+#pragma unroll
+        for (int u = 0; u < PER; u++)
+            b[u] = oz2a_quant_fp1(a[u], f.lo);
+    } else {
+#pragma unroll
+        for (int u = 0; u < PER; u++)
+            b[u] = oz2a_quant_fp(a[u], f);
+    }
+#pragma unroll
+    for (int i = 0; i < PER / 4; i++)
+        w[i] = b[4 * i] | b[4 * i + 1] << 8 | b[4 * i + 2] << 16 | b[4 * i + 3] << 24;
+}
+
 template <int R, int KC, int T, bool FULL> /* FULL: every row of every panel and all KC columns of every CTA in the view, kep = k */
 __global__ void __launch_bounds__(T, 1024 / T)
     oz2a_panel_prep_kernel(oz_view v, oz_operand_ws ws, unsigned long long *A1, int32_t *g, oz2a_skip_pq *pq,
@@ -60,118 +97,114 @@ __global__ void __launch_bounds__(T, 1024 / T)
 {
 #if __CUDA_ARCH__ >= 900
     using S = panel_shape<R, KC, T>;
+    constexpr int PER = S::PER;
     __shared__ double s_wmx[S::NW][R];
-    __shared__ int s_wbad[S::NW][R];
     __shared__ uint32_t s_wsum[S::NW][R];
     __shared__ double s_amx[OZ2A_PANEL_CLUSTER_MAX * R]; /* every CTA's: [rank R + row] */
-    __shared__ int s_abad[OZ2A_PANEL_CLUSTER_MAX * R];
     __shared__ unsigned long long s_asum[OZ2A_PANEL_CLUSTER_MAX * R];
-    __shared__ double s_fmx[R]; /* the rows' over the cluster */
-    __shared__ int s_fbad[R];
-    __shared__ unsigned long long s_fsum[R];
-    __shared__ __align__(16) uint8_t s_q[R * S::QLD];
+    __shared__ oz2a_pow2 s_f[R]; /* the rows' norm factors, then their operands' */
+    __shared__ int s_sc[R];
     cg::cluster_group cl = cg::this_cluster();
     const int C = (int)cl.num_blocks(), c = (int)cl.block_rank();
-    const int t = threadIdx.x, lane = t & 31, wp = t >> 5, lr = t % R, j0 = t / R;
-    const int64_t r0 = (int64_t)(blockIdx.x / C) * R, k0 = (int64_t)c * KC, r = r0 + lr;
+    const int t = threadIdx.x, lane = t & 31, wp = t >> 5, lr = t % R;
+    const int64_t r0 = (int64_t)(blockIdx.x / C) * R, kk = (int64_t)c * KC + (int64_t)PER * (t / R), r = r0 + lr;
     const bool row_in = r < v.rows;
     cl.barrier_arrive(); /* waited for before the first write to another CTA's memory */
     /* the thread's elements, all loads in flight together (0 past the view) */
-    double a[S::PER];
+    double a[PER];
     {
-        const double *x = v.ptr(0) + r * v.rs + (k0 + j0) * v.ks;
-        const int64_t dx = S::STEP * v.ks;
+        const double *x = v.ptr(0) + r * v.rs + kk * v.ks;
+        const int64_t left = row_in ? v.k - kk : 0;
 #pragma unroll
-        for (int u = 0; u < S::PER; u++, x += dx)
-            a[u] = FULL || (row_in && k0 + j0 + S::STEP * u < v.k) ? __ldg(x) : 0.0;
+        for (int u = 0; u < PER; u++, x += v.ks)
+            a[u] = FULL || u < left ? __ldg(x) : 0.0;
     }
-    double mx = 0.0;
-    int bad = 0;
+    /* the row's scale from the max of the elements' high words (sign
+     * cleared): a normal element's exponent, or Inf / NaN (at least
+     * 0x7ff00000); below 0x00100000 (zeros and subnormals) the exact max. The
+     * thread's key: the high word alone (Inf for Inf / NaN) or that max, a
+     * double whose frexp exponent is the row's part's, +Inf where bad. */
+    uint32_t hm = 0;
 #pragma unroll
-    for (int u = 0; u < S::PER; u++) {
-        bad |= !(fabs(a[u]) <= DBL_MAX);
-        mx = fmax(mx, fabs(a[u]));
+    for (int u = 0; u < PER; u++)
+        hm = max(hm, (uint32_t)__double2hiint(a[u]) & 0x7fffffffu);
+    double mx;
+    if (hm >= 0x00100000u) {
+        mx = __hiloint2double((int)min(hm, 0x7ff00000u), 0);
+    } else {
+        mx = 0.0;
+#pragma unroll
+        for (int u = 0; u < PER; u++)
+            mx = fmax(mx, fabs(a[u]));
     }
     mx = panel_row_reduce<R>(mx, [](double x, double y) { return fmax(x, y); });
-    bad = panel_row_reduce<R>(bad, [](int x, int y) { return x | y; });
-    if (lane < R) {
+    if (lane < R)
         s_wmx[wp][lane] = mx;
-        s_wbad[wp][lane] = bad;
-    }
     __syncthreads();
     cl.barrier_wait(); /* every CTA of the cluster has started: its shared memory can be written */
     if (t < R) { /* the CTA's max of row t, into every CTA's s_amx[c R + t] */
         double m = 0.0;
-        int b = 0;
-        for (int w = 0; w < S::NW; w++) {
+#pragma unroll
+        for (int w = 0; w < S::NW; w++)
             m = fmax(m, s_wmx[w][t]);
-            b |= s_wbad[w][t];
-        }
-        for (int h = 0; h < C; h++) {
+        for (int h = 0; h < C; h++)
             *cl.map_shared_rank(&s_amx[c * R + t], h) = m;
-            *cl.map_shared_rank(&s_abad[c * R + t], h) = b;
-        }
     }
     cl.sync(); /* every CTA's partials are in every CTA's shared memory */
-    if (t < R) { /* the row's over the cluster, read by every thread of the row below */
+    if (t < R) { /* the row's scale over the cluster and its norm factor */
         double m = 0.0;
-        int b = 0;
-        for (int h = 0; h < C; h++) {
+        for (int h = 0; h < C; h++)
             m = fmax(m, s_amx[h * R + t]);
-            b |= s_abad[h * R + t];
-        }
-        s_fmx[t] = m;
-        s_fbad[t] = b;
+        const int sc = oz_scale_exponent(m); /* OZ_SCALE_SPECIAL where +Inf: the row has Inf or NaN; else the exponent of its max */
+        s_sc[t] = sc;
+        s_f[t] = oz2a_norm_factor(sc == OZ_SCALE_SPECIAL ? 0 : sc);
     }
     __syncthreads();
-    mx = s_fmx[lr];
-    bad = s_fbad[lr];
-    const int sc = bad ? OZ_SCALE_SPECIAL : oz_scale_exponent(mx);
-    uint32_t part = 0;
-    if (!bad) {
-        const oz2a_pow2 f = oz2a_norm_factor(sc); /* sc not special here */
+    const int sc = s_sc[lr];
+    const bool bad = sc == OZ_SCALE_SPECIAL;
+    if (__any_sync(0xffffffffu, bad) && bad) { /* such a row's norm sum and operands are 0 */
 #pragma unroll
-        for (int u = 0; u < S::PER; u++) /* 0 past the view: its term is 0 */
-            part += oz2a_norm_term_fp(a[u], f);
+        for (int u = 0; u < PER; u++)
+            a[u] = 0.0;
     }
+    uint32_t part = panel_norm_part<PER>(a, s_f[lr]); /* 0 past the view: its terms are 0 */
     part = panel_row_reduce<R>(part, [](uint32_t x, uint32_t y) { return x + y; });
     if (lane < R)
         s_wsum[wp][lane] = part;
-    __syncthreads();
+    __syncthreads(); /* s_f read: rewritten below */
     if (t < R) {
         unsigned long long sum = 0;
+#pragma unroll
         for (int w = 0; w < S::NW; w++)
             sum += s_wsum[w][t];
         for (int h = 0; h < C; h++)
             *cl.map_shared_rank(&s_asum[c * R + t], h) = sum;
     }
     cl.sync(); /* the last access to another CTA's memory: none waits for this CTA after it */
-    if (t < R) {
-        unsigned long long m = 0;
+    if (t < R) { /* the row's norm sum and g; its operands' factor */
+        unsigned long long sum = 0;
         for (int h = 0; h < C; h++)
-            m += s_asum[h * R + t];
-        s_fsum[t] = m;
+            sum += s_asum[h * R + t];
+        const int gr = oz2a_row_scale(sum, v.k);
+        if (c == 0 && row_in)
+            oz2a_store_row(ws, r, sc, bad, sum, gr, A1, g, pq, a1max, gmax);
+        s_f[t] = oz2a_quant_factor(bad ? 0 : sc, gr); /* a row of zeros (or a bad one, zeroed) quantizes to 0 */
     }
     __syncthreads();
-    const unsigned long long sum = s_fsum[lr];
-    const int gr = oz2a_row_scale(sum, v.k);
-    if (c == 0 && row_in && j0 == 0)
-        oz2a_store_row(ws, r, sc, bad, sum, gr, A1, g, pq, a1max, gmax);
-    /* the operands: bytes into shared memory, then rows of words below kep (0 past k and for dead rows) */
-    {
-        const bool live = !bad && sum != 0;
-        const oz2a_pow2 fq = oz2a_quant_factor(live ? sc : 0, gr);
+    /* the operands: the thread's PER bytes of row r below kep (0 past k) */
+    uint32_t wd[PER / 4];
+    panel_quant<PER>(a, s_f[lr], wd);
+    if (FULL || (row_in && kk < kep)) {
+        uint8_t *p = q + r * kep + kk;
+        if constexpr (PER % 16 == 0) {
 #pragma unroll
-        for (int u = 0; u < S::PER; u++)
-            s_q[lr * S::QLD + j0 + S::STEP * u] = (uint8_t)(live ? oz2a_quant_fp(a[u], fq) : 0u);
-    }
-    __syncthreads();
+            for (int i = 0; i < PER / 16; i++)
+                reinterpret_cast<uint4 *>(p)[i] = make_uint4(wd[4 * i], wd[4 * i + 1], wd[4 * i + 2], wd[4 * i + 3]);
+        } else {
 #pragma unroll
-    for (int i = 0; i < R * KC / 4 / T; i++) {
-        const int wi = t + T * i, row = wi / (KC / 4), word = wi % (KC / 4);
-        const int64_t rr = r0 + row, kk = k0 + 4 * word;
-        if (FULL || (rr < v.rows && kk < kep))
-            *(uint32_t *)(q + rr * kep + kk) = *(const uint32_t *)(s_q + row * S::QLD + 4 * word);
+            for (int i = 0; i < PER / 8; i++)
+                reinterpret_cast<uint2 *>(p)[i] = make_uint2(wd[2 * i], wd[2 * i + 1]);
+        }
     }
 #endif
 }

@@ -24,4 +24,20 @@ __device__ __forceinline__ void oz2a_store_row(const oz_operand_ws &ws, int64_t 
     }
 }
 
+/* oz2a_norm_term_fp and oz2a_quant_fp where the factor's hi is 1 (a row
+ * whose d is at most 1000, every row but those of the tiniest maxima): the
+ * product by hi = 1 is exact, so the same values with one product fewer. */
+__device__ __forceinline__ uint32_t oz2a_norm_term_fp1(double x, double lo)
+{
+    return (uint32_t)__double2loint(__dadd_ru(__dmul_ru(fabs(x), lo), 0x1p52));
+}
+__device__ __forceinline__ uint32_t oz2a_quant_fp1(double x, double lo)
+{
+    /* y >= 0 below 2^GMAX: min(floor(y), 127) is floor(y) where y < 128 (its high word below 128's), whose sum
+     * with 2^52 toward zero is exact; else 127 */
+    const double y = __dmul_rz(fabs(x), lo);
+    const uint32_t f = (uint32_t)__double2loint(__dadd_rz(y, 0x1p52));
+    return (uint32_t)__double2hiint(y) < 0x40600000u ? f : (uint32_t)OZ2A_QMAX;
+}
+
 #endif
