@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "oz2.h"
+#include "../slicing/slicing.h" /* OZ_SCALE_SPECIAL */
 
 #define OZ2A_E 20          /* bits of the 1-norm sums' terms: ceil(alpha 2^E) <= 2^E */
 #define OZ2A_QMAX 127      /* the estimate's operands are int8 in [0, 127] */
@@ -190,6 +191,26 @@ OZ_HD uint32_t oz2a_quant_fp(double x, oz2a_pow2 f)
 /* The number of significant bits of v (0 for 0). */
 OZ_HD int oz2a_bitlen(uint64_t v) { return v ? 64 - oz2_clz64(v) : 0; }
 
+/* A row's scale s (oz_scale_exponent of its max |x|) from the max of its
+ * elements' keys, 32-bit integers in the order of |x|'s exponent (the GPU's
+ * panel kernel reduces them): the high word of |x| where it is at least
+ * 2^20 (normal; Inf and NaN clamped to 0x7ff00000, the special row), else
+ * the bit length of |x|'s bits (subnormal, at most 52; 0 for 0). */
+OZ_HD uint32_t oz2a_elem_key(double x)
+{
+    const uint64_t b = oz_f64_bits(x) & UINT64_C(0x7fffffffffffffff);
+    const uint32_t hi = (uint32_t)(b >> 32);
+    return hi >= 0x00100000u ? (hi < 0x7ff00000u ? hi : 0x7ff00000u) : (uint32_t)oz2a_bitlen(b);
+}
+OZ_HD int oz2a_key_scale(uint32_t key)
+{
+    if (key >= 0x7ff00000u)
+        return OZ_SCALE_SPECIAL;
+    if (key >= 0x00100000u)
+        return (int)(key >> 20) - 1022; /* |x| in [2^(e-1023), 2^(e-1022)), e the biased exponent */
+    return key ? (int)key - 1074 : 0;   /* |x| = m 2^-1074, m of key bits */
+}
+
 /* g of a row with norm sum A1 over k >= 1 terms: the mean of alpha, A1 /
  * (k 2^E), lies in [2^(L-1-E), 2^(L-E)) for L = bitlen(floor(A1 / k)) (and
  * below 2^-E when L = 0); g = E + TARGET + 1 - L puts it in [2^TARGET,
@@ -197,7 +218,12 @@ OZ_HD int oz2a_bitlen(uint64_t v) { return v ? 64 - oz2_clz64(v) : 0; }
  * at 127 (still a lower bound), smaller ones keep a few bits. */
 OZ_HD int oz2a_row_scale(uint64_t A1, int64_t k)
 {
-    const int L = oz2a_bitlen(A1 / (uint64_t)(k > 0 ? k : 1));
+    /* L without a division: with d = bitlen(A1) - bitlen(k), A1 / k lies in
+     * (2^(d-1), 2^(d+1)), so L = d + 1 where A1 >= k 2^d (< 2^bitlen(A1):
+     * no overflow), else d; 0 where d < 0 (A1 < k) */
+    const uint64_t kk = (uint64_t)(k > 0 ? k : 1);
+    const int d = oz2a_bitlen(A1) - oz2a_bitlen(kk);
+    const int L = d < 0 ? 0 : d + (A1 >= kk << d);
     const int g = OZ2A_E + OZ2A_TARGET + 1 - L;
     return g < OZ2A_GMIN ? OZ2A_GMIN : g > OZ2A_GMAX ? OZ2A_GMAX : g;
 }

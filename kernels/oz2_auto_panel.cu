@@ -40,7 +40,7 @@ struct panel_shape {
                   "whole warps of whole columns; whole stages of the operand's K padding");
     static_assert(PER % 8 == 0 && 128 % PER == 0,
                   "a thread's operand bytes are whole 8-byte words, all below kep or all past it (kep: a multiple of 128)");
-    static_assert(PER * (32 / R) <= (1 << (32 - OZ2A_E)), "a warp's part of a norm sum fits 32 bits");
+    static_assert((int64_t)KC << OZ2A_E < (INT64_C(1) << 32), "a CTA's part of a norm sum fits 32 bits");
     static_assert((int64_t)KC * OZ2A_PANEL_CLUSTER_MAX <= OZ2A_KEST, "the panel's K is all of K_E");
 };
 
@@ -98,18 +98,16 @@ __global__ void __launch_bounds__(T, 1024 / T)
 #if __CUDA_ARCH__ >= 900
     using S = panel_shape<R, KC, T>;
     constexpr int PER = S::PER;
-    __shared__ double s_wmx[S::NW][R];
-    __shared__ uint32_t s_wsum[S::NW][R];
-    __shared__ double s_amx[OZ2A_PANEL_CLUSTER_MAX * R]; /* every CTA's: [rank R + row] */
-    __shared__ unsigned long long s_asum[OZ2A_PANEL_CLUSTER_MAX * R];
-    __shared__ oz2a_pow2 s_f[R]; /* the rows' norm factors, then their operands' */
-    __shared__ int s_sc[R];
+    /* the rows' keys and norm sums: the CTA's (shared atomics of its warps),
+     * then the cluster's (every CTA's added into every CTA's: integer max and
+     * sums, the same in any order) */
+    __shared__ uint32_t s_key[R], s_sum[R], s_ckey[R];
+    __shared__ unsigned long long s_csum[R];
     cg::cluster_group cl = cg::this_cluster();
     const int C = (int)cl.num_blocks(), c = (int)cl.block_rank();
-    const int t = threadIdx.x, lane = t & 31, wp = t >> 5, lr = t % R;
+    const int t = threadIdx.x, lane = t & 31, lr = t % R;
     const int64_t r0 = (int64_t)(blockIdx.x / C) * R, kk = (int64_t)c * KC + (int64_t)PER * (t / R), r = r0 + lr;
     const bool row_in = r < v.rows;
-    cl.barrier_arrive(); /* waited for before the first write to another CTA's memory */
     /* the thread's elements, all loads in flight together (0 past the view) */
     double a[PER];
     {
@@ -119,81 +117,58 @@ __global__ void __launch_bounds__(T, 1024 / T)
         for (int u = 0; u < PER; u++, x += v.ks)
             a[u] = FULL || u < left ? __ldg(x) : 0.0;
     }
-    /* the row's scale from the max of the elements' high words (sign
-     * cleared): a normal element's exponent, or Inf / NaN (at least
-     * 0x7ff00000); below 0x00100000 (zeros and subnormals) the exact max. The
-     * thread's key: the high word alone (Inf for Inf / NaN) or that max, a
-     * double whose frexp exponent is the row's part's, +Inf where bad. */
-    uint32_t hm = 0;
+    if (t < R)
+        s_key[t] = s_sum[t] = s_ckey[t] = 0, s_csum[t] = 0;
+    __syncthreads();
+    cl.barrier_arrive(); /* the cluster's words are 0: waited for before the first write to another CTA's memory */
+    /* the thread's key (oz2a_elem_key's max over its elements): the max of
+     * the high words (sign cleared), else the bit length of the bits' or */
+    uint32_t key = 0;
 #pragma unroll
     for (int u = 0; u < PER; u++)
-        hm = max(hm, (uint32_t)__double2hiint(a[u]) & 0x7fffffffu);
-    double mx;
-    if (hm >= 0x00100000u) {
-        mx = __hiloint2double((int)min(hm, 0x7ff00000u), 0);
+        key = max(key, (uint32_t)__double2hiint(a[u]) & 0x7fffffffu);
+    if (key >= 0x00100000u) {
+        key = min(key, 0x7ff00000u);
     } else {
-        mx = 0.0;
+        unsigned long long o = 0;
 #pragma unroll
         for (int u = 0; u < PER; u++)
-            mx = fmax(mx, fabs(a[u]));
+            o |= (unsigned long long)__double_as_longlong(a[u]);
+        key = (uint32_t)oz2a_bitlen(o & 0x7fffffffffffffffull);
     }
-    mx = panel_row_reduce<R>(mx, [](double x, double y) { return fmax(x, y); });
+    key = panel_row_reduce<R>(key, [](uint32_t x, uint32_t y) { return max(x, y); });
     if (lane < R)
-        s_wmx[wp][lane] = mx;
+        atomicMax(&s_key[lane], key);
     __syncthreads();
-    cl.barrier_wait(); /* every CTA of the cluster has started: its shared memory can be written */
-    if (t < R) { /* the CTA's max of row t, into every CTA's s_amx[c R + t] */
-        double m = 0.0;
-#pragma unroll
-        for (int w = 0; w < S::NW; w++)
-            m = fmax(m, s_wmx[w][t]);
+    cl.barrier_wait(); /* every CTA of the cluster has zeroed its words */
+    if (t < R)
         for (int h = 0; h < C; h++)
-            *cl.map_shared_rank(&s_amx[c * R + t], h) = m;
-    }
-    cl.sync(); /* every CTA's partials are in every CTA's shared memory */
-    if (t < R) { /* the row's scale over the cluster and its norm factor */
-        double m = 0.0;
-        for (int h = 0; h < C; h++)
-            m = fmax(m, s_amx[h * R + t]);
-        const int sc = oz_scale_exponent(m); /* OZ_SCALE_SPECIAL where +Inf: the row has Inf or NaN; else the exponent of its max */
-        s_sc[t] = sc;
-        s_f[t] = oz2a_norm_factor(sc == OZ_SCALE_SPECIAL ? 0 : sc);
-    }
-    __syncthreads();
-    const int sc = s_sc[lr];
+            atomicMax(cl.map_shared_rank(&s_ckey[t], h), s_key[t]);
+    cl.sync(); /* every CTA's keys are in every CTA's words */
+    const int sc = oz2a_key_scale(s_ckey[lr]); /* OZ_SCALE_SPECIAL: the row has Inf or NaN */
     const bool bad = sc == OZ_SCALE_SPECIAL;
     if (__any_sync(0xffffffffu, bad) && bad) { /* such a row's norm sum and operands are 0 */
 #pragma unroll
         for (int u = 0; u < PER; u++)
             a[u] = 0.0;
     }
-    uint32_t part = panel_norm_part<PER>(a, s_f[lr]); /* 0 past the view: its terms are 0 */
+    uint32_t part = panel_norm_part<PER>(a, oz2a_norm_factor(bad ? 0 : sc)); /* 0 past the view: its terms are 0 */
     part = panel_row_reduce<R>(part, [](uint32_t x, uint32_t y) { return x + y; });
     if (lane < R)
-        s_wsum[wp][lane] = part;
-    __syncthreads(); /* s_f read: rewritten below */
-    if (t < R) {
-        unsigned long long sum = 0;
-#pragma unroll
-        for (int w = 0; w < S::NW; w++)
-            sum += s_wsum[w][t];
-        for (int h = 0; h < C; h++)
-            *cl.map_shared_rank(&s_asum[c * R + t], h) = sum;
-    }
-    cl.sync(); /* the last access to another CTA's memory: none waits for this CTA after it */
-    if (t < R) { /* the row's norm sum and g; its operands' factor */
-        unsigned long long sum = 0;
-        for (int h = 0; h < C; h++)
-            sum += s_asum[h * R + t];
-        const int gr = oz2a_row_scale(sum, v.k);
-        if (c == 0 && row_in)
-            oz2a_store_row(ws, r, sc, bad, sum, gr, A1, g, pq, a1max, gmax);
-        s_f[t] = oz2a_quant_factor(bad ? 0 : sc, gr); /* a row of zeros (or a bad one, zeroed) quantizes to 0 */
-    }
+        atomicAdd(&s_sum[lane], part);
     __syncthreads();
-    /* the operands: the thread's PER bytes of row r below kep (0 past k) */
+    if (t < R)
+        for (int h = 0; h < C; h++)
+            atomicAdd(cl.map_shared_rank(&s_csum[t], h), (unsigned long long)s_sum[t]);
+    cl.sync(); /* the last access to another CTA's memory: none waits for this CTA after it */
+    const unsigned long long sum = s_csum[lr];
+    const int gr = oz2a_row_scale(sum, v.k);
+    if (c == 0 && t < R && row_in)
+        oz2a_store_row(ws, r, sc, bad, sum, gr, A1, g, pq, a1max, gmax);
+    /* the operands: the thread's PER bytes of row r below kep (0 past k; a
+     * row of zeros, or a bad one zeroed, quantizes to 0) */
     uint32_t wd[PER / 4];
-    panel_quant<PER>(a, s_f[lr], wd);
+    panel_quant<PER>(a, oz2a_quant_factor(bad ? 0 : sc, gr), wd);
     if (FULL || (row_in && kk < kep)) {
         uint8_t *p = q + r * kep + kk;
         if constexpr (PER % 16 == 0) {

@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <float.h>
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -87,6 +88,65 @@ static void test_integers(void **state)
                 assert_true(oz2a_quant_fp(-x, oz2a_pow2_of(g - s)) == oz2a_quant(x, s, g));
         }
     }
+}
+
+/* The division-free row scale against L = bitlen(floor(A1 / k)) (exhaustive
+ * on small values, at every k 2^d boundary, random elsewhere); the scale from
+ * the elements' keys against oz_scale_exponent of the row's max |x|. */
+static int model_row_scale(uint64_t A1, int64_t k)
+{
+    const int g = OZ2A_E + OZ2A_TARGET + 1 - oz2a_bitlen(A1 / (uint64_t)k);
+    return g < OZ2A_GMIN ? OZ2A_GMIN : g > OZ2A_GMAX ? OZ2A_GMAX : g;
+}
+static double key_sample(int kind)
+{
+    switch (kind) {
+    case 0: return 0.0;
+    case 1: return ldexp((double)oz_rng_range(1, (INT64_C(1) << 52) - 1), -1074) * (oz_rng_range(0, 1) ? -1 : 1); /* subnormal */
+    case 2: return ldexp(1.0, -1074 + (int)oz_rng_range(0, 52));
+    case 3: return ldexp(oz_rng_sym(), (int)oz_rng_range(-1022, 1024));
+    case 4: return nextafter(ldexp(1.0, (int)oz_rng_range(-1021, 1024)), 0.0);
+    case 5: return oz_rng_range(0, 1) ? INFINITY : -INFINITY;
+    case 6: return nan("");
+    default: return oz_rng_sym();
+    }
+}
+static void test_scales(void **state)
+{
+    (void)state;
+    for (uint64_t a = 0; a < 4096; a++)
+        for (int64_t k = 1; k < 300; k++)
+            assert_int_equal(oz2a_row_scale(a, k), model_row_scale(a, k));
+    for (int i = 0; i < 200000; i++) {
+        const int64_t k = oz_rng_range(1, i % 2 ? 100000 : (INT64_C(1) << 40));
+        const int d = (int)oz_rng_range(0, 63 - oz2a_bitlen((uint64_t)k));
+        const uint64_t edge = (uint64_t)k << d, r = oz_rng_u64() >> (int)oz_rng_range(0, 63);
+        const uint64_t as[] = {edge, edge - 1, edge + 1, r};
+        for (int j = 0; j < 4; j++)
+            assert_int_equal(oz2a_row_scale(as[j], k), model_row_scale(as[j], k));
+    }
+    assert_int_equal(oz2a_row_scale(UINT64_MAX, 1), model_row_scale(UINT64_MAX, 1));
+    for (int i = 0; i < 100000; i++) {
+        const int n = (int)oz_rng_range(1, 6), mix = (int)oz_rng_range(0, 127);
+        uint32_t key = 0;
+        double mx = 0.0;
+        int bad = 0;
+        for (int j = 0; j < n; j++) {
+            /* rows of one kind, or mixed (the subnormal and zero rows most often) */
+            const int kind = mix < 64 ? mix % 3 : mix < 100 ? (int)oz_rng_range(0, 4) : (int)oz_rng_range(0, 7);
+            const double x = key_sample(kind);
+            const uint32_t kx = oz2a_elem_key(x);
+            key = kx > key ? kx : key;
+            bad |= !(fabs(x) <= DBL_MAX);
+            mx = fabs(x) > mx ? fabs(x) : mx;
+        }
+        assert_int_equal(oz2a_key_scale(key), bad ? OZ_SCALE_SPECIAL : oz_scale_exponent(mx));
+    }
+    assert_int_equal(oz2a_key_scale(oz2a_elem_key(DBL_MAX)), 1024);
+    assert_int_equal(oz2a_key_scale(oz2a_elem_key(0x1p-1074)), -1073);
+    assert_int_equal(oz2a_key_scale(oz2a_elem_key(0x1p-1022)), -1021);
+    assert_int_equal(oz2a_key_scale(oz2a_elem_key(nextafter(0x1p-1022, 0.0))), -1022);
+    assert_int_equal(oz2a_key_scale(oz2a_elem_key(-0.0)), 0);
 }
 
 static void test_ceil_log2(void **state)
@@ -592,6 +652,7 @@ int main(void)
     uint64_t seed = oz_rng_seed_from_env(UINT64_C(0xa070a070));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_integers),
+        cmocka_unit_test(test_scales),
         cmocka_unit_test(test_ceil_log2),
         cmocka_unit_test(test_elem_rule),
         cmocka_unit_test(test_range),
