@@ -51,8 +51,8 @@ size_t oz2a_estimate_workspace(const oz_gemm_desc *d);
  * plan kernel counts the plan in d->plan_counts when that is not NULL.
  * scratch (may be NULL): device memory free until the stream has run the
  * estimate (the path's own workspace); where it holds m x n words rounded up
- * (and A's rows fill the engine's 192-row tile) the estimate product's sums
- * are stored there and the need taken by a pass of its own. batch 1, m, n
+ * the estimate product's sums are stored there and the need taken by a
+ * pass of its own (else the product's epilogue takes it). batch 1, m, n
  * in 1..65535, k >= 1, else cudaErrorInvalidValue. Returns the first launch
  * error. */
 int oz2a_estimate(const oz_gemm_desc *d, int target, void *workspace, size_t bytes, void *scratch,
@@ -70,7 +70,7 @@ void oz2a_estimate_scales(const oz_gemm_desc *d, const void *workspace, const in
 void oz2a_force_portable(int on);
 /* 1: the separate scale, norm and operand passes even where the one-pass row or panel kernel serves. */
 void oz2a_force_est_passes(int on);
-/* Where the estimate product's sums are stored: 0 by the rule, 1 never, 2 whenever the scratch holds them. */
+/* Where the estimate product's sums are stored: 0 (the library's rule) and 2 whenever the scratch holds them, 1 never. */
 void oz2a_force_est_store(int mode);
 /* The row kernel's first variant tried (kernels/oz2_auto_estimate.cu: 0 .. OZ2A_TEST_ROW_VARIANTS - 1). */
 void oz2a_force_row_variant(int v);

@@ -64,12 +64,12 @@ static int bench(int64_t m, int64_t n, int64_t k, int reps, int ds)
     CUDA_CHECK(cudaEventCreate(&e1));
     int first_n = -1, bad = 0;
     enum { NV = OZ2A_TEST_PANEL_SHAPES > OZ2A_TEST_ROW_VARIANTS ? OZ2A_TEST_PANEL_SHAPES : OZ2A_TEST_ROW_VARIANTS };
-    for (int v = 0; v < NV + 2; v++) { /* the one-pass kernels (every panel shape and row variant) / passes; the sums stored by the rule / the need in the epilogue */
+    for (int v = 0; v < NV + 3; v++) { /* the one-pass kernels (every panel shape and row variant) / passes; the sums stored by the rule / the need in the epilogue / the sums always stored */
         const int shape = v < OZ2A_TEST_PANEL_SHAPES ? v : 0, variant = v < OZ2A_TEST_ROW_VARIANTS ? v : 0;
         oz2a_force_panel_shape(shape);
         oz2a_force_row_variant(variant);
         oz2a_force_est_passes(v == NV);
-        oz2a_force_est_store(v == NV + 1);
+        oz2a_force_est_store(v == NV + 1 ? 1 : v == NV + 2 ? 2 : 0);
         for (int r = 0; r < 3; r++)
             CUDA_CHECK((cudaError_t)oz2a_estimate(&d, 53, ws, bytes, scratch, sbytes, 0));
         CUDA_CHECK(cudaEventRecord(e0, 0));
@@ -83,7 +83,8 @@ static int bench(int64_t m, int64_t n, int64_t k, int reps, int ds)
         CUDA_CHECK(cudaMemcpy(&p, ws, sizeof p, cudaMemcpyDeviceToHost));
         printf("bench %lldx%lldx%lld %s (panel shape %d, row variant %d), %s: %.4f ms an estimate; need %d N %d w %d (%s part)\n",
                (long long)m, (long long)n, (long long)k, v == NV ? "passes" : "row pass", shape, variant,
-               v == NV + 1 ? "need in the epilogue" : "sums stored by the rule", ms / reps, p.w_need, p.n, p.w,
+               v == NV + 1 ? "need in the epilogue" : v == NV + 2 ? "sums always stored" : "sums stored by the rule", ms / reps,
+               p.w_need, p.n, p.w,
                p.second ? "both" : "first");
         if (first_n < 0)
             first_n = p.w_need;
