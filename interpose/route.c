@@ -315,9 +315,10 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
         return OZCRT_R_COMPLEX_PHASE22; /* Phase 22 has no complex path */
     if (ozaki2) {
         /* automatic precision: N is chosen on the GPU; the prediction takes
-         * the fixed plan at the same bits (what uniform data gets) and the
-         * estimate's cost as OZCRT_OZ2_AUTO_EXTRA_MODULI moduli more
-         * (complex: OZCRT_OZ2Z_AUTO_EXTRA_SPLIT split moduli) */
+         * what data even within rows and columns gets (speed_model.h: the
+         * fixed plan at the same bits or a modulus more, and the estimate;
+         * complex: the fixed plan and OZCRT_OZ2Z_AUTO_EXTRA_SPLIT split
+         * moduli more) */
         const int plan_bits = oz2_auto ? -s->bits : s->bits;
         if (cplx)
             *nmod = oz2z_gemm_moduli(c->k, plan_bits, &oz2_w, nsplit);
@@ -335,7 +336,8 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
         if (min_pct > 0) {
             const double sp =
                 cplx ? ozcrt_oz2z_speedup(c->m, c->n, c->k, c->batch, *nsplit + OZCRT_OZ2Z_AUTO_EXTRA_SPLIT * oz2_auto)
-                     : ozcrt_oz2_speedup(c->m, c->n, c->k, c->batch, *nmod + OZCRT_OZ2_AUTO_EXTRA_MODULI * oz2_auto);
+                : oz2_auto ? ozcrt_oz2_auto_speedup(c->m, c->n, c->k, c->batch, plan_bits, *nmod)
+                           : ozcrt_oz2_speedup(c->m, c->n, c->k, c->batch, *nmod);
             if (sp * 100.0 < (double)min_pct) {
                 ozcrt_log(2, "ozcrt: ozaki2 m=%lld n=%lld k=%lld batch=%lld N=%d%s: predicted speed-up %.2f < %.2f",
                           (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->batch, *nmod,
