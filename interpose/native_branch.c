@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 
+#include "capture_mode.h"
 #include "kernels/oz2_native_branch.h"
 #include "lifecycle.h"
 #include "native.h"
@@ -120,6 +121,8 @@ int ozcrt_native_branch_make(const ozcrt_call *c, const ozcrt_real_table *real, 
     int err = cudaStreamIsCapturing(stream, &cs);
     if (err || cs != cudaStreamCaptureStatusNone)
         return not_made(c, "the stream is capturing", err);
+    /* graphs, a handle, a stream, a capture, an instantiation: none may break another thread's capture */
+    const int mode = ozcrt_capture_relax();
     cudaGraph_t g = NULL, body = NULL;
     const char *step = "cudaGraphCreate";
     err = cudaGraphCreate(&g, 0);
@@ -151,6 +154,7 @@ int ozcrt_native_branch_make(const ozcrt_call *c, const ozcrt_real_table *real, 
         err = (step = "cudaGraphInstantiate", cudaGraphInstantiate(exec, g, 0));
     if (g)
         (void)cudaGraphDestroy(g);
+    ozcrt_capture_restore(mode);
     if (err || st) {
         *exec = NULL;
         return not_made(c, step, err > 0 ? err : 0);
@@ -176,6 +180,7 @@ static void sweep(int all)
 
 int ozcrt_native_branch_launch(cudaGraphExec_t exec, cudaStream_t stream)
 {
+    const int mode = ozcrt_capture_relax(); /* events made, waited on and destroyed: as in make */
     int err = cudaGraphLaunch(exec, stream);
     cudaEvent_t done = NULL;
     if (!err && cudaEventCreateWithFlags(&done, cudaEventDisableTiming) == cudaSuccess &&
@@ -187,10 +192,19 @@ int ozcrt_native_branch_launch(cudaGraphExec_t exec, cudaStream_t stream)
         g_retired[g_nretired].exec = exec;
         g_retired[g_nretired++].done = done;
         pthread_mutex_unlock(&g_lock);
+        ozcrt_capture_restore(mode);
         return 0;
     }
     if (done)
         (void)cudaEventDestroy(done);
     (void)cudaGraphExecDestroy(exec); /* not launched, or no event to wait on: now */
+    ozcrt_capture_restore(mode);
     return err;
+}
+
+void ozcrt_native_branch_discard(cudaGraphExec_t exec)
+{
+    const int mode = ozcrt_capture_relax();
+    (void)cudaGraphExecDestroy(exec);
+    ozcrt_capture_restore(mode);
 }

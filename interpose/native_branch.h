@@ -27,4 +27,7 @@ int ozcrt_native_branch_make(const ozcrt_call *c, const ozcrt_real_table *real, 
  * wait), or now when the launch fails. Returns the launch's cudaError_t. */
 int ozcrt_native_branch_launch(cudaGraphExec_t exec, cudaStream_t stream);
 
+/* Destroys a branch that is not to be launched (the path before it failed). */
+void ozcrt_native_branch_discard(cudaGraphExec_t exec);
+
 #endif

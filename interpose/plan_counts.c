@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include "kernels/oz2_auto_estimate.h"
+#include "capture_mode.h"
 #include "lifecycle.h"
 #include "policy.h"
 
@@ -16,8 +17,7 @@ static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void allocate(void)
 {
-    enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-    const int relaxed = cudaThreadExchangeStreamCaptureMode(&mode) == cudaSuccess;
+    const int mode = ozcrt_capture_relax();
     void *p = NULL, *dp = NULL;
     cudaError_t err = cudaHostAlloc(&p, PLAN_BYTES, cudaHostAllocMapped | cudaHostAllocPortable);
     if (err == cudaSuccess) {
@@ -35,8 +35,7 @@ static void allocate(void)
     } else {
         g_counts = p;
     }
-    if (relaxed)
-        (void)cudaThreadExchangeStreamCaptureMode(&mode);
+    ozcrt_capture_restore(mode);
 }
 
 unsigned long long *ozcrt_plan_counters(int dev)

@@ -422,7 +422,7 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
     if (branch && err == 0)
         err = ozcrt_native_branch_launch(branch, stream); /* destroyed once it has run */
     else if (branch)
-        (void)cudaGraphExecDestroy(branch);
+        ozcrt_native_branch_discard(branch);
     ozcrt_workspace_release(&lease);
     if (err != 0)
         return launch_failed(c, branch ? "oz2_gemm_run and its native branch" : gp.name, err);

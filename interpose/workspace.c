@@ -16,6 +16,7 @@
 #include <string.h>
 #include <cuda_runtime_api.h>
 
+#include "capture_mode.h"
 #include "lifecycle.h"
 #include "policy.h"
 
@@ -28,19 +29,8 @@ static cudaError_t done(cudaError_t err)
     return err;
 }
 
-static int cu_relax(void)
-{
-    enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-    if (done(cudaThreadExchangeStreamCaptureMode(&mode)) != cudaSuccess)
-        mode = cudaStreamCaptureModeRelaxed;
-    return (int)mode;
-}
-
-static void cu_restore(int previous)
-{
-    enum cudaStreamCaptureMode mode = (enum cudaStreamCaptureMode)previous;
-    (void)done(cudaThreadExchangeStreamCaptureMode(&mode));
-}
+static int cu_relax(void) { return ozcrt_capture_relax(); }
+static void cu_restore(int previous) { ozcrt_capture_restore(previous); }
 
 static cudaError_t cu_capture_status(cudaStream_t s, int *capturing)
 {

@@ -8,7 +8,9 @@
  * capture's begin and end on that stream, and cublasLtMatmul's calls on the
  * stream with no handle made; and that a launched branch is destroyed only
  * once its event says it has run (all of them, waiting, when 64 wait),
- * at once when its launch fails. */
+ * at once when its launch fails; and that every step another thread's
+ * global-mode capture forbids (graphs, handles, streams, events) runs with
+ * this thread in relaxed capture mode, its own mode given back after. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -81,6 +83,23 @@ static int lt_native_on(const ozcrt_call *c, const oz_gemm_desc *into, cudaStrea
     return g_native_st;
 }
 
+/* this thread's capture mode; the steps a global-mode capture of another thread forbids check it */
+static enum cudaStreamCaptureMode g_mode = cudaStreamCaptureModeGlobal;
+static int g_exchanges;
+cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *m)
+{
+    const enum cudaStreamCaptureMode old = g_mode;
+    g_mode = *m;
+    *m = old;
+    g_exchanges++;
+    return cudaSuccess;
+}
+#define UNSAFE_STEP() \
+    do { \
+        if (g_mode != cudaStreamCaptureModeRelaxed) \
+            fail_msg("%s with the thread in capture mode %d, not relaxed", __func__, (int)g_mode); \
+    } while (0)
+
 cudaError_t cudaStreamIsCapturing(cudaStream_t s, enum cudaStreamCaptureStatus *st)
 {
     (void)s;
@@ -89,6 +108,7 @@ cudaError_t cudaStreamIsCapturing(cudaStream_t s, enum cudaStreamCaptureStatus *
 }
 cudaError_t cudaGraphCreate(cudaGraph_t *g, unsigned flags)
 {
+    UNSAFE_STEP();
     (void)flags;
     g_graphs++;
     *g = (cudaGraph_t)(void *)&g_graph;
@@ -96,12 +116,14 @@ cudaError_t cudaGraphCreate(cudaGraph_t *g, unsigned flags)
 }
 cudaError_t cudaGraphDestroy(cudaGraph_t g)
 {
+    UNSAFE_STEP();
     (void)g;
     g_graph_destroyed++;
     return cudaSuccess;
 }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags)
 {
+    UNSAFE_STEP();
     (void)flags;
     *s = (cudaStream_t)(void *)&g_stream_obj[g_streams++ % 8];
     return cudaSuccess;
@@ -135,6 +157,7 @@ cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g)
 }
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t *e, cudaGraph_t g, unsigned long long flags)
 {
+    UNSAFE_STEP();
     (void)g, (void)flags;
     g_instantiated++;
     *e = (cudaGraphExec_t)(void *)&g_exec;
@@ -147,12 +170,14 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t s)
 }
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t e)
 {
+    UNSAFE_STEP();
     (void)e;
     g_execs_destroyed++;
     return cudaSuccess;
 }
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *ev, unsigned flags)
 {
+    UNSAFE_STEP();
     (void)flags;
     if (g_events >= 256)
         fail_msg("too many events");
@@ -169,12 +194,14 @@ static int event_index(cudaEvent_t ev) { return (int)((char *)(void *)ev - g_eve
 cudaError_t cudaEventQuery(cudaEvent_t ev) { return g_event_done[event_index(ev)] ? cudaSuccess : cudaErrorNotReady; }
 cudaError_t cudaEventSynchronize(cudaEvent_t ev)
 {
+    UNSAFE_STEP();
     g_synced++;
     g_event_done[event_index(ev)] = 1;
     return cudaSuccess;
 }
 cudaError_t cudaEventDestroy(cudaEvent_t ev)
 {
+    UNSAFE_STEP();
     if (!g_event_done[event_index(ev)])
         fail_msg("an event destroyed before its graph has run");
     g_events_destroyed++;
@@ -193,6 +220,7 @@ static cudaStream_t g_stream_set;
 static char g_handles[16];
 static cublasStatus_t f_create(cublasHandle_t *h)
 {
+    UNSAFE_STEP();
     *h = (cublasHandle_t)(void *)&g_handles[g_created++ % 16];
     return CUBLAS_STATUS_SUCCESS;
 }
@@ -257,7 +285,19 @@ static int make(const ozcrt_call *c, const ozcrt_real_table *real, int dev, int 
 {
     oz_gemm_desc d = {0};
     d.m = c->m, d.n = c->n, d.k = c->k, d.batch = 1, d.scalars_on_device = on_device;
-    return ozcrt_native_branch_make(c, real, dev, &d, (cudaStream_t)(void *)0x77, g_plan, e);
+    const enum cudaStreamCaptureMode before = g_mode;
+    const int r = ozcrt_native_branch_make(c, real, dev, &d, (cudaStream_t)(void *)0x77, g_plan, e);
+    if (g_mode != before)
+        fail_msg("the thread's capture mode not given back by make");
+    return r;
+}
+static int launch(cudaGraphExec_t e)
+{
+    const enum cudaStreamCaptureMode before = g_mode;
+    const int r = ozcrt_native_branch_launch(e, NULL);
+    if (g_mode != before)
+        fail_msg("the thread's capture mode not given back by launch");
+    return r;
 }
 
 /* ---- the tests ---- */
@@ -323,6 +363,14 @@ static void t_gemm(void **state)
     assert_int_equal(make(&c, &g_real2, 2, 0, &e), 0);
     assert_int_equal(g_created, created + 3);
     assert_int_equal(ozcrt_in_real, 0);
+    /* a thread already in relaxed or thread-local mode keeps it */
+    g_mode = cudaStreamCaptureModeThreadLocal;
+    assert_int_equal(make(&c, &g_real, 4, 0, &e), 0);
+    g_mode = cudaStreamCaptureModeRelaxed;
+    const int ex = g_exchanges;
+    assert_int_equal(make(&c, &g_real, 4, 0, &e), 0);
+    assert_int_equal(g_exchanges, ex + 1); /* asked, nothing to give back */
+    g_mode = cudaStreamCaptureModeGlobal;
 }
 
 static void t_lt(void **state)
@@ -348,25 +396,32 @@ static void t_retire(void **state)
     (void)state;
     cudaGraphExec_t e = (cudaGraphExec_t)(void *)&g_exec;
     const int destroyed = g_execs_destroyed, ev0 = g_events;
-    assert_int_equal(ozcrt_native_branch_launch(e, NULL), 0);
-    assert_int_equal(ozcrt_native_branch_launch(e, NULL), 0);
+    assert_int_equal(launch(e), 0);
+    assert_int_equal(launch(e), 0);
     assert_int_equal(g_execs_destroyed, destroyed); /* neither has run */
     g_event_done[ev0] = 1;                          /* the first has */
-    assert_int_equal(ozcrt_native_branch_launch(e, NULL), 0);
+    assert_int_equal(launch(e), 0);
     assert_int_equal(g_execs_destroyed, destroyed + 1);
     assert_int_equal(g_synced, 0);
     /* 64 waiting: the next launch waits for them all */
     for (int i = 0; i < 62; i++)
-        assert_int_equal(ozcrt_native_branch_launch(e, NULL), 0);
+        assert_int_equal(launch(e), 0);
     assert_int_equal(g_synced, 0);
-    assert_int_equal(ozcrt_native_branch_launch(e, NULL), 0);
+    assert_int_equal(launch(e), 0);
     assert_int_equal(g_synced, 64);
     assert_int_equal(g_execs_destroyed, destroyed + 65);
     /* a failed launch: destroyed now, its error returned */
     g_launch_err = cudaErrorInvalidValue;
-    assert_int_equal(ozcrt_native_branch_launch(e, NULL), cudaErrorInvalidValue);
+    assert_int_equal(launch(e), cudaErrorInvalidValue);
     assert_int_equal(g_execs_destroyed, destroyed + 66);
     g_launch_err = 0;
+    g_mode = cudaStreamCaptureModeThreadLocal; /* kept across a launch */
+    assert_int_equal(launch(e), 0);
+    g_mode = cudaStreamCaptureModeGlobal;
+    /* a branch not launched: destroyed now, in relaxed mode, the mode given back */
+    ozcrt_native_branch_discard(e);
+    assert_int_equal(g_execs_destroyed, destroyed + 67);
+    assert_int_equal(g_mode, cudaStreamCaptureModeGlobal);
 }
 
 int main(void)

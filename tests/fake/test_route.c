@@ -202,12 +202,11 @@ int ozcrt_native_branch_launch(cudaGraphExec_t e, cudaStream_t s)
     g_nb_stream = s;
     return g_nb_launch_err;
 }
-cudaError_t cudaGraphExecDestroy(cudaGraphExec_t e)
+void ozcrt_native_branch_discard(cudaGraphExec_t e)
 {
     if ((void *)e != (void *)&g_nb_exec)
         fail_msg("a graph destroyed that is not the native branch");
     g_nb_destroyed++;
-    return cudaSuccess;
 }
 static cublasHandle_t g_ws_handle, g_ws_destroyed; /* the handle of the last lease, of the last destroy */
 ozcrt_reason ozcrt_workspace_acquire(cublasHandle_t h, int dev, cudaStream_t s, const size_t sizes[OZCRT_WS_SIZES],
