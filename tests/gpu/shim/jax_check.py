@@ -47,9 +47,10 @@ failed. Each case's entry points and reasons are printed (what XLA calls).
 At 8192: jnp.dot, matmul a @ b.T and einsum, each emulated, 256 sampled
 rows within the tolerance above; then the speed there: a float64 jnp.dot
 timed natively and under the shim (phase22, ozaki2), the 8192 products
-emulated, each ozaki2 run's speed-up within 5% of the same product called
+emulated, each ozaki2 run's speed-up at least 95% of the same product called
 from C in the same check (tests/gpu/shim/time_dgemm, natively and under the
-shim).
+shim): the JAX route adds no cost of its own (a faster JAX run is reported, not
+failed: the layout XLA passes, and its timing of single calls, can favour it).
 Prints PASS/FAIL per check, then "N passed, M failed"; exit 1 on any
 failure; SKIP (exit 0) when JAX or a CUDA GPU is missing.
 """
@@ -421,8 +422,8 @@ def parent(build):
         for role, ms in speeds:
             if role.startswith("ozaki2"):
                 jx = speeds[0][1] / ms
-                check("%s: the %d^3 speed-up within 5%% of the same call from C" % (role, SPEED_N),
-                      abs(jx / c_speedup - 1.0) <= 0.05, "%.3fx against %.3fx" % (jx, c_speedup))
+                check("%s: the %d^3 speed-up at least 95%% of the same call's from C" % (role, SPEED_N),
+                      jx >= 0.95 * c_speedup, "%.3fx against %.3fx" % (jx, c_speedup))
     return VERDICTS.summary()
 
 
