@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/gpu/shim/life.sh: the shim in process life on the GPU machine: new GPUs (PTX JIT), two GPUs, exit (scripts/gpu-check runs each). Last line PASS or FAIL.
 #
-#   tests/gpu/shim/life.sh BUILD_DIR ptx-jit|multi-gpu|multi-gpu-speed|exit-destroy|workspace-bound
+#   tests/gpu/shim/life.sh BUILD_DIR ptx-jit|multi-gpu|multi-gpu-speed|fork|exit-destroy|workspace-bound
 #
 # ptx-jit:      bits_client under the shim as built (every call emulated),
 #               then test_bits with CUDA_FORCE_PTX_JIT=1 (the driver compiles
@@ -18,6 +18,13 @@
 # multi-gpu-speed: time_dgemm 16384 in ozaki2 on GPU 0 alone, then on every
 #               GPU at once (a process a GPU): each within 10% of alone
 #               (SKIP with one GPU).
+# fork:         fork_client natively, then under the shim in phase22, ozaki2
+#               (auto) and ozaki2 at 53 bits: it exits 0 (the parent's
+#               products unchanged by its children), the children forked
+#               before the parent's CUDA start compute the parent's bits,
+#               every other line a child prints (cuBLAS statuses after the
+#               parent's CUDA start, a child killed or hung) is native's,
+#               and the parent's calls were all emulated.
 # exit-destroy: exit_destroy under the shim: a handle destroyed by an atexit
 #               handler after the CUDA runtime began unloading; no "ozcrt:"
 #               line on stderr.
@@ -32,7 +39,7 @@
 # Outputs go to BUILD_DIR/shim-gpu/.
 set -u
 build=$(cd "${1:?usage: life.sh BUILD_DIR CHECK}" && pwd)
-check=${2:?usage: life.sh BUILD_DIR ptx-jit|multi-gpu|multi-gpu-speed|exit-destroy|workspace-bound}
+check=${2:?usage: life.sh BUILD_DIR ptx-jit|multi-gpu|multi-gpu-speed|fork|exit-destroy|workspace-bound}
 bin=$build/tests/gpu/shim
 out=$build/shim-gpu
 mkdir -p "$out"
@@ -120,6 +127,34 @@ multi-gpu-speed)
         else summary FAIL "GPU $g busy with the others: $t ms, GPU 0 alone: $alone ms"; fi
         all_emulated "$out/speed-gpu$g.stats" cublasDgemm_v2 || summary FAIL "GPU $g: its calls were not all emulated"
         g=$((g + 1))
+    done
+    ;;
+fork)
+    # children_lines FILE: the lines children print (sorted: they run at once), hashes left out
+    children_lines() { grep -v -e '^parent hash' -e '^pre-child hash' -e '^done:' -e '^FAIL' "$1" | sort; }
+    # same_hashes FILE: every pre-child hash equals the parent's, and there are 3 of them
+    same_hashes() {
+        awk '$1 == "parent" { p = $3 } $1 == "pre-child" { h[++n] = $3 }
+             END { ok = p != "" && n == 3; for (i = 1; i <= n; i++) ok = ok && h[i] == p; exit !ok }' "$1"
+    }
+    if "$bin/fork_client" > "$out/fork-native.txt" 2> "$out/fork-native.err"; then
+        summary PASS "native: $(tail -n 1 "$out/fork-native.txt")"
+    else summary FAIL "native: exit $?: $(grep -v hash "$out/fork-native.txt" | head -n 3 | tr '\n' ' ')"; fi
+    same_hashes "$out/fork-native.txt" || summary FAIL "native: the children's products differ from the parent's"
+    children_lines "$out/fork-native.txt" > "$out/fork-native.children"
+    for m in phase22: ozaki2:auto ozaki2:53; do
+        name=fork-$(echo "$m" | tr : - | sed 's/-$//')
+        # shellcheck disable=SC2030,SC2031
+        if OZCRT_MODE=${m%%:*} OZCRT_BITS=${m#*:} shim "$name" "$bin/fork_client"; then
+            summary PASS "${m%:}: $(tail -n 1 "$out/$name.txt")"
+        else summary FAIL "$m: exit $?: $(grep -v hash "$out/$name.txt" | head -n 3 | tr '\n' ' ') see $out/$name.err"; fi
+        if same_hashes "$out/$name.txt"; then summary PASS "$m: the children before CUDA computed the parent's bits"
+        else summary FAIL "$m: the children before CUDA computed other bits than the parent, see $out/$name.txt"; fi
+        if children_lines "$out/$name.txt" | cmp -s - "$out/fork-native.children"; then
+            summary PASS "$m: the children's statuses are native's ($(sort -u "$out/fork-native.children" | tr '\n' ';'))"
+        else summary FAIL "$m: the children's lines differ from native's: $(children_lines "$out/$name.txt" | diff - "$out/fork-native.children" | head -n 6 | tr '\n' ' ')"; fi
+        if all_emulated "$out/$name.stats" cublasDgemm_v2; then summary PASS "$m: the parent's calls were emulated"
+        else summary FAIL "$m: the parent's calls were not all emulated, see $out/$name.stats"; fi
     done
     ;;
 exit-destroy)
