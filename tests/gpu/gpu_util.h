@@ -90,5 +90,15 @@ static inline int same_double(double a, double b)
     return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0;
 }
 
+/* FNV-1a hash of `bytes` bytes (a result's bits, compared between runs). */
+static inline uint64_t hash_bytes(const void *p, size_t bytes)
+{
+    const unsigned char *c = (const unsigned char *)p;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < bytes; i++)
+        h = (h ^ c[i]) * 0x100000001b3ULL;
+    return h;
+}
+
 
 #endif

@@ -25,15 +25,6 @@ typedef struct bcase {
     double alpha, beta;
 } bcase;
 
-static uint64_t fnv1a(const void *p, size_t bytes)
-{
-    const unsigned char *b = p;
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < bytes; i++)
-        h = (h ^ b[i]) * 0x100000001b3ULL;
-    return h;
-}
-
 /* One case on h; returns the number of elements outside the bound, -1 when the call failed. */
 static long run(cublasHandle_t h, const bcase *c, uint64_t *bits)
 {
@@ -62,7 +53,7 @@ static long run(cublasHandle_t h, const bcase *c, uint64_t *bits)
     long bad = -1;
     if (st == CUBLAS_STATUS_SUCCESS) {
         dev_download(C, dC, sc * c->batch * sizeof *C);
-        *bits = fnv1a(C, sc * c->batch * sizeof *C);
+        *bits = hash_bytes(C, sc * c->batch * sizeof *C);
         bad = 0;
         for (int b = 0; b < c->batch; b++)
             for (int j = 0; j < c->n; j++)

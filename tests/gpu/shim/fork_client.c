@@ -42,15 +42,6 @@ static atomic_int g_stop;
 static atomic_int g_hammer_bad;
 static atomic_long g_hammer_calls;
 
-static uint64_t fnv1a(const void *p, size_t bytes)
-{
-    const unsigned char *c = p;
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < bytes; i++)
-        h = (h ^ c[i]) * 0x100000001b3ULL;
-    return h;
-}
-
 /* C = A B on `h` from the host data; returns the hash of C's bits (synchronised). */
 static uint64_t product_hash(cublasHandle_t h, const double *dA, const double *dB, double *dC)
 {
@@ -64,7 +55,7 @@ static uint64_t product_hash(cublasHandle_t h, const double *dA, const double *d
         exit(2);
     }
     dev_download(c, dC, count * sizeof(double));
-    uint64_t hash = fnv1a(c, count * sizeof(double));
+    uint64_t hash = hash_bytes(c, count * sizeof(double));
     free(c);
     return hash;
 }

@@ -143,18 +143,19 @@ fork)
     same_hashes "$out/fork-native.txt" || summary FAIL "native: the children's products differ from the parent's"
     children_lines "$out/fork-native.txt" > "$out/fork-native.children"
     for m in phase22: ozaki2:auto ozaki2:53; do
-        name=fork-$(echo "$m" | tr : - | sed 's/-$//')
+        label=${m%:}
+        name=fork-$(echo "$label" | tr : -)
         # shellcheck disable=SC2030,SC2031
         if OZCRT_MODE=${m%%:*} OZCRT_BITS=${m#*:} shim "$name" "$bin/fork_client"; then
-            summary PASS "${m%:}: $(tail -n 1 "$out/$name.txt")"
-        else summary FAIL "$m: exit $?: $(grep -v hash "$out/$name.txt" | head -n 3 | tr '\n' ' ') see $out/$name.err"; fi
-        if same_hashes "$out/$name.txt"; then summary PASS "$m: the children before CUDA computed the parent's bits"
-        else summary FAIL "$m: the children before CUDA computed other bits than the parent, see $out/$name.txt"; fi
+            summary PASS "$label: $(tail -n 1 "$out/$name.txt")"
+        else summary FAIL "$label: exit $?: $(grep -v hash "$out/$name.txt" | head -n 3 | tr '\n' ' ') see $out/$name.err"; fi
+        if same_hashes "$out/$name.txt"; then summary PASS "$label: the children before CUDA computed the parent's bits"
+        else summary FAIL "$label: the children before CUDA computed other bits than the parent, see $out/$name.txt"; fi
         if children_lines "$out/$name.txt" | cmp -s - "$out/fork-native.children"; then
-            summary PASS "$m: the children's statuses are native's ($(sort -u "$out/fork-native.children" | tr '\n' ';'))"
-        else summary FAIL "$m: the children's lines differ from native's: $(children_lines "$out/$name.txt" | diff - "$out/fork-native.children" | head -n 6 | tr '\n' ' ')"; fi
-        if all_emulated "$out/$name.stats" cublasDgemm_v2; then summary PASS "$m: the parent's calls were emulated"
-        else summary FAIL "$m: the parent's calls were not all emulated, see $out/$name.stats"; fi
+            summary PASS "$label: the children's statuses are native's ($(sort -u "$out/fork-native.children" | tr '\n' ';'))"
+        else summary FAIL "$label: the children's lines differ from native's: $(children_lines "$out/$name.txt" | diff - "$out/fork-native.children" | head -n 6 | tr '\n' ' ')"; fi
+        if all_emulated "$out/$name.stats" cublasDgemm_v2; then summary PASS "$label: the parent's calls were emulated"
+        else summary FAIL "$label: the parent's calls were not all emulated, see $out/$name.stats"; fi
     done
     ;;
 exit-destroy)
