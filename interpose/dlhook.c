@@ -36,6 +36,7 @@
  * takes a lock of the shim before a name matched; the cuBLAS calls
  * themselves are untouched (only lookups pass here). */
 #include "dlhook.h"
+#include "envparse.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -232,9 +233,11 @@ static int enabled(void)
     if (on >= 0)
         return on;
     const char *v = getenv("OZCRT_DLSYM");
-    on = !v || !v[0] || strcmp(v, "1") == 0;
-    if (v && v[0] && strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
-        fprintf(stderr, "ozcrt: OZCRT_DLSYM=%s is not 0 or 1; using the default, 1\n", v);
+    const int b = v && v[0] ? ozcrt_env_bool(v) : 1;
+    on = b != 0;
+    if (b < 0)
+        fprintf(stderr, "ozcrt: warning: OZCRT_DLSYM=\"%s\" is not a boolean (" OZCRT_ENV_BOOL_WORDS
+                        "); using the default, 1\n", v);
     atomic_store_explicit(&g_enabled, on, memory_order_relaxed);
     return on;
 }
