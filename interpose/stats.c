@@ -117,6 +117,27 @@ int ozcrt_stats_write_table(const char *path)
             }
     }
     fprintf(f, "%s\n", any_path ? "" : " -");
+    /* what those results are worth: a clause per kind of path that ran (docs/accuracy.md) */
+    int p22 = g_paths[0] || g_paths_z[0], fixed = 0, autop = g_paths[OZCRT_PATH_AUTO] || g_paths_z[OZCRT_PATH_AUTO];
+    for (int q = 1; q < OZCRT_PATH_AUTO; q++)
+        fixed |= g_paths[q] || g_paths_z[q];
+    if (any_path) {
+        fprintf(f, "accuracy of the emulated calls:");
+        const char *sep = "";
+        if (p22) {
+            fprintf(f, " phase22: about 34 bits of each row's and column's largest element, less than FP64");
+            sep = ";";
+        }
+        if (fixed) {
+            fprintf(f, "%s ozaki2 at fixed bits: that many bits of each row's and column's largest element "
+                       "(fixed point, not certified on badly scaled data)", sep);
+            sep = ";";
+        }
+        if (autop)
+            fprintf(f, "%s ozaki2 auto: every element within 2^-B (|A||B|)_ij (B = 53 unless OZCRT_BITS=auto:B), "
+                       "or the product ran natively", sep);
+        fprintf(f, "\n");
+    }
     /* the automatic plans, as the GPU made them (a product each; plan_counts.h) */
     for (int z = 0; z < 2; z++) {
         uint64_t pc[OZ2A_PLAN_COUNTS_CX];

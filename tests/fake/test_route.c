@@ -1472,6 +1472,11 @@ static void t_complex_emulated(void **state)
     if (!strstr(table, "ozaki2-complex(N=16)=") || !strstr(table, "cublasZgemmStridedBatched_64") ||
         !strstr(table, "complex-phase22="))
         fail_msg("the stats table does not show the complex calls:\n%s", table);
+    /* and says what the results of each kind of path that ran are worth */
+    const int auto_ran = strstr(table, "(auto)=") != NULL; /* earlier tests' automatic calls, if any */
+    if (!strstr(table, "accuracy of the emulated calls: phase22: about 34 bits") ||
+        !strstr(table, "; ozaki2 at fixed bits: ") || (strstr(table, "; ozaki2 auto: every element") != NULL) != auto_ran)
+        fail_msg("the stats table's accuracy line does not name the paths that ran:\n%s", strstr(table, "emulated calls by"));
     set_shadow(OZCRT_MODE_PHASE22, 53, 0, 0, 0);
 }
 
