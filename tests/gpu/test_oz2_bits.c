@@ -1,6 +1,7 @@
 /* tests/gpu/test_oz2_bits.c: the GPU ozaki2 path equals the CPU reference oz2_ref_dgemm bit for bit on random cases (all ops, lds, scalars, pointer modes, batches, Inf/NaN, wide exponents, N 2..20, k up to 100000, graphs, both residue engines).
  *
  *   test_oz2_bits [cases [seed [maxdim maxk]]]
+ *   test_oz2_bits native M N K [REPS]     (an uncertified call's plain dot products, timed; native_bench)
  *
  * First layer by layer (scale exponents, residue planes, the engines' R_q
  * planes against the host's), then whole calls. Prints every failing case
@@ -9,9 +10,11 @@
 #include "crt/oz2.h"
 #include "crt/oz2_auto.h"
 #include "gemm_case.h"
+#include "kernels/oz2_auto_estimate.h"
 #include "kernels/oz2_gemm.h"
 #include "kernels/res_layout.h"
 #include "reference/oz2gemm.h"
+#include "reference/refcommon.h"
 #include "slicing/slicing.h"
 
 static int failures, cases;
@@ -285,8 +288,74 @@ static void run_layers(int idx)
     free(A), free(B), free(h);
 }
 
+/* `native M N K [REPS]`: a call no automatic plan certifies (exponents
+ * 2^-600..2^600 by element), so every element is the plain dot product of
+ * kernels/oz2_auto_native.cu: the whole call timed (events around REPS
+ * back to back after a warm-up), and 256 sampled elements against the CPU's
+ * plain dot (alpha 1, beta 0: C = P). Exits 1 on a differing element. */
+static int native_bench(int64_t m, int64_t n, int64_t k, int reps)
+{
+    double *A = malloc(sizeof(double) * (size_t)(m * k)), *B = malloc(sizeof(double) * (size_t)(k * n));
+    double *C = malloc(sizeof(double) * (size_t)(m * n));
+    if (!A || !B || !C)
+        return 2;
+    for (int64_t i = 0; i < m * k; i++)
+        A[i] = gen(D_SPAN_ELEM, 0, (size_t)i, m);
+    for (int64_t i = 0; i < k * n; i++)
+        B[i] = gen(D_SPAN_ELEM, 1, (size_t)i, k);
+    double *dA = dev_upload(A, sizeof(double) * (size_t)(m * k)), *dB = dev_upload(B, sizeof(double) * (size_t)(k * n));
+    double *dC;
+    CUDA_CHECK(cudaMalloc((void **)&dC, sizeof(double) * (size_t)(m * n)));
+    CUDA_CHECK(cudaMemset(dC, 0xff, sizeof(double) * (size_t)(m * n))); /* poison: NaN */
+    static const double one = 1.0, zero = 0.0;
+    oz_gemm_desc d = {0};
+    d.m = m, d.n = n, d.k = k, d.elem = OZ_ELEM_REAL, d.A = dA, d.lda = m, d.B = dB, d.ldb = k, d.C = dC, d.ldc = m;
+    d.batch = 1, d.alpha = &one, d.beta = &zero;
+    const int bits = OZ2A_AUTO(53);
+    const size_t wsb = oz2_gemm_workspace_full(&d, bits);
+    void *ws;
+    CUDA_CHECK(cudaMalloc(&ws, wsb));
+    CUDA_CHECK((cudaError_t)oz2_gemm_run(&d, bits, ws, wsb, NULL));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    int planned_n = -1;
+    CUDA_CHECK(cudaMemcpy(&planned_n, (const char *)ws + offsetof(oz2a_dev_plan, n), sizeof planned_n,
+                          cudaMemcpyDeviceToHost));
+    cudaEvent_t e0, e1;
+    CUDA_CHECK(cudaEventCreate(&e0));
+    CUDA_CHECK(cudaEventCreate(&e1));
+    CUDA_CHECK(cudaEventRecord(e0, 0));
+    for (int r = 0; r < reps; r++)
+        CUDA_CHECK((cudaError_t)oz2_gemm_run(&d, bits, ws, wsb, NULL));
+    CUDA_CHECK(cudaEventRecord(e1, 0));
+    CUDA_CHECK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    dev_download(C, dC, sizeof(double) * (size_t)(m * n));
+    const oz_ref_view va = oz_ref_view_a(OZ_OP_N, A, m, m, k), vb = oz_ref_view_b(OZ_OP_N, B, k, k, n);
+    int bad = 0;
+    for (int s = 0; s < 256; s++) {
+        const int64_t i = s == 0 ? m - 1 : rng_range(0, m - 1), j = s == 0 ? n - 1 : rng_range(0, n - 1);
+        const double want = oz_ref_plain_dot(&va, &vb, i, j);
+        if (!same_double(C[i + j * m], want) && bad++ < 4)
+            printf("  element (%lld, %lld): %.17g, the CPU's plain dot %.17g\n", (long long)i, (long long)j,
+                   C[i + j * m], want);
+    }
+    printf("native %lldx%lldx%lld: plan N = %d (0: none), %.3f ms a call (%.2f TFLOPS); %d of 256 sampled elements "
+           "differ from the CPU's plain dot\n",
+           (long long)m, (long long)n, (long long)k, planned_n, ms / reps, 2e-9 * (double)m * (double)n * (double)k / (ms / reps),
+           bad);
+    CUDA_CHECK(cudaFree(ws));
+    CUDA_CHECK(cudaFree(dA));
+    CUDA_CHECK(cudaFree(dB));
+    CUDA_CHECK(cudaFree(dC));
+    free(A), free(B), free(C);
+    return bad || planned_n != 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 4 && strcmp(argv[1], "native") == 0)
+        return native_bench(atoll(argv[2]), atoll(argv[3]), atoll(argv[4]), argc > 5 ? atoi(argv[5]) : 3);
     int ncases = argc > 1 ? atoi(argv[1]) : 200;
     uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 0) : 20261130;
     int64_t maxdim = argc > 3 ? atoll(argv[3]) : 300, maxk = argc > 4 ? atoll(argv[4]) : 700;
