@@ -100,7 +100,7 @@ __global__ void __launch_bounds__(OZ2N_THREADS, 2)
             oz2n_stage<CX, S::BN>(tb, vb, B, conj_b, j0, k0, tid);
             __syncthreads();
             const int kn = va.k - k0 < OZ2N_KT ? (int)(va.k - k0) : OZ2N_KT;
-#pragma unroll 4
+#pragma unroll 16 /* all of a K step (a shorter last step runs the same code with its count) */
             for (int kk = 0; kk < kn; kk++) {
                 E a[TM], b[TN];
 #pragma unroll
