@@ -109,54 +109,67 @@ static int not_made(const ozcrt_call *c, const char *why, int err)
     return 1;
 }
 
-int ozcrt_native_branch_make(const ozcrt_call *c, const ozcrt_real_table *real, int dev, const oz_gemm_desc *d,
-                             cudaStream_t stream, const void *plan, cudaGraphExec_t *exec)
+/* The caller's call captured into `into` on the shim's stream for this
+ * device and library (its handle for the GEMMs, with the caller's modes).
+ * Returns 0, else a cudaError_t (or -1) with *step naming what failed, or
+ * *st the call's nonzero status. */
+static int capture_call(const ozcrt_call *c, const ozcrt_real_table *real, int dev, const oz_gemm_desc *d,
+                        cudaGraph_t into, const char **step, int *st)
 {
-    *exec = NULL;
+    ozcrt_call cc = *c;
+    pthread_mutex_lock(&g_lock);
+    *step = "the shim's cuBLAS handle and stream";
+    const nb_slot *slot = own_slot(dev, c->lt ? NULL : real);
+    int err = slot ? 0 : -1;
+    if (!err && !c->lt) {
+        cc.handle = slot->h;
+        err = mirror(real, c->handle, slot->h, d->scalars_on_device, slot->side);
+    }
+    if (!err && (*step = "cudaStreamBeginCaptureToGraph",
+                 err = cudaStreamBeginCaptureToGraph(slot->side, into, NULL, NULL, 0,
+                                                     cudaStreamCaptureModeRelaxed)) == 0) {
+        *st = c->lt ? c->native_on(&cc, d, slot->side) : ozcrt_native_into(&cc, d);
+        cudaGraph_t out = NULL;
+        err = (*step = "the capture of the call", cudaStreamEndCapture(slot->side, &out));
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (!err && *st)
+        *step = "the call in the capture";
+    return err;
+}
+
+int ozcrt_native_branch_make(const ozcrt_call *c, const ozcrt_real_table *real, int dev, const oz_gemm_desc *d,
+                             cudaStream_t stream, const void *plan, ozcrt_native_branch *b)
+{
+    *b = (ozcrt_native_branch){NULL, NULL, plan};
     if (!oz2_native_branch_supported())
         return not_made(c, "CUDA before 12.4", 0);
     if (ozcrt_entry_legacy(c->ep) || (c->lt && !c->native_on))
         return not_made(c, "the legacy API", 0);
     enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
     int err = cudaStreamIsCapturing(stream, &cs);
-    if (err || cs != cudaStreamCaptureStatusNone)
-        return not_made(c, "the stream is capturing", err);
+    if (err || (cs != cudaStreamCaptureStatusNone && cs != cudaStreamCaptureStatusActive))
+        return not_made(c, "the stream's capture was invalidated", err);
+    const int capturing = cs == cudaStreamCaptureStatusActive;
     /* graphs, a handle, a stream, a capture, an instantiation: none may break another thread's capture */
     const int mode = ozcrt_capture_relax();
     cudaGraph_t g = NULL, body = NULL;
     const char *step = "cudaGraphCreate";
     err = cudaGraphCreate(&g, 0);
-    if (!err)
+    if (!err && !capturing) /* eager: the condition and the IF node here, the call its body */
         err = (step = "the condition's nodes", oz2_native_branch_add(g, plan, &body));
     int st = 0;
-    if (!err) {
-        ozcrt_call cc = *c;
-        pthread_mutex_lock(&g_lock);
-        step = "the shim's cuBLAS handle and stream";
-        const nb_slot *slot = own_slot(dev, c->lt ? NULL : real);
-        err = slot ? 0 : -1;
-        if (!err && !c->lt) {
-            cc.handle = slot->h;
-            err = mirror(real, c->handle, slot->h, d->scalars_on_device, slot->side);
-        }
-        if (!err && (step = "cudaStreamBeginCaptureToGraph",
-                     err = cudaStreamBeginCaptureToGraph(slot->side, body, NULL, NULL, 0,
-                                                         cudaStreamCaptureModeRelaxed)) == 0) {
-            st = c->lt ? c->native_on(&cc, d, slot->side) : ozcrt_native_into(&cc, d);
-            cudaGraph_t out = NULL;
-            err = (step = "the capture of the call", cudaStreamEndCapture(slot->side, &out));
-        }
-        pthread_mutex_unlock(&g_lock);
-    }
-    if (!err && st)
-        step = "the call in the capture";
-    if (!err && !st)
-        err = (step = "cudaGraphInstantiate", cudaGraphInstantiate(exec, g, 0));
-    if (g)
+    if (!err)
+        err = capture_call(c, real, dev, d, capturing ? g : body, &step, &st);
+    if (!err && !st && !capturing)
+        err = (step = "cudaGraphInstantiate", cudaGraphInstantiate(&b->exec, g, 0));
+    if (!err && !st && capturing)
+        b->call = g; /* inserted into the stream's capture after the path */
+    else if (g)
         (void)cudaGraphDestroy(g);
     ozcrt_capture_restore(mode);
     if (err || st) {
-        *exec = NULL;
+        *b = (ozcrt_native_branch){NULL, NULL, plan};
         return not_made(c, step, err > 0 ? err : 0);
     }
     return 0;
@@ -178,9 +191,18 @@ static void sweep(int all)
     g_nretired = kept;
 }
 
-int ozcrt_native_branch_launch(cudaGraphExec_t exec, cudaStream_t stream)
+int ozcrt_native_branch_launch(ozcrt_native_branch *b, cudaStream_t stream)
 {
-    const int mode = ozcrt_capture_relax(); /* events made, waited on and destroyed: as in make */
+    const int mode = ozcrt_capture_relax(); /* events and graphs made, waited on and destroyed: as in make */
+    if (b->call) { /* into the stream's capture: replayed with it */
+        const int err = oz2_native_branch_insert(stream, b->plan, b->call);
+        (void)cudaGraphDestroy(b->call);
+        b->call = NULL;
+        ozcrt_capture_restore(mode);
+        return err;
+    }
+    cudaGraphExec_t exec = b->exec;
+    b->exec = NULL;
     int err = cudaGraphLaunch(exec, stream);
     cudaEvent_t done = NULL;
     if (!err && cudaEventCreateWithFlags(&done, cudaEventDisableTiming) == cudaSuccess &&
@@ -202,9 +224,13 @@ int ozcrt_native_branch_launch(cudaGraphExec_t exec, cudaStream_t stream)
     return err;
 }
 
-void ozcrt_native_branch_discard(cudaGraphExec_t exec)
+void ozcrt_native_branch_discard(ozcrt_native_branch *b)
 {
     const int mode = ozcrt_capture_relax();
-    (void)cudaGraphExecDestroy(exec);
+    if (b->exec)
+        (void)cudaGraphExecDestroy(b->exec);
+    if (b->call)
+        (void)cudaGraphDestroy(b->call);
+    b->exec = NULL, b->call = NULL;
     ozcrt_capture_restore(mode);
 }

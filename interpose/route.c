@@ -414,18 +414,18 @@ static ozcrt_reason execute(const ozcrt_call *c, const ozcrt_settings *s, const 
     }
     /* automatic precision, one product: where its plan certifies nothing, the caller's own call
      * runs from a graph's IF node right after the path (native_branch.h) */
-    cudaGraphExec_t branch = NULL;
+    ozcrt_native_branch branch = {0};
     if (oz2_auto && d.batch == 1 && d.k > 0 &&
         ozcrt_native_branch_make(c, real, dev, &d, stream, oz2_gemm_auto_plan(lease.ptr), &branch) == 0)
         d.native_branch = 1;
     err = gp.run(gp.ctx, &d, lease.ptr, lease.bytes, (void *)stream);
-    if (branch && err == 0)
-        err = ozcrt_native_branch_launch(branch, stream); /* destroyed once it has run */
-    else if (branch)
-        ozcrt_native_branch_discard(branch);
+    if (d.native_branch && err == 0)
+        err = ozcrt_native_branch_launch(&branch, stream); /* launched, or inserted into the stream's capture */
+    else if (d.native_branch)
+        ozcrt_native_branch_discard(&branch);
     ozcrt_workspace_release(&lease);
     if (err != 0)
-        return launch_failed(c, branch ? "oz2_gemm_run and its native branch" : gp.name, err);
+        return launch_failed(c, d.native_branch ? "oz2_gemm_run and its native branch" : gp.name, err);
     *status = CUBLAS_STATUS_SUCCESS;
     return OZCRT_R_EMULATED;
 }

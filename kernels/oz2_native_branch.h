@@ -24,6 +24,16 @@ const void *oz2_gemm_auto_plan(const void *workspace);
  * native call (cudaStreamBeginCaptureToGraph). Returns a cudaError_t. */
 int oz2_native_branch_add(cudaGraph_t graph, const void *plan, cudaGraph_t *body);
 
+/* The same inside a capture: into the graph being captured on `stream`
+ * (actively), the kernel that sets a new conditional handle to whether the
+ * plan at `plan` certified nothing, then an IF node on it whose body holds
+ * `call` as a child graph node (cloned: `call` stays the caller's), that
+ * IF node then the capture's dependency, so the stream's next work follows
+ * it. Returns a cudaError_t (cudaErrorIllegalState: the stream is not
+ * capturing); after a failure the capture may hold the condition kernel or
+ * an IF node that is not its dependency, both harmless. */
+int oz2_native_branch_insert(cudaStream_t stream, const void *plan, cudaGraph_t call);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,8 +1,10 @@
 /* tests/fake/test_native_branch.c: interpose/native_branch.c with the CUDA runtime, the kernels' two graph nodes and cuBLAS faked.
  *
  * Checks what the GPU run cannot show cheaply: when a branch is made and when
- * not (conditional nodes missing, the legacy API, a capturing stream, a step
- * failing: then nothing is left, the graph destroyed, the capture ended);
+ * not (conditional nodes missing, the legacy API, an invalidated capture, a
+ * step failing: then nothing is left, the graph destroyed, the capture ended);
+ * on a capturing stream the call alone in a graph of its own, inserted into
+ * the stream's capture at launch and destroyed then (or at discard);
  * that the GEMMs are captured on the shim's own handle, made once per device
  * and library, with the caller's modes and the slot's stream, between the
  * capture's begin and end on that stream, and cublasLtMatmul's calls on the
@@ -34,6 +36,10 @@ static int g_events, g_events_destroyed, g_execs_destroyed, g_synced;
 static cudaStream_t g_native_stream, g_capture_stream;
 static cublasHandle_t g_native_handle;
 static int g_capturing_now, g_native_in_capture;
+static int g_adds, g_inserts, g_insert_err; /* the kernels' two ways in */
+static const void *g_insert_plan;
+static cudaGraph_t g_insert_call;
+static cudaStream_t g_insert_stream;
 static char g_graph, g_exec, g_stream_obj[8];
 static char g_event_obj[256];
 static int g_event_done[256]; /* per event: 1 once "run" */
@@ -44,8 +50,15 @@ int oz2_native_branch_add(cudaGraph_t graph, const void *plan, cudaGraph_t *body
     (void)plan;
     if ((void *)graph != (void *)&g_graph)
         fail_msg("the branch's nodes added to another graph");
+    g_adds++;
     *body = (cudaGraph_t)(void *)(&g_graph + 1);
     return cudaSuccess;
+}
+int oz2_native_branch_insert(cudaStream_t stream, const void *plan, cudaGraph_t call)
+{
+    g_inserts++;
+    g_insert_stream = stream, g_insert_plan = plan, g_insert_call = call;
+    return g_insert_err;
 }
 int ozcrt_lifecycle_on_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
 {
@@ -103,7 +116,9 @@ cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *m)
 cudaError_t cudaStreamIsCapturing(cudaStream_t s, enum cudaStreamCaptureStatus *st)
 {
     (void)s;
-    *st = g_capturing ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+    *st = g_capturing == 2 ? cudaStreamCaptureStatusInvalidated
+          : g_capturing    ? cudaStreamCaptureStatusActive
+                           : cudaStreamCaptureStatusNone;
     return cudaSuccess;
 }
 cudaError_t cudaGraphCreate(cudaGraph_t *g, unsigned flags)
@@ -137,8 +152,8 @@ cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t s, cudaGraph_t g, const c
                                           const cudaGraphEdgeData *ed, size_t n, enum cudaStreamCaptureMode mode)
 {
     (void)deps, (void)ed, (void)n, (void)mode;
-    if ((void *)g != (void *)(&g_graph + 1))
-        fail_msg("the capture goes into another graph than the IF node's body");
+    if ((void *)g != (void *)(g_capturing ? &g_graph : &g_graph + 1))
+        fail_msg("the capture goes into another graph than the IF node's body (eager) or the call's own (capturing)");
     if (g_begin_err)
         return (cudaError_t)g_begin_err;
     g_begun++;
@@ -281,23 +296,42 @@ static ozcrt_call gemm_call(void)
     ozcrt_call c = {.ep = OZCRT_EP_cublasDgemm_v2, .handle = g_caller, .m = 8192, .n = 8192, .k = 8192, .batch = 1};
     return c;
 }
-static int make(const ozcrt_call *c, const ozcrt_real_table *real, int dev, int on_device, cudaGraphExec_t *e)
+static ozcrt_native_branch g_b;
+static int make_b(const ozcrt_call *c, const ozcrt_real_table *real, int dev, int on_device, ozcrt_native_branch *b)
 {
     oz_gemm_desc d = {0};
     d.m = c->m, d.n = c->n, d.k = c->k, d.batch = 1, d.scalars_on_device = on_device;
     const enum cudaStreamCaptureMode before = g_mode;
-    const int r = ozcrt_native_branch_make(c, real, dev, &d, (cudaStream_t)(void *)0x77, g_plan, e);
+    const int r = ozcrt_native_branch_make(c, real, dev, &d, (cudaStream_t)(void *)0x77, g_plan, b);
     if (g_mode != before)
         fail_msg("the thread's capture mode not given back by make");
+    if (b->plan != g_plan)
+        fail_msg("the branch does not keep where its plan will be");
+    return r;
+}
+/* make for an eager stream: the exec in *e */
+static int make(const ozcrt_call *c, const ozcrt_real_table *real, int dev, int on_device, cudaGraphExec_t *e)
+{
+    const int r = make_b(c, real, dev, on_device, &g_b);
+    if (g_b.call)
+        fail_msg("an eager branch with a call graph to insert");
+    *e = g_b.exec;
+    return r;
+}
+static int launch_b(ozcrt_native_branch *b)
+{
+    const enum cudaStreamCaptureMode before = g_mode;
+    const int r = ozcrt_native_branch_launch(b, NULL);
+    if (g_mode != before)
+        fail_msg("the thread's capture mode not given back by launch");
+    if (b->exec || b->call)
+        fail_msg("a launched branch still holds its graphs");
     return r;
 }
 static int launch(cudaGraphExec_t e)
 {
-    const enum cudaStreamCaptureMode before = g_mode;
-    const int r = ozcrt_native_branch_launch(e, NULL);
-    if (g_mode != before)
-        fail_msg("the thread's capture mode not given back by launch");
-    return r;
+    ozcrt_native_branch b = {e, NULL, g_plan};
+    return launch_b(&b);
 }
 
 /* ---- the tests ---- */
@@ -313,7 +347,7 @@ static void t_not_made(void **state)
     c.ep = OZCRT_EP_cublasDgemm; /* the legacy API */
     assert_int_not_equal(make(&c, &g_real, 0, 0, &e), 0);
     c = gemm_call();
-    g_capturing = 1;
+    g_capturing = 2; /* the stream's capture invalidated */
     assert_int_not_equal(make(&c, &g_real, 0, 0, &e), 0);
     g_capturing = 0;
     assert_int_equal(g_graphs, 0); /* none of these began a graph */
@@ -391,6 +425,55 @@ static void t_lt(void **state)
     assert_int_not_equal(make(&c, NULL, 0, 0, &e), 0);
 }
 
+/* A capturing stream: the call alone captured into a graph of its own (no
+ * condition, no instantiation), kept until launch inserts it into the
+ * stream's capture with the plan, then destroyed; an insertion's failure
+ * returned (the graph destroyed all the same); a discarded one destroyed. */
+static void t_capture(void **state)
+{
+    (void)state;
+    ozcrt_call c = gemm_call();
+    const int adds = g_adds, inst = g_instantiated, destroyed = g_graph_destroyed, calls = g_native_calls;
+    const int events = g_events;
+    g_capturing = 1;
+    assert_int_equal(make_b(&c, &g_real, 0, 0, &g_b), 0);
+    assert_null(g_b.exec);
+    assert_ptr_equal(g_b.call, (cudaGraph_t)(void *)&g_graph);
+    assert_int_equal(g_adds, adds);
+    assert_int_equal(g_instantiated, inst);
+    assert_int_equal(g_graph_destroyed, destroyed); /* kept for the insertion */
+    assert_int_equal(g_native_calls, calls + 1);
+    assert_true(g_native_in_capture);
+    assert_true(g_native_handle != g_caller);
+    assert_int_equal(launch_b(&g_b), 0);
+    assert_int_equal(g_inserts, 1);
+    assert_ptr_equal(g_insert_plan, g_plan);
+    assert_ptr_equal(g_insert_call, (cudaGraph_t)(void *)&g_graph);
+    assert_null(g_insert_stream);
+    assert_int_equal(g_graph_destroyed, destroyed + 1);
+    assert_int_equal(g_events, events); /* nothing to wait on: it runs with the caller's graph */
+    /* the insertion fails: its error, the graph destroyed */
+    assert_int_equal(make_b(&c, &g_real, 0, 0, &g_b), 0);
+    g_insert_err = cudaErrorStreamCaptureInvalidated;
+    assert_int_equal(launch_b(&g_b), cudaErrorStreamCaptureInvalidated);
+    g_insert_err = 0;
+    assert_int_equal(g_graph_destroyed, destroyed + 2);
+    /* discarded (the path failed): destroyed, nothing inserted */
+    assert_int_equal(make_b(&c, &g_real, 0, 0, &g_b), 0);
+    ozcrt_native_branch_discard(&g_b);
+    assert_int_equal(g_graph_destroyed, destroyed + 3);
+    assert_int_equal(g_inserts, 2);
+    assert_null(g_b.call);
+    /* the call fails in its capture: nothing kept */
+    g_native_st = CUBLAS_STATUS_NOT_SUPPORTED;
+    assert_int_not_equal(make_b(&c, &g_real, 0, 0, &g_b), 0);
+    assert_null(g_b.call);
+    assert_int_equal(g_graph_destroyed, destroyed + 4);
+    g_native_st = 0;
+    g_capturing = 0;
+    assert_int_equal(g_begun, g_ended);
+}
+
 static void t_retire(void **state)
 {
     (void)state;
@@ -419,7 +502,8 @@ static void t_retire(void **state)
     assert_int_equal(launch(e), 0);
     g_mode = cudaStreamCaptureModeGlobal;
     /* a branch not launched: destroyed now, in relaxed mode, the mode given back */
-    ozcrt_native_branch_discard(e);
+    ozcrt_native_branch b = {e, NULL, g_plan};
+    ozcrt_native_branch_discard(&b);
     assert_int_equal(g_execs_destroyed, destroyed + 67);
     assert_int_equal(g_mode, cudaStreamCaptureModeGlobal);
 }
@@ -440,6 +524,7 @@ int main(void)
         cmocka_unit_test(t_not_made),
         cmocka_unit_test(t_gemm),
         cmocka_unit_test(t_lt),
+        cmocka_unit_test(t_capture),
         cmocka_unit_test(t_retire),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -184,27 +184,27 @@ static void *g_nb_stream;
 static char g_nb_exec;
 const void *oz2_gemm_auto_plan(const void *ws) { return ws; }
 int ozcrt_native_branch_make(const ozcrt_call *c, const ozcrt_real_table *real, int dev, const oz_gemm_desc *d,
-                             cudaStream_t stream, const void *plan, cudaGraphExec_t *exec)
+                             cudaStream_t stream, const void *plan, ozcrt_native_branch *b)
 {
     (void)c, (void)real, (void)dev, (void)stream;
     if (plan != (const void *)g_ws || g_settings.bits >= 0 || d->batch != 1 || d->native_branch)
         fail_msg("a native branch asked for a call that is not an automatic product of one item");
     g_nb_made++;
-    *exec = g_nb_ok ? (cudaGraphExec_t)(void *)&g_nb_exec : NULL;
+    *b = (ozcrt_native_branch){g_nb_ok ? (cudaGraphExec_t)(void *)&g_nb_exec : NULL, NULL, plan};
     return g_nb_ok ? 0 : 1;
 }
-int ozcrt_native_branch_launch(cudaGraphExec_t e, cudaStream_t s)
+int ozcrt_native_branch_launch(ozcrt_native_branch *b, cudaStream_t s)
 {
-    if ((void *)e != (void *)&g_nb_exec || g_ran.d.native_branch != 1)
+    if ((void *)b->exec != (void *)&g_nb_exec || g_ran.d.native_branch != 1)
         fail_msg("a graph launched that is not the native branch of the path that ran");
     g_nb_launched++;
     g_nb_destroyed++; /* handed over: destroyed once it has run, or now */
     g_nb_stream = s;
     return g_nb_launch_err;
 }
-void ozcrt_native_branch_discard(cudaGraphExec_t e)
+void ozcrt_native_branch_discard(ozcrt_native_branch *b)
 {
-    if ((void *)e != (void *)&g_nb_exec)
+    if ((void *)b->exec != (void *)&g_nb_exec)
         fail_msg("a graph destroyed that is not the native branch");
     g_nb_destroyed++;
 }

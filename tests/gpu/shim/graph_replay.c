@@ -10,7 +10,11 @@
  * Under the shim, a workspace shared between two graphs, or between a graph
  * and the eager calls, mixes their residues and the bits differ; a captured
  * call forwarded to cuBLAS instead of emulated differs from the emulated eager
- * call. Prints PASS/FAIL; exit status 0 only on PASS. */
+ * call. With GRAPH_REPLAY_WIDE set the matrices' exponents spread over
+ * 2^-200..2^200 element by element, which no automatic plan certifies: under
+ * ozaki2 (auto) the eager calls run cuBLAS from the native branch, and the
+ * captured ones must too, from the IF node the shim puts into their graph.
+ * Prints PASS/FAIL; exit status 0 only on PASS. */
 #include <stdio.h>
 #include <cuda_runtime_api.h>
 
@@ -18,6 +22,24 @@
 
 #define N 1024
 #define ROUNDS 20
+
+/* An n x n device matrix: U(-1,1), or (wide) 2^e U(-1,1) with e uniform in -200..200 per element. */
+static double *matrix(int n, int wide)
+{
+    if (!wide)
+        return dev_random(n);
+    size_t count = (size_t)n * (size_t)n;
+    double *h = malloc(count * sizeof(double));
+    if (!h) {
+        fprintf(stderr, "out of host memory\n");
+        exit(2);
+    }
+    for (size_t i = 0; i < count; i++)
+        h[i] = ldexp(rng_sym(), (int)rng_range(-200, 200));
+    double *d = dev_upload(h, count * sizeof(double));
+    free(h);
+    return d;
+}
 
 static cudaGraphExec_t capture(cublasHandle_t h, cudaStream_t s, const double *A, const double *B, double *C)
 {
@@ -34,9 +56,11 @@ static cudaGraphExec_t capture(cublasHandle_t h, cudaStream_t s, const double *A
 int main(void)
 {
     double *A[3], *B[3], *Cg[3], *Ce[3], *Cx;
+    const char *wide_env = getenv("GRAPH_REPLAY_WIDE");
+    const int wide = wide_env && wide_env[0];
     for (int i = 0; i < 3; i++) {
-        A[i] = dev_random(N);
-        B[i] = dev_random(N);
+        A[i] = matrix(N, wide);
+        B[i] = matrix(N, wide);
         CUDA_CHECK(cudaMalloc((void **)&Cg[i], (size_t)N * N * sizeof(double)));
         CUDA_CHECK(cudaMalloc((void **)&Ce[i], (size_t)N * N * sizeof(double)));
     }
@@ -94,6 +118,6 @@ int main(void)
         CUDA_CHECK(cudaFree(Ce[i]));
     }
     CUDA_CHECK(cudaFree(Cx));
-    printf("%s: graph_replay\n", failed ? "FAIL" : "PASS");
+    printf("%s: graph_replay%s\n", failed ? "FAIL" : "PASS", wide ? " (wide exponents)" : "");
     return failed;
 }

@@ -1,12 +1,18 @@
 #!/bin/sh
 # tests/gpu/shim/graphs.sh: the shim's graph, stream and capture checks on the GPU machine (scripts/gpu-check runs each). Last line PASS or FAIL.
 #
-#   tests/gpu/shim/graphs.sh BUILD_DIR replay|churn|shared|relaxed|torch
+#   tests/gpu/shim/graphs.sh BUILD_DIR replay|replay-wide|churn|shared|relaxed|torch
 #
 # replay:  graph_replay natively and under the shim: graphs replayed on two
 #          streams with eager calls between them, bit-equal to the eager calls;
 #          the log shows every call of its shape emulated (the captured ones
 #          and the first call of the handle, a captured one, included).
+# replay-wide: the same on data no automatic plan certifies (exponents
+#          2^+-200 by element), under ozaki2 (auto, OZCRT_MIN_SPEEDUP=0): the
+#          eager calls run cuBLAS from the native branch, the captured ones
+#          from the IF node the shim put into their graphs, so every replay is
+#          bit-equal to its eager call; all 47 calls taken, the GPU's plans
+#          all "no plan".
 # churn:   stream_churn under the shim: 1000 streams, memory flat, all emulated.
 # shared:  shared_handle natively and under the shim (default mode; ozaki2
 #          with OZCRT_MIN_SPEEDUP=0): one handle on cudaStreamPerThread used
@@ -20,7 +26,7 @@
 # Outputs and logs go to BUILD_DIR/shim-gpu/.
 set -u
 build=$(cd "${1:?usage: graphs.sh BUILD_DIR CHECK}" && pwd)
-check=${2:?usage: graphs.sh BUILD_DIR replay|churn|shared|relaxed|torch}
+check=${2:?usage: graphs.sh BUILD_DIR replay|replay-wide|churn|shared|relaxed|torch}
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$build/tests/gpu/shim
 out=$build/shim-gpu
@@ -81,6 +87,24 @@ replay)
     # 1 warm-up + 3 captured calls + 3 eager references + 2 eager calls in each of 20 rounds
     both replay "$bin/graph_replay"
     expect_calls replay-shim "m=1024 n=1024 k=1024" 47
+    ;;
+replay-wide)
+    if GRAPH_REPLAY_WIDE=1 run_prog replay-wide-native "$bin/graph_replay"; then
+        summary PASS "native: $(last replay-wide-native)"
+    else summary FAIL "native: $(last replay-wide-native)"; fi
+    st=$out/replay-wide-shim.stats
+    rm -f "$st"
+    if GRAPH_REPLAY_WIDE=1 OZCRT_MODE=ozaki2 OZCRT_MIN_SPEEDUP=0 OZCRT_STATS=1 OZCRT_STATS_FILE="$st" \
+        under_shim replay-wide-shim "$bin/graph_replay"; then
+        summary PASS "ozaki2 (auto): $(last replay-wide-shim)"
+    else summary FAIL "ozaki2 (auto): $(last replay-wide-shim); see $out/replay-wide-shim.txt"; fi
+    expect_calls replay-wide-shim "m=1024 n=1024 k=1024" 47
+    plans=$(grep "^automatic plans of real products" "$st" 2>/dev/null)
+    case $plans in
+    *"no plan (native)="*N=*) summary FAIL "some products certified: $plans" ;;
+    *"no plan (native)="*) summary PASS "the GPU's plans: ${plans#*: }" ;;
+    *) summary FAIL "no plans counted; see $st" ;;
+    esac
     ;;
 churn)
     if under_shim churn-shim "$bin/stream_churn"; then summary PASS "shim: $(last churn-shim)"
