@@ -23,23 +23,11 @@
 #define N 1024
 #define ROUNDS 20
 
-/* An n x n device matrix: U(-1,1), or (wide) 2^e U(-1,1) with e uniform in -200..200 per element. */
-static double *matrix(int n, int wide)
-{
-    if (!wide)
-        return dev_random(n);
-    size_t count = (size_t)n * (size_t)n;
-    double *h = malloc(count * sizeof(double));
-    if (!h) {
-        fprintf(stderr, "out of host memory\n");
-        exit(2);
-    }
-    for (size_t i = 0; i < count; i++)
-        h[i] = ldexp(rng_sym(), (int)rng_range(-200, 200));
-    double *d = dev_upload(h, count * sizeof(double));
-    free(h);
-    return d;
-}
+/* A wide element: 2^e U(-1,1), e uniform in -200..200. */
+static double wide_elem(void) { return ldexp(rng_sym(), (int)rng_range(-200, 200)); }
+
+/* An n x n device matrix: U(-1,1), or wide elements. */
+static double *matrix(int n, int wide) { return wide ? dev_matrix(n, wide_elem) : dev_random(n); }
 
 static cudaGraphExec_t capture(cublasHandle_t h, cudaStream_t s, const double *A, const double *B, double *C)
 {

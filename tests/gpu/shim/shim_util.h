@@ -7,8 +7,8 @@
 #include "tests/gpu/cublas_util.h"
 
 
-/* An n x n device matrix of uniform (-1, 1) values. */
-static inline double *dev_random(int n)
+/* An n x n device matrix of values drawn by gen(). */
+static inline double *dev_matrix(int n, double (*gen)(void))
 {
     size_t count = (size_t)n * (size_t)n;
     double *h = malloc(count * sizeof(double));
@@ -17,11 +17,14 @@ static inline double *dev_random(int n)
         exit(2);
     }
     for (size_t i = 0; i < count; i++)
-        h[i] = rng_sym();
+        h[i] = gen();
     double *d = dev_upload(h, count * sizeof(double));
     free(h);
     return d;
 }
+
+/* An n x n device matrix of uniform (-1, 1) values. */
+static inline double *dev_random(int n) { return dev_matrix(n, rng_sym); }
 
 /* C = A B (n x n, column-major) with `h` on its current stream. */
 static inline void dgemm_nn(cublasHandle_t h, int n, const double *A, const double *B, double *C)
