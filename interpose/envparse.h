@@ -88,4 +88,17 @@ static inline int ozcrt_env_expand_path(const char *pattern, char *out, size_t s
     return 0;
 }
 
+/* Whether ozcrt_env_expand_path puts the process id into `pattern` (a %p
+ * that is not the second half of a %%): a file per process. */
+static inline int ozcrt_env_path_per_process(const char *pattern)
+{
+    for (const char *p = pattern; p && *p; p++)
+        if (p[0] == '%' && (p[1] == 'p' || p[1] == '%')) {
+            if (p[1] == 'p')
+                return 1;
+            p++;
+        }
+    return 0;
+}
+
 #endif

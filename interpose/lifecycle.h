@@ -29,11 +29,12 @@ int ozcrt_lifecycle_register_mutex(pthread_mutex_t *m);
 int ozcrt_lifecycle_on_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void));
 
 /* 1 in a process forked (without exec) from the one that loaded the shim,
- * which owns the exit files: at exit such a child writes no stats table and
- * no shadow report (they are the parent's files, written by the parent;
- * the child's own counts are not reported). Its log lines are appended to
- * the log as usual. A program started by fork + exec loads the shim anew
- * and owns its own files. */
+ * which owns the exit files: at exit such a child writes no shadow report
+ * and no stats table (they are the parent's files, written by the parent),
+ * except a stats table of its own calls where OZCRT_STATS_FILE names a file
+ * per process (%p: stats.c, ozcrt_policy_own_stats_file). Its log lines are
+ * appended to the log as usual. A program started by fork + exec loads the
+ * shim anew and owns its own files. */
 int ozcrt_lifecycle_is_fork_child(void);
 
 /* EXIT. 1 for the CUDA error that means the runtime is being torn down

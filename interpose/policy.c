@@ -224,6 +224,8 @@ static FILE *open_log(const char *path)
     return f;
 }
 
+static char g_stats_pattern[OZCRT_PATH_MAX]; /* OZCRT_STATS_FILE as given (empty: unset or too long) */
+
 static void read_policy(void)
 {
     ozcrt_policy *p = &g_policy;
@@ -242,7 +244,10 @@ static void read_policy(void)
                     OZCRT_DEFAULT_MAX_WORKSPACE_MB, &v);
     p->max_workspace_bytes = (size_t)v << 20;
     static char stats_file[OZCRT_PATH_MAX], log_file[OZCRT_PATH_MAX]; /* %p, %h expanded */
-    ozcrt_parse_path("OZCRT_STATS_FILE", getenv("OZCRT_STATS_FILE"), stats_file, sizeof stats_file, &p->stats_file);
+    const char *sf = getenv("OZCRT_STATS_FILE");
+    if (sf && strlen(sf) < sizeof g_stats_pattern)
+        strcpy(g_stats_pattern, sf);
+    ozcrt_parse_path("OZCRT_STATS_FILE", sf, stats_file, sizeof stats_file, &p->stats_file);
     const char *lf = NULL;
     if (p->log_level > 0)
         ozcrt_parse_path("OZCRT_LOG_FILE", getenv("OZCRT_LOG_FILE"), log_file, sizeof log_file, &lf);
@@ -253,6 +258,12 @@ const ozcrt_policy *ozcrt_policy_get(void)
 {
     pthread_once(&g_policy_once, read_policy);
     return &g_policy;
+}
+
+int ozcrt_policy_own_stats_file(char *buf, size_t size)
+{
+    (void)ozcrt_policy_get();
+    return ozcrt_env_path_per_process(g_stats_pattern) && ozcrt_env_expand_path(g_stats_pattern, buf, size) == 0;
 }
 
 static void vlog_to(FILE *f, const char *fmt, va_list ap)

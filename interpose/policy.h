@@ -64,6 +64,11 @@ typedef struct ozcrt_policy {
  * obeys are those of ozcrt_effective_policy(). */
 const ozcrt_policy *ozcrt_policy_get(void);
 
+/* 1 when OZCRT_STATS_FILE names a file per process (a %p in it), with this
+ * process's name in buf (the process id now, so a fork child's own); 0
+ * otherwise (unset, one file for all, or a name that does not fit). */
+int ozcrt_policy_own_stats_file(char *buf, size_t size);
+
 /* The values a program may change at run time (ozcrt.h), per process and per
  * thread. Starts as the environment's: the policy above and OZCRT_COMPARE,
  * OZCRT_COMPARE_RESULT (shadow mode). */

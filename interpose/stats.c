@@ -165,14 +165,28 @@ int ozcrt_stats_write_table(const char *path)
 
 static void write_table(void)
 {
-    if (ozcrt_lifecycle_is_fork_child())
-        return; /* the table is the parent's file (lifecycle.h) */
-    (void)ozcrt_stats_write_table(NULL);
+    char own[OZCRT_PATH_MAX];
+    const char *path = NULL;
+    if (ozcrt_lifecycle_is_fork_child()) { /* the table is the parent's file (lifecycle.h), unless there is one a process */
+        if (!ozcrt_policy_own_stats_file(own, sizeof own))
+            return;
+        path = own;
+    }
+    (void)ozcrt_stats_write_table(path);
+}
+
+/* A fork child counts its own calls from zero (its table, if it writes one, is its own). */
+static void stats_child(void)
+{
+    memset(g_stats, 0, sizeof g_stats);
+    memset(g_paths, 0, sizeof g_paths);
+    memset(g_paths_z, 0, sizeof g_paths_z);
 }
 
 __attribute__((constructor)) static void register_lock(void)
 {
     ozcrt_lifecycle_register_mutex(&g_stats_lock); /* never held across fork() */
+    (void)ozcrt_lifecycle_on_fork(NULL, NULL, stats_child);
 }
 
 static void register_atexit(void)

@@ -1,4 +1,4 @@
-/* tests/fake/test_fork.c: fork() under the shim: children that call a GEMM and exit leave the parent's stats file alone, and never hang.
+/* tests/fake/test_fork.c: fork() under the shim: children that call a GEMM and exit leave the parent's stats file alone (or, with a %p in its name, write their own), and never hang.
  *
  * Run under LD_PRELOAD=libozcrt.so with OZCRT_STATS=1 and OZCRT_STATS_FILE
  * (check_fork.sh). The parent makes DGEMM calls while a second thread makes
@@ -6,7 +6,9 @@
  * and forks children that each make one call and exit(0), under alarm(): a
  * child that inherited a held lock would hang and be killed. After the
  * children, the stats file must not exist (only the parent writes it, at its
- * exit). Prints "parent calls N": check_fork.sh then finds N in the table. */
+ * exit; with a %p in OZCRT_STATS_FILE the name never exists as given).
+ * Prints "parent pid P" and "parent calls N": check_fork.sh then finds N in
+ * the table (and, per process, 1 in each child's). */
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -86,7 +88,7 @@ int main(void)
         fprintf(stderr, "FAIL: %s was written before the parent's exit (by a child)\n", stats);
         bad++;
     }
-    printf("parent calls %ld\n", atomic_load(&g_calls));
+    printf("parent pid %ld\nparent calls %ld\n", (long)getpid(), atomic_load(&g_calls));
     if (bad)
         fprintf(stderr, "FAIL: %d problems\n", bad);
     return bad ? 1 : 0;

@@ -245,6 +245,15 @@ static void t_expand_path(void **state)
     assert_non_null(strstr(err, "OZCRT_LOG_FILE=\"abcdef%p\" is too long"));
     assert_int_equal(ozcrt_parse_path("OZCRT_LOG_FILE", "", out, sizeof out, &p), 0);
     assert_null(p);
+    /* a file per process: a %p that is not the second half of a %% */
+    assert_true(ozcrt_env_path_per_process("/tmp/stats.%p.txt"));
+    assert_true(ozcrt_env_path_per_process("%%%p"));
+    assert_true(ozcrt_env_path_per_process("%p"));
+    assert_false(ozcrt_env_path_per_process("a%%p%x%"));
+    assert_false(ozcrt_env_path_per_process("/tmp/stats.%h.txt"));
+    assert_false(ozcrt_env_path_per_process("plain%"));
+    assert_false(ozcrt_env_path_per_process(""));
+    assert_false(ozcrt_env_path_per_process(NULL));
 }
 
 static void clear_env(void)
